@@ -1,0 +1,98 @@
+#include "cost/evaluator.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mlsys {
+namespace {
+
+i128 gcd128(i128 a, i128 b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) {
+    i128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+}  // namespace
+
+double exactTotal(const std::vector<SubgraphReport>& sg) {
+  // Sum num/den exactly with a common denominator; fall back to doubles if 128 bits would overflow.
+  i128 num = 0, den = 1;
+  bool ok = true;
+  for (const auto& r : sg) {
+    i128 d = r.cost.den, n = r.cost.num;
+    i128 g = gcd128(den, d);
+    i128 l;
+    if (__builtin_mul_overflow(den / g, d, &l)) { ok = false; break; }
+    i128 a, b;
+    if (__builtin_mul_overflow(num, l / den, &a) || __builtin_mul_overflow(n, l / d, &b) ||
+        __builtin_add_overflow(a, b, &num)) { ok = false; break; }
+    den = l;
+    i128 h = gcd128(num, den);
+    if (h > 1) { num /= h; den /= h; }
+  }
+  if (ok) return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
+  long double s = 0;
+  for (const auto& r : sg) s += r.cost.latency;
+  return static_cast<double>(s);
+}
+
+Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method) {
+  Evaluation ev;
+  ev.model = m;
+  auto fail = [&](int sg, const std::string& rule, const std::string& why) {
+    if (!ev.valid) return;  // keep the first violation
+    ev.valid = false;
+    ev.rule = rule;
+    ev.bad_subgraph = sg;
+    ev.reason = (sg >= 0 ? "subgraph " + std::to_string(sg) + ": " : std::string()) + why;
+  };
+  const int n = static_cast<int>(s.subgraphs.size());
+  if (n == 0) fail(-1, "V1", "the schedule has no subgraphs");
+  std::vector<char> written(p.numTensors(), 0), covered(p.numOps(), 0);
+  static const std::vector<TensorId> kNone;
+  for (int i = 0; i < n; ++i) {
+    const SubgraphSched& sg = s.subgraphs[i];
+    const auto& rin = i > 0 ? s.subgraphs[i - 1].retain : kNone;
+    SubgraphPlan pl = planSubgraph(p, m, sg.ops, sg.gran, rin, sg.retain);
+    SubgraphReport rep;
+    rep.cost = costSubgraph(p, pl, sg.trav, method);
+    rep.ntw = pl.ntw;
+    rep.nth = pl.nth;
+    rep.nk = pl.nk;
+    rep.warnings = pl.warnings;
+    for (const auto& w : pl.warnings) ev.warnings.push_back("subgraph " + std::to_string(i) + ": " + w);
+    if (!rep.cost.valid) fail(i, rep.cost.rule, rep.cost.reason);
+    for (OpId o : sg.ops)
+      if (o >= 0 && o < p.numOps()) covered[o] = 1;
+    if (pl.valid) {
+      // V5: every boundary input is available.
+      for (TensorId t : pl.boundary_inputs) {
+        if (p.producer[t] < 0) continue;  // (a) graph input
+        if (std::find(rin.begin(), rin.end(), t) != rin.end()) continue;  // (b)
+        if (written[t]) continue;  // (c)
+        std::string why = "tensor " + std::to_string(t) + " (produced by op " + std::to_string(p.producer[t]) +
+                          ") is needed but not available: it is not a graph input, not retained by subgraph " +
+                          std::to_string(i - 1) + ", and no earlier subgraph wrote it to slow memory";
+        fail(i, "V5", why);
+      }
+      for (TensorId t : pl.written) written[t] = 1;
+    }
+    ev.subgraphs.push_back(std::move(rep));
+  }
+  for (int o = 0; o < p.numOps(); ++o)
+    if (!covered[o]) { fail(-1, "V2", "op " + std::to_string(o) + " appears in no subgraph"); break; }
+  for (int t = 0; t < p.numTensors(); ++t)
+    if (p.is_graph_output[t] && !written[t]) {
+      fail(-1, "V7", "graph output tensor " + std::to_string(t) + " never reaches slow memory (it is never a non-retained output)");
+      break;
+    }
+  ev.total = exactTotal(ev.subgraphs);
+  return ev;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,34 @@
+// The full evaluator: every validity rule of the spec (V1-V11, E2, A-6) and the exact latency
+// of every subgraph. This is the oracle the search and the writer re-check against.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cost/subgraph.h"
+
+namespace mlsys {
+
+struct SubgraphReport {
+  SubgraphCost cost;
+  i64 ntw = 0, nth = 0, nk = 1;
+  std::vector<std::string> warnings;
+};
+
+struct Evaluation {
+  bool valid = true;
+  std::string rule;    // first violated rule, e.g. "V5"
+  std::string reason;  // "subgraph 3: tensor 7 is not available: ..."
+  int bad_subgraph = -1;
+  std::vector<SubgraphReport> subgraphs;
+  double total = 0;     // exact sum of the subgraph rationals, rounded once
+  std::vector<std::string> warnings;
+  ModelOptions model;
+};
+
+Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m,
+                            CostMethod method = CostMethod::Auto);
+
+// Sum of exact subgraph latencies as a double (exact rational sum where it fits 128 bits).
+double exactTotal(const std::vector<SubgraphReport>& sg);
+
+}  // namespace mlsys

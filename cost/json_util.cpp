@@ -1,0 +1,104 @@
+#include "cost/json_util.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <rapidjson/error/en.h>
+
+namespace mlsys {
+
+rapidjson::Document parseJsonText(const std::string& text, const std::string& what) {
+  rapidjson::Document doc;
+  doc.Parse(text.c_str(), text.size());
+  if (doc.HasParseError()) {
+    size_t off = doc.GetErrorOffset();
+    size_t line = 1;
+    for (size_t i = 0; i < off && i < text.size(); ++i)
+      if (text[i] == '\n') ++line;
+    std::ostringstream os;
+    os << what << ": not valid JSON at line " << line << " (offset " << off
+       << "): " << rapidjson::GetParseError_En(doc.GetParseError());
+    throw InputError(os.str());
+  }
+  return doc;
+}
+
+std::string readTextFile(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(what + ": cannot open '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(what + ": cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(what + ": cannot read '" + path + "'");
+  return ss.str();
+}
+
+rapidjson::Document parseJsonFile(const std::string& path, const std::string& what) {
+  return parseJsonText(readTextFile(path, what), what + " '" + path + "'");
+}
+
+std::string formatDouble(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+void writeFileAtomic(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write '" + tmp + "': " + std::strerror(errno));
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error("cannot write '" + tmp + "': " + std::strerror(e));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot flush '" + tmp + "': " + std::strerror(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(e));
+  }
+}
+
+const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key,
+                                      const std::string& context) {
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd())
+    throw InputError(context + ": missing key \"" + key + "\"");
+  return it->value;
+}
+
+i64 requireInt(const rapidjson::Value& v, const std::string& field, i64 lo, i64 hi) {
+  if (!v.IsInt64()) {
+    if (v.IsNumber())
+      throw InputError(field + ": must be an integer, got " + formatDouble(v.GetDouble()));
+    throw InputError(field + ": must be an integer");
+  }
+  i64 x = v.GetInt64();
+  if (x < lo || x > hi)
+    throw InputError(field + ": " + std::to_string(x) + " is out of range [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "]");
+  return x;
+}
+
+}  // namespace mlsys

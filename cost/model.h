@@ -1,0 +1,21 @@
+// Model options for the spec's open ambiguities (../shared/spec/cost-model.md section 8).
+#pragma once
+#include <string>
+
+namespace mlsys {
+
+struct ModelOptions {
+  // MatMul compute per k-step is base_cost*|k_j|/K (reduction_depth, default) or
+  // base_cost*|k_j|/N (native_depth).
+  enum class MatmulCompute : unsigned char { ReductionDepth, NativeDepth };
+  MatmulCompute matmul_compute = MatmulCompute::ReductionDepth;
+
+  // "matmul_compute=reduction_depth"
+  std::string describe() const;
+  // Sets KEY=VALUE; throws InputError naming the key and the accepted values.
+  void set(const std::string& key, const std::string& value);
+  void setAssignment(const std::string& kv);  // "KEY=VALUE"
+  bool operator==(const ModelOptions&) const = default;
+};
+
+}  // namespace mlsys

@@ -1,0 +1,94 @@
+// The cost of one subgraph: the single place in the code that defines it (spec sections 3-6).
+//
+// planSubgraph() analyses a subgraph once for a given op list, granularity and retained-in /
+// retained-out sets: it checks the subgraph-local validity rules (V3, V4, V6, V7 retention,
+// V8, V9, E2, A-6) and reduces the step semantics of E3/W1/L3-L5 to a small "plan": the slice
+// templates each step loads (a tensor plus, per axis, which interval of the step it covers),
+// the compute coefficients and the per-tile store. costSubgraph() then prices the plan either
+// by walking every step (the oracle) or, for raster and snake traversals, by evaluating one
+// representative step per step class and multiplying by the class size (exact, same code).
+//
+// Latencies are exact rationals: a subgraph with denominator D (K of its accumulating MatMul,
+// N under native_depth, 1 without MatMul) has step latencies max(c/D, m/B) = max(c*B, m*D)/(D*B).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cost/model.h"
+#include "cost/schedule.h"
+
+namespace mlsys {
+
+// Which interval of the current step an axis of a slice covers.
+enum class Ext : uint8_t {
+  Rho,    // rows of the output tile  [r*h, min((r+1)h, H))
+  Gamma,  // cols of the output tile  [c*w, min((c+1)w, W))
+  Kappa,  // current k-strip          [j*k, min((j+1)k, K_acc))
+  Full    // the whole axis of the tensor
+};
+
+struct SliceTpl {
+  TensorId t;
+  Ext rk, ck;  // row interval kind, column interval kind
+  bool operator==(const SliceTpl&) const = default;
+};
+
+struct SubgraphPlan {
+  bool valid = true;
+  std::string rule;    // e.g. "V8"
+  std::string reason;  // precise, names ops/tensors/numbers
+  std::vector<std::string> warnings;
+
+  Granularity g;
+  i64 W = 0, H = 0;        // grid tensor shape (all non-ephemeral outputs share it)
+  i64 ntw = 0, nth = 0;    // tiles across, down
+  i64 nk = 1, Kacc = 0;    // k-steps per tile, reduction length of the accumulating MatMul(s)
+  i64 D = 1;               // compute denominator
+  std::vector<SliceTpl> slices;  // boundary-input slices loaded each step (not retained-in)
+  i64 mm_coef = 0;    // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
+  i64 pw_every = 0;   // Pointwise base costs charged every k-step (k-strip prologues)
+  i64 pw_last = 0;    // Pointwise base costs charged once per tile, in the last k-step
+  i64 n_store = 0;    // outputs written per tile (non-retained O(S))
+  i64 n_acc = 0;      // ephemeral split-K accumulators (counted when nk > 1)
+  i64 ws_const = 0;   // sum |t| over retained-in and retained-out tensors
+  bool fast_ok = true;  // no tensor has two different slice templates
+  std::vector<TensorId> written;          // O(S) minus retained-out: land in slow memory
+  std::vector<TensorId> boundary_inputs;  // consumed, not produced in S (sorted, unique)
+  std::vector<TensorId> produced;         // P(S) (sorted, unique)
+
+  i64 tiles() const { return ntw * nth; }
+  i64 steps() const { return ntw * nth * nk; }
+};
+
+struct SubgraphCost {
+  bool valid = true;
+  std::string rule, reason;
+  i128 num = 0;  // latency = num / den exactly
+  i64 den = 1;
+  double latency = 0;
+  i64 steps = 0;
+  i64 peak_ws = 0;
+  i64 compute_bound_steps = 0;  // compute >= load + store
+  i64 memory_bound_steps = 0;
+  bool fast = false;  // priced by step classes (true) or by the walk
+};
+
+enum class CostMethod : uint8_t { Auto, Walk, Fast };
+
+SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                          const Granularity& g, const std::vector<TensorId>& retained_in,
+                          const std::vector<TensorId>& retained_out);
+
+// Prices a plan. Invalid plans, invalid traversals (V10) and capacity overflow (V11) give
+// valid=false with the rule and reason. CostMethod::Fast falls back to the walk where the
+// closed form does not apply (custom orders, a tensor with two slice templates).
+SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& plan, const Traversal& trav,
+                          CostMethod method = CostMethod::Auto);
+
+// Grid (ntw, nth) of a scheduled subgraph; (1,1) if it has no usable outputs.
+std::pair<i64, i64> subgraphGrid(const Problem& p, const SubgraphSched& sg);
+
+double toDouble(i128 num, i64 den);
+
+}  // namespace mlsys

@@ -1,0 +1,19 @@
+// Basic identifiers and error types shared by every layer.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace mlsys {
+
+using OpId = int32_t;
+using TensorId = int32_t;
+using i64 = int64_t;
+__extension__ typedef __int128 i128;  // exact latency numerators
+
+// Bad input (problem, schedule, config): the message names the field and index.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace mlsys

@@ -1,0 +1,60 @@
+#include "engine/granularity.h"
+
+#include <algorithm>
+
+namespace mlsys {
+
+std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive) {
+  const i64 top = std::min(N, dim);
+  std::vector<i64> v;
+  if (exhaustive) {
+    for (i64 x = 1; x <= top; ++x) v.push_back(x);
+    return v;
+  }
+  v.push_back(top);
+  for (i64 x = 1; x <= top; x *= 2) v.push_back(x);
+  for (size_t i = 0, n = v.size(); i < n; ++i) {
+    i64 tiles = (dim + v[i] - 1) / v[i];
+    v.push_back((dim + tiles - 1) / tiles);
+  }
+  std::sort(v.begin(), v.end(), std::greater<>());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout, bool exhaustive) {
+  GranChoice best;
+  const i64 N = p.native;
+  // Grid shape and the k range come from a probe plan at the native size.
+  SubgraphPlan probe = planSubgraph(p, m, ops, {1, 1, 1}, rin, rout);
+  if (!probe.valid && probe.rule != "V9") return best;
+  i64 kmax = N;
+  bool anyMM = false;
+  for (OpId o : ops)
+    if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
+  std::vector<i64> ks = anyMM ? sideCandidates(kmax, N, exhaustive) : std::vector<i64>{1};
+  std::vector<i64> ws = sideCandidates(probe.W, N, exhaustive), hs = sideCandidates(probe.H, N, exhaustive);
+  for (i64 k : ks)
+    for (i64 w : ws)
+      for (i64 h : hs) {
+        Granularity g{w, h, k};
+        SubgraphPlan pl = planSubgraph(p, m, ops, g, rin, rout);
+        if (!pl.valid) continue;
+        for (TraversalKind tk : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+          if (tk != TraversalKind::Raster && pl.tiles() < 3) continue;
+          Traversal tr{tk, {}};
+          SubgraphCost c = costSubgraph(p, pl, tr);
+          if (!c.valid) continue;
+          if (!best.found || c.latency < best.cost.latency) {
+            best.found = true;
+            best.g = g;
+            best.trav = tr;
+            best.cost = c;
+          }
+        }
+      }
+  return best;
+}
+
+}  // namespace mlsys

@@ -1,0 +1,26 @@
+// Choosing [w,h,k] and a traversal for one subgraph.
+#pragma once
+#include <vector>
+
+#include "cost/subgraph.h"
+
+namespace mlsys {
+
+// Candidate values for a tile side over a dimension of length `dim` (all <= min(N, dim)):
+// powers of two, min(N, dim), and "balanced" sizes ceil(dim / ceil(dim / v)) that avoid waste.
+std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive = false);
+
+struct GranChoice {
+  bool found = false;
+  Granularity g;
+  Traversal trav;
+  SubgraphCost cost;
+};
+
+// Best valid granularity and traversal (raster, row-snake, col-snake) for a subgraph with the
+// given retained-in / retained-out sets, by exact cost. `exhaustive` widens the candidate sets.
+GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                           bool exhaustive = false);
+
+}  // namespace mlsys

@@ -1,0 +1,81 @@
+#include "tests/test_util.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace mlsys::test {
+
+std::string sourceDir() { return MLSYS_SOURCE_DIR; }
+
+std::string sharedBenchmarksDir() {
+  fs::path d = fs::path(MLSYS_SHARED_DIR) / "benchmarks";
+  return fs::is_directory(d) ? d.string() : std::string();
+}
+
+std::vector<std::string> sharedBenchmarks() {
+  std::vector<std::string> v;
+  std::string d = sharedBenchmarksDir();
+  if (d.empty()) return v;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().extension() == ".json") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::string instancePath(const std::string& rel) { return (fs::path(MLSYS_SOURCE_DIR) / "instances" / rel).string(); }
+
+std::string tempPath(const std::string& name) {
+  static std::string dir = [] {
+    std::string tmpl = (fs::temp_directory_path() / "mlsys-test-XXXXXX").string();
+    char* d = ::mkdtemp(tmpl.data());
+    return std::string(d ? d : "/tmp");
+  }();
+  return (fs::path(dir) / name).string();
+}
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream o(path, std::ios::binary);
+  o << text;
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream i(path, std::ios::binary);
+  std::ostringstream s;
+  s << i.rdbuf();
+  return s.str();
+}
+
+static std::string quote(const std::string& a) {
+  std::string q = "'";
+  for (char c : a) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+RunResult runMlsys(const std::vector<std::string>& args) {
+  static int counter = 0;
+  std::string base = tempPath("run" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::string cmd = quote(MLSYS_BIN);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >" + quote(base + ".out") + " 2>" + quote(base + ".err") + " </dev/null";
+  int st = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = readText(base + ".out");
+  r.err = readText(base + ".err");
+  return r;
+}
+
+Problem problemFromJson(const std::string& json) { return parseProblemText(json, "test"); }
+Schedule scheduleFromJson(const std::string& json, const Problem& p) { return parseScheduleText(json, p, "test"); }
+
+}  // namespace mlsys::test

@@ -1,0 +1,28 @@
+// Helpers shared by the tests: locating instances, running the CLI, temp files.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cost/evaluator.h"
+
+namespace mlsys::test {
+
+std::string sourceDir();                 // the project root
+std::string sharedBenchmarksDir();       // ../shared/benchmarks ("" if absent)
+std::vector<std::string> sharedBenchmarks();  // sorted paths; empty if the folder is absent
+std::string instancePath(const std::string& rel);  // instances/<rel>
+std::string tempPath(const std::string& name);     // a fresh path under the test temp dir
+void writeText(const std::string& path, const std::string& text);
+std::string readText(const std::string& path);
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+// Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr.
+RunResult runMlsys(const std::vector<std::string>& args);
+
+Problem problemFromJson(const std::string& json);
+Schedule scheduleFromJson(const std::string& json, const Problem& p);
+
+}  // namespace mlsys::test
