@@ -12,6 +12,7 @@
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
 #include "engine/commands.h"
+#include "engine/config.h"
 #include "engine/solver.h"
 
 namespace mlsys {
@@ -176,6 +177,8 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "seed", "Random seed", cxxopts::value<uint64_t>()->default_value("1"))(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
       "c,config", "YAML config file (see configs/)", cxxopts::value<std::string>())(
+      "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
+      cxxopts::value<std::string>())("print-config", "Print the resolved config (YAML) and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
       "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
   addModelOption(o);
@@ -183,7 +186,9 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   o.positional_help("PROBLEM.json OUT.json");
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) { std::cout << o.help(); return 0; }
-  auto files = positionals(r, 2, contestForm ? "mlsys PROBLEM.json OUT.json" : "mlsys solve PROBLEM.json OUT.json [options]");
+  std::vector<std::string> files;
+  if (r.count("print-config") && !r.count("positional")) files = {"", ""};
+  else files = positionals(r, 2, contestForm ? "mlsys PROBLEM.json OUT.json" : "mlsys solve PROBLEM.json OUT.json [options]");
   SolveOptions so;
   so.model = modelFrom(r);
   so.out = files[1];
@@ -200,7 +205,13 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   }
   if (r.count("config")) so.config = r["config"].as<std::string>();
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
+  if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
+  so.model_set = r.count("model") > 0;
+  if (r.count("print-config")) {
+    std::cout << configToYaml(resolveConfig(so));
+    return 0;
+  }
   Problem p = parseProblemFile(files[0]);
   return solve(p, so, deadline);
 }

@@ -1,15 +1,474 @@
 #include "engine/search.h"
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "cost/json_util.h"
 #include "engine/construct.h"
+#include "engine/granularity.h"
+#include "engine/pool.h"
+#include "moves/move.h"
 
 namespace mlsys {
 
-SearchResult runSearch(const Problem& p, const SolveOptions& opt, Deadline& deadline, OutputWriter& out,
-                       const Schedule& start) {
+std::vector<OpId> chainTopoOrder(const Problem& p) {
+  const int n = p.numOps();
+  std::vector<int> indeg(n, 0);
+  for (int o = 0; o < n; ++o)
+    for (TensorId t : p.ops[o].inputs)
+      if (p.producer[t] >= 0) ++indeg[o];
+  std::vector<OpId> order, ready;
+  for (int o = 0; o < n; ++o)
+    if (!indeg[o]) ready.push_back(o);
+  OpId last = -1;
+  while (!ready.empty()) {
+    // Prefer a ready consumer of the op just scheduled, then the lowest (original topo) position.
+    size_t pick = 0;
+    int bestScore = INT32_MAX;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      OpId o = ready[i];
+      bool follows = false;
+      if (last >= 0)
+        for (TensorId t : p.ops[o].inputs)
+          if (p.producer[t] == last) follows = true;
+      int score = (follows ? 0 : 1 << 20) + p.topo_pos[o];
+      if (score < bestScore) { bestScore = score; pick = i; }
+    }
+    OpId o = ready[pick];
+    ready.erase(ready.begin() + static_cast<long>(pick));
+    order.push_back(o);
+    last = o;
+    for (TensorId t : p.ops[o].outputs)
+      for (OpId c : p.consumers[t])
+        if (--indeg[c] == 0) ready.push_back(c);
+  }
+  return order;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Beam search. A partial schedule covers a prefix of `order`; it is extended by one subgraph made
+// of the next L ops (L = 1..max_segment), priced with its best granularity among a candidate
+// set. A segment is admissible only if every tensor it consumes internally has no consumer after
+// it (otherwise that tensor would be ephemeral and unavailable later, V5), and every boundary
+// input is a graph input, written earlier, or retained by the previous subgraph. Each extension
+// is tried without and with retention of the previous subgraph's outputs that only the new
+// segment reads. The B cheapest partial schedules are kept per prefix length.
+namespace {
+
+struct BeamState {
+  double cost = 0;
+  std::vector<SubgraphSched> sgs;
+  std::vector<double> lat;
+  std::vector<char> written;
+};
+
+bool bestGranCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
+  const Problem& p = ev.problem();
+  i64 kmax = p.native;
+  bool anyMM = false;
+  for (OpId o : sg.ops)
+    if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
+  auto [ntw, nth] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});
+  i64 W = ntw, H = nth;  // at granularity 1 the grid equals the tensor shape
+  std::vector<i64> ws = sideCandidates(W, p.native), hs = sideCandidates(H, p.native);
+  std::vector<i64> ks = anyMM ? sideCandidates(kmax, p.native) : std::vector<i64>{1};
+  auto trim = [](std::vector<i64>& v, size_t n) { if (v.size() > n) v.resize(n); };
+  trim(ws, 5);
+  trim(hs, 5);
+  trim(ks, 5);
+  bool found = false;
+  double best = 0;
+  SubgraphSched cand = sg, bestS = sg;
+  for (i64 k : ks)
+    for (i64 w : ws)
+      for (i64 h : hs) {
+        cand.gran = {w, h, k};
+        for (TraversalKind tk : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+          cand.trav = {tk, {}};
+          const CachedCost& c = ev.cost(cand, rin);
+          if (c.valid && (!found || c.latency < best)) { found = true; best = c.latency; bestS = cand; }
+          if (!c.valid && c.rule != std::string("V11")) break;
+        }
+      }
+  if (found) sg = bestS;
+  return found;
+}
+
+}  // namespace
+
+bool beamConstruct(const Problem& p, const ModelOptions& m, const SearchConfig& cfg, const std::vector<OpId>& order,
+                   const Deadline& deadline, IncrementalEvaluator& ev, Schedule& out, double& latency) {
+  (void)m;
+  const int n = static_cast<int>(order.size());
+  std::vector<int> pos(p.numOps());
+  for (int i = 0; i < n; ++i) pos[order[i]] = i;
+  std::vector<std::vector<BeamState>> beam(n + 1);
+  BeamState init;
+  init.written.assign(p.numTensors(), 0);
+  beam[0].push_back(init);
+  static const std::vector<TensorId> kNone;
+  auto insert = [&](std::vector<BeamState>& b, BeamState&& s) {
+    if (static_cast<int>(b.size()) >= cfg.beam_width && s.cost >= b.back().cost) return;
+    auto it = std::upper_bound(b.begin(), b.end(), s.cost, [](double c, const BeamState& x) { return c < x.cost; });
+    b.insert(it, std::move(s));
+    if (static_cast<int>(b.size()) > cfg.beam_width) b.pop_back();
+  };
+  for (int i = 0; i < n; ++i) {
+    if (deadline.expired()) return false;
+    for (const BeamState& st : beam[i]) {
+      for (int L = 1; L <= cfg.beam_max_segment && i + L <= n; ++L) {
+        SubgraphSched seg;
+        seg.ops.assign(order.begin() + i, order.begin() + i + L);
+        // Internal tensors must have no consumer after the segment.
+        bool ok = true;
+        std::vector<TensorId> bnd;
+        for (OpId o : seg.ops) {
+          for (TensorId t : p.ops[o].outputs)
+            for (OpId c : p.consumers[t]) {
+              bool inside = pos[c] >= i && pos[c] < i + L;
+              bool consumedInside = false;
+              for (OpId o2 : seg.ops)
+                for (TensorId u : p.ops[o2].inputs) consumedInside |= u == t;
+              if (!inside && consumedInside) ok = false;
+            }
+          for (TensorId t : p.ops[o].inputs) {
+            OpId pr = p.producer[t];
+            if (pr < 0 || !(pos[pr] >= i && pos[pr] < i + L)) bnd.push_back(t);
+          }
+        }
+        if (!ok) continue;
+        // Availability without retention.
+        const auto& rinPrev = st.sgs.empty() ? kNone : st.sgs.back().retain;
+        bool avail = true;
+        std::vector<TensorId> needRetain;
+        for (TensorId t : bnd)
+          if (p.producer[t] >= 0 && !st.written[t]) {
+            if (std::find(rinPrev.begin(), rinPrev.end(), t) == rinPrev.end()) avail = false;
+          }
+        // Variant A: as is (the previous subgraph's retain set is already fixed).
+        if (avail) {
+          SubgraphSched s = seg;
+          if (bestGranCached(ev, s, rinPrev)) {
+            BeamState ns = st;
+            const CachedCost& c = ev.cost(s, rinPrev);
+            ns.cost += c.latency;
+            for (TensorId t : c.written) ns.written[t] = 1;
+            ns.sgs.push_back(s);
+            ns.lat.push_back(c.latency);
+            insert(beam[i + L], std::move(ns));
+          }
+        }
+        // Variant B: the previous subgraph retains its outputs that only this segment reads.
+        if (!st.sgs.empty()) {
+          const SubgraphSched& prev = st.sgs.back();
+          std::vector<TensorId> rout = prev.retain;
+          for (OpId o : prev.ops)
+            for (TensorId t : p.ops[o].outputs) {
+              if (p.is_graph_output[t] || std::find(bnd.begin(), bnd.end(), t) == bnd.end()) continue;
+              bool onlyHere = true;
+              for (OpId c : p.consumers[t])
+                if (!(pos[c] >= i && pos[c] < i + L)) {
+                  bool inPrev = std::find(prev.ops.begin(), prev.ops.end(), c) != prev.ops.end();
+                  if (!inPrev) onlyHere = false;
+                }
+              if (onlyHere && std::find(rout.begin(), rout.end(), t) == rout.end()) rout.push_back(t);
+            }
+          if (rout.size() == prev.retain.size()) continue;
+          std::sort(rout.begin(), rout.end());
+          SubgraphSched prev2 = prev;
+          prev2.retain = rout;
+          const auto& rin2 = st.sgs.size() >= 2 ? st.sgs[st.sgs.size() - 2].retain : kNone;
+          if (!bestGranCached(ev, prev2, rin2)) continue;
+          const CachedCost& pc = ev.cost(prev2, rin2);
+          // Availability with the new retain set; retained tensors are no longer written.
+          bool avail2 = true;
+          for (TensorId t : bnd)
+            if (p.producer[t] >= 0 && !st.written[t] && std::find(rout.begin(), rout.end(), t) == rout.end())
+              avail2 = false;
+          // Tensors the previous subgraph stops writing must not be needed by anyone else.
+          for (TensorId t : rout)
+            if (std::find(prev.retain.begin(), prev.retain.end(), t) == prev.retain.end()) {
+              for (OpId c : p.consumers[t])
+                if (!(pos[c] >= i && pos[c] < i + L) && std::find(prev.ops.begin(), prev.ops.end(), c) == prev.ops.end())
+                  avail2 = false;
+            }
+          if (!avail2) continue;
+          SubgraphSched s = seg;
+          if (!bestGranCached(ev, s, rout)) continue;
+          const CachedCost& c = ev.cost(s, rout);
+          BeamState ns = st;
+          ns.cost += pc.latency - ns.lat.back() + c.latency;
+          ns.lat.back() = pc.latency;
+          ns.sgs.back() = prev2;
+          for (TensorId t : rout) ns.written[t] = 0;
+          for (TensorId t : pc.written) ns.written[t] = 1;
+          for (TensorId t : c.written) ns.written[t] = 1;
+          ns.sgs.push_back(s);
+          ns.lat.push_back(c.latency);
+          insert(beam[i + L], std::move(ns));
+        }
+      }
+    }
+    beam[i].clear();
+    beam[i].shrink_to_fit();
+  }
+  if (beam[n].empty()) return false;
+  out.subgraphs = beam[n][0].sgs;
+  out.reported.clear();
+  latency = beam[n][0].cost;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+struct Shared {
+  const Problem& p;
+  const SolveOptions& opt;
+  const SearchConfig& cfg;
+  Deadline& dl;
+  OutputWriter& out;
+  ElitePool pool;
+  std::atomic<long> evals{0};
+  std::atomic<bool> done{false};
+  std::mutex mu;  // trace, stats, best bookkeeping
+  FILE* trace = nullptr;
+  double best = 1e300;
+  double best_found_s = 0;
+  std::map<std::string, MoveStats> moves;
+  std::map<std::string, double> best_by_kind;
+
+  Shared(const Problem& pp, const SolveOptions& o, const SearchConfig& c, Deadline& d, OutputWriter& w)
+      : p(pp), opt(o), cfg(c), dl(d), out(w), pool(c.pool_size) {}
+
+  bool stopNow() const {
+    if (done.load(std::memory_order_relaxed) || Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
+    if (opt.max_evals > 0) return evals.load(std::memory_order_relaxed) >= opt.max_evals;
+    return dl.remaining() <= cfg.margin_s;
+  }
+  double fraction() const {
+    if (opt.max_evals > 0) return std::min(1.0, static_cast<double>(evals.load()) / static_cast<double>(opt.max_evals));
+    return dl.fraction();
+  }
+  // A worker found a schedule it believes is a new best: offer it to the writer (which
+  // re-checks it with the full evaluator) and record it.
+  void improved(const Schedule& s, double lat, const std::string& who) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      auto it = best_by_kind.find(who);
+      if (it == best_by_kind.end() || lat < it->second) best_by_kind[who] = lat;
+      if (lat >= best) return;
+    }
+    double checked = out.offer(s, dl.elapsed());
+    std::lock_guard<std::mutex> lk(mu);
+    if (checked < 0) {
+      std::cerr << "mlsys: internal error: " << who << " produced a schedule the full evaluator rejects; ignored\n";
+      return;
+    }
+    if (checked < best) {
+      best = checked;
+      best_found_s = dl.elapsed();
+      if (trace) std::fprintf(trace, "%.4f,%s,%s\n", dl.elapsed(), who.c_str(), formatDouble(checked).c_str());
+    }
+  }
+};
+
+class Worker {
+ public:
+  Worker(Shared& sh, int id, std::string kind, const Schedule& start)
+      : sh_(sh), id_(id), kind_(std::move(kind)), rng_(mixSeed(sh.opt.seed, id, 1)), acc_rng_(mixSeed(sh.opt.seed, id, 2)),
+        ev_(sh.p, sh.cfg.model, static_cast<size_t>(sh.cfg.cache_entries)), start_(start) {
+    for (const auto& [name, w] : sh.cfg.move_weights) {
+      if (w <= 0) continue;
+      auto m = makeMove(name);
+      if (!m || !m->supports(sh.p)) continue;
+      moves_.push_back(std::move(m));
+      weights_.push_back(w);
+      stats_.emplace_back();
+    }
+  }
+
+  void run() {
+    if (kind_ == "beam") runBeam();
+    if (!sh_.stopNow()) runSA();
+    std::lock_guard<std::mutex> lk(sh_.mu);
+    for (size_t i = 0; i < moves_.size(); ++i) {
+      auto& m = sh_.moves[moves_[i]->name()];
+      m.evaluations += stats_[i].evaluations;
+      m.valid += stats_[i].valid;
+      m.applied += stats_[i].applied;
+      m.improvements += stats_[i].improvements;
+    }
+  }
+
+ private:
+  static uint64_t mixSeed(uint64_t seed, int id, int stream) {
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(id) * 0xbf58476d1ce4e5b9ULL + static_cast<uint64_t>(stream);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+  void runBeam() {
+    // Two topological orders: the parser's (lowest id first) and a chain-following one.
+    std::vector<std::vector<OpId>> orders = {chainTopoOrder(sh_.p), sh_.p.topo};
+    if (orders[0] == orders[1]) orders.pop_back();
+    for (const auto& order : orders) {
+      if (sh_.stopNow()) return;
+      Schedule s;
+      double lat = 0;
+      if (!beamConstruct(sh_.p, sh_.cfg.model, sh_.cfg, order, sh_.dl, ev_, s, lat)) continue;
+      ev_.reset(s);
+      if (!ev_.valid()) continue;
+      sh_.pool.offer(ev_.schedule(), ev_.total());
+      sh_.improved(ev_.schedule(), ev_.total(), "beam");
+      if (ev_.total() < bestLocal_ || bestLocal_ < 0) {
+        bestLocal_ = ev_.total();
+        start_ = ev_.schedule();
+      }
+    }
+  }
+
+  void runSA() {
+    ev_.reset(start_);
+    if (!ev_.valid()) return;
+    double best = ev_.total();
+    Schedule bestS = ev_.schedule();
+    long sinceImprove = 0, sinceSync = 0, local = 0;
+    double wsum = 0;
+    for (double w : weights_) wsum += w;
+    if (moves_.empty()) return;
+    double lastOffer = -1;
+    bool pendingOffer = false;
+    double T = 0;
+    const std::string who = "sa";
+    while (true) {
+      if ((local & 31) == 0) {
+        if (sh_.stopNow()) break;
+        double f = sh_.fraction();
+        // Geometric cooling from t0 to t1 (relative to the current latency).
+        T = ev_.total() * sh_.cfg.sa_t0 * std::pow(sh_.cfg.sa_t1 / sh_.cfg.sa_t0, f);
+        if (pendingOffer && sh_.dl.elapsed() - lastOffer >= sh_.cfg.write_interval_s) {
+          sh_.improved(bestS, best, who);
+          lastOffer = sh_.dl.elapsed();
+          pendingOffer = false;
+        }
+      }
+      ++local;
+      // Roulette over move weights.
+      double r = rand01(rng_) * wsum;
+      size_t mi = 0;
+      while (mi + 1 < moves_.size() && r >= weights_[mi]) r -= weights_[mi++];
+      Change c;
+      if (!moves_[mi]->propose(ev_, rng_, c)) continue;
+      DeltaEval d = ev_.evaluate(c);
+      sh_.evals.fetch_add(1, std::memory_order_relaxed);
+      auto& st = stats_[mi];
+      ++st.evaluations;
+      ++sinceImprove;
+      ++sinceSync;
+      if (!d.valid) continue;
+      ++st.valid;
+      double u = rand01(acc_rng_);
+      if (d.delta <= 0 || (T > 0 && u < std::exp(-d.delta / T))) {
+        ev_.apply(c, d);
+        ++st.applied;
+        if (ev_.total() < best - 1e-9 * best) {
+          best = ev_.total();
+          bestS = ev_.schedule();
+          ++st.improvements;
+          sinceImprove = 0;
+          pendingOffer = true;
+        }
+      }
+      if (sinceSync >= sh_.cfg.sa_sync_every) {
+        sinceSync = 0;
+        sh_.pool.offer(bestS, best);
+      }
+      if (sinceImprove >= sh_.cfg.sa_restart_after) {
+        sinceImprove = 0;
+        Schedule s;
+        double l;
+        sh_.pool.offer(bestS, best);
+        if (sh_.pool.sample(rng_, s, l)) ev_.reset(s);
+      }
+    }
+    sh_.pool.offer(bestS, best);
+    sh_.improved(bestS, best, who);
+  }
+
+  Shared& sh_;
+  int id_;
+  std::string kind_;
+  Rng rng_, acc_rng_;
+  IncrementalEvaluator ev_;
+  Schedule start_;
+  double bestLocal_ = -1;
+  std::vector<std::unique_ptr<Move>> moves_;
+  std::vector<double> weights_;
+  std::vector<MoveStats> stats_;
+};
+
+}  // namespace
+
+SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, Deadline& deadline,
+                       OutputWriter& out, const Schedule& start) {
+  Shared sh(p, opt, cfg, deadline, out);
+  if (!opt.trace.empty()) {
+    sh.trace = std::fopen(opt.trace.c_str(), "w");
+    if (!sh.trace) throw InputError("--trace: cannot write '" + opt.trace + "'");
+    std::fprintf(sh.trace, "seconds,worker,latency\n");
+  }
+  sh.best = out.best();
+  sh.pool.offer(start, out.best());
+  int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < threads; ++i)
+    workers.push_back(std::make_unique<Worker>(sh, i, cfg.workers[static_cast<size_t>(i) % cfg.workers.size()], start));
+  // Progress monitor on the calling thread while the workers run.
+  std::atomic<int> running{threads};
+  tbb::task_group tg;
+  for (auto& w : workers)
+    tg.run([&w, &running] {
+      w->run();
+      running.fetch_sub(1);
+    });
+  std::thread monitor([&] {
+    double next = cfg.log_interval_s;
+    long lastEvals = 0;
+    double lastT = 0;
+    while (running.load() > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      double t = deadline.elapsed();
+      if (t < next || opt.quiet) continue;
+      long e = sh.evals.load();
+      double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
+      lastEvals = e;
+      lastT = t;
+      next = t + cfg.log_interval_s;
+      std::lock_guard<std::mutex> lk(sh.mu);
+      std::cerr << "[" << formatDouble(std::round(t * 10) / 10) << "s] best " << formatDouble(sh.best);
+      for (const auto& [k, v] : sh.best_by_kind) std::cerr << "  " << k << " " << formatDouble(v);
+      std::cerr << "  evals " << e << " (" << static_cast<long>(rate) << "/s)  pool " << sh.pool.size() << "\n";
+    }
+  });
+  tg.wait();
+  monitor.join();
+  if (sh.trace) std::fclose(sh.trace);
   SearchResult r;
-  Schedule s = start;
-  regranulate(p, opt.model, s, false);
-  out.offer(s, deadline.elapsed());
+  r.evaluations = sh.evals.load();
+  r.best_found_s = sh.best_found_s;
+  r.moves = sh.moves;
+  r.best_by_kind = sh.best_by_kind;
   return r;
 }
 

@@ -15,10 +15,16 @@ struct SolveOptions {
   uint64_t seed = 1;
   int64_t max_evals = -1;  // > 0: stop after this many move evaluations (reproducible runs)
   std::string config;      // YAML path ("" = built-in default)
-  std::string trace;       // CSV of improvements (time, worker, latency)
+  std::string trace;       // CSV of improvements (seconds, worker, latency)
+  std::string stats;       // JSON summary written at the end
   bool quiet = false;
   ModelOptions model;
+  bool model_set = false;  // --model given: overrides the config's model section
 };
+
+struct SearchConfig;
+// The config file (or defaults) with the CLI overrides applied.
+SearchConfig resolveConfig(const SolveOptions& opt);
 
 // Contest time limit by op count (2/5/15/30/60/120 s) and the budget we use within it.
 double contestLimitSeconds(int numOps);

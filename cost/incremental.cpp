@@ -1,0 +1,264 @@
+#include "cost/incremental.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace mlsys {
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+void encode(const SubgraphSched& sg, const std::vector<TensorId>& rin, std::vector<i64>& key) {
+  key.clear();
+  key.push_back(static_cast<i64>(sg.ops.size()));
+  for (OpId o : sg.ops) key.push_back(o);
+  key.push_back(sg.gran.w);
+  key.push_back(sg.gran.h);
+  key.push_back(sg.gran.k);
+  key.push_back(static_cast<i64>(sg.trav.kind));
+  if (sg.trav.kind == TraversalKind::Custom) {
+    key.push_back(static_cast<i64>(sg.trav.order.size()));
+    for (int32_t x : sg.trav.order) key.push_back(x);
+  }
+  auto sortedSet = [&](const std::vector<TensorId>& v) {
+    size_t at = key.size();
+    key.push_back(static_cast<i64>(v.size()));
+    for (TensorId t : v) key.push_back(t);
+    std::sort(key.begin() + static_cast<long>(at) + 1, key.end());
+  };
+  sortedSet(rin);
+  sortedSet(sg.retain);
+}
+
+uint64_t hashKey(const std::vector<i64>& key) {
+  uint64_t h = 0x84222325cbf29ce4ULL;
+  for (i64 v : key) h = mix(h, static_cast<uint64_t>(v));
+  return h;
+}
+
+bool has(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); }
+
+const std::vector<TensorId> kNone;
+
+}  // namespace
+
+const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key) {
+  auto [b, e] = cur_.equal_range(h);
+  for (auto it = b; it != e; ++it)
+    if (it->second.key == key) { ++hits; return &it->second.cost; }
+  auto [ob, oe] = old_.equal_range(h);
+  for (auto it = ob; it != oe; ++it)
+    if (it->second.key == key) {
+      ++hits;
+      Entry copy = it->second;  // promote, so that pointers handed out stay in the current generation
+      return &cur_.emplace(h, std::move(copy))->second.cost;
+    }
+  ++misses;
+  return nullptr;
+}
+
+const CachedCost& CostCache::insert(uint64_t h, std::vector<i64> key, CachedCost c) {
+  if (cur_.size() >= cap_ / 2) {
+    old_ = std::move(cur_);
+    cur_ = {};
+  }
+  return cur_.emplace(h, Entry{std::move(key), std::move(c)})->second.cost;
+}
+
+IncrementalEvaluator::IncrementalEvaluator(const Problem& p, const ModelOptions& m, size_t cap)
+    : p_(p), m_(m), cache_(cap) {}
+
+const std::vector<TensorId>& IncrementalEvaluator::retainedInto(int i) const {
+  return i > 0 ? s_.subgraphs[i - 1].retain : kNone;
+}
+
+const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std::vector<TensorId>& rin) {
+  thread_local std::vector<i64> key;
+  encode(sg, rin, key);
+  uint64_t h = hashKey(key);
+  if (const CachedCost* c = cache_.find(h, key)) return *c;
+  SubgraphPlan pl = planSubgraph(p_, m_, sg.ops, sg.gran, rin, sg.retain);
+  CachedCost cc;
+  if (pl.valid) {
+    SubgraphCost sc = costSubgraph(p_, pl, sg.trav, CostMethod::Auto);
+    cc.valid = sc.valid;
+    cc.latency = sc.latency;
+    cc.peak_ws = sc.peak_ws;
+    if (!sc.valid) cc.rule = sc.rule == "V10" ? "V10" : "V11";
+  } else {
+    cc.valid = false;
+    static const char* rules[] = {"V1", "V3", "V4", "V6", "V7", "V8", "V9", "E2", "E3", "A-6"};
+    cc.rule = "?";
+    for (const char* r : rules)
+      if (pl.rule == r) cc.rule = r;
+  }
+  cc.written = std::move(pl.written);
+  cc.boundary = std::move(pl.boundary_inputs);
+  return cache_.insert(h, key, std::move(cc));
+}
+
+void IncrementalEvaluator::reset(const Schedule& s) {
+  s_ = s;
+  s_.reported.clear();
+  const int n = size();
+  infos_.clear();
+  lat_.clear();
+  for (int i = 0; i < n; ++i) {
+    infos_.push_back(cost(s_.subgraphs[i], retainedInto(i)));
+    lat_.push_back(infos_.back().latency);
+  }
+  rebuildIndex();
+  total_ = 0;
+  for (double l : lat_) total_ += l;
+  // Validity from the full evaluator once (cheap relative to a search).
+  valid_ = evaluateSchedule(p_, s_, m_).valid;
+}
+
+void IncrementalEvaluator::rebuildIndex() {
+  op_count_.assign(p_.numOps(), 0);
+  writers_.assign(p_.numTensors(), {});
+  readers_.assign(p_.numTensors(), {});
+  for (int i = 0; i < size(); ++i) {
+    for (OpId o : s_.subgraphs[i].ops) ++op_count_[o];
+    for (TensorId t : infos_[i].written) writers_[t].push_back(i);
+    for (TensorId t : infos_[i].boundary) readers_[t].push_back(i);
+  }
+  scratch_op_.assign(p_.numOps(), 0);
+  scratch_t_.assign(p_.numTensors(), 0);
+}
+
+bool IncrementalEvaluator::availabilityOk(const Change& c, const std::vector<const CachedCost*>& rc,
+                                          const CachedCost* next) const {
+  const int a = c.first, end = c.first + c.count;
+  auto prefixWrites = [&](TensorId t) { return !writers_[t].empty() && writers_[t][0] < a; };
+  auto replWritesBefore = [&](TensorId t, size_t i) {
+    for (size_t j = 0; j < i; ++j)
+      if (has(rc[j]->written, t)) return true;
+    return false;
+  };
+  const auto& rin0 = retainedInto(a);
+  for (size_t i = 0; i < rc.size(); ++i) {
+    const auto& rin = i == 0 ? rin0 : c.repl[i - 1].retain;
+    for (TensorId t : rc[i]->boundary) {
+      if (p_.producer[t] < 0 || has(rin, t) || prefixWrites(t) || replWritesBefore(t, i)) continue;
+      return false;
+    }
+  }
+  if (next) {
+    const auto& rin = c.repl.empty() ? rin0 : c.repl.back().retain;
+    for (TensorId t : next->boundary) {
+      if (p_.producer[t] < 0 || has(rin, t) || prefixWrites(t) || replWritesBefore(t, rc.size())) continue;
+      return false;
+    }
+  }
+  // Tensors the removed subgraphs wrote and the replacement does not: later readers and
+  // graph outputs must still find a writer.
+  for (int i = a; i < end; ++i)
+    for (TensorId t : infos_[i].written) {
+      if (prefixWrites(t) || replWritesBefore(t, rc.size())) continue;
+      int ws = INT32_MAX;
+      for (int w : writers_[t])
+        if (w >= end) { ws = w; break; }
+      if (p_.is_graph_output[t] && ws == INT32_MAX) return false;
+      for (int r : readers_[t]) {
+        if (r <= end) continue;  // the first suffix subgraph was checked above
+        if (has(s_.subgraphs[r - 1].retain, t)) continue;
+        if (ws < r) continue;
+        return false;
+      }
+    }
+  return true;
+}
+
+DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
+  DeltaEval d;
+  const int n = size(), a = c.first, end = c.first + c.count;
+  assert(a >= 0 && end <= n);
+  thread_local std::vector<const CachedCost*> rc;
+  rc.clear();
+  bool ok = true;
+  const char* rule = "";
+  const auto& rin0 = retainedInto(a);
+  double total = total_;
+  for (int i = a; i < end; ++i) total -= lat_[i];
+  for (size_t i = 0; i < c.repl.size(); ++i) {
+    const CachedCost& cc = cost(c.repl[i], i == 0 ? rin0 : c.repl[i - 1].retain);
+    rc.push_back(&cc);
+    d.repl_lat.push_back(cc.latency);
+    total += cc.latency;
+    if (ok && !cc.valid) { ok = false; rule = cc.rule; }
+  }
+  const CachedCost* next = nullptr;
+  if (end < n) {
+    next = &cost(s_.subgraphs[end], c.repl.empty() ? rin0 : c.repl.back().retain);
+    d.next_lat = next->latency;
+    total += next->latency - lat_[end];
+    if (ok && !next->valid) { ok = false; rule = next->rule; }
+  }
+  if (ok) {
+    // V2: every op still covered.
+    for (int i = a; i < end; ++i)
+      for (OpId o : s_.subgraphs[i].ops) --scratch_op_[o];
+    for (const auto& sg : c.repl)
+      for (OpId o : sg.ops) ++scratch_op_[o];
+    for (int i = a; i < end && ok; ++i)
+      for (OpId o : s_.subgraphs[i].ops)
+        if (op_count_[o] + scratch_op_[o] <= 0) { ok = false; rule = "V2"; break; }
+    for (int i = a; i < end; ++i)
+      for (OpId o : s_.subgraphs[i].ops) scratch_op_[o] = 0;
+    for (const auto& sg : c.repl)
+      for (OpId o : sg.ops) scratch_op_[o] = 0;
+  }
+  if (ok && !availabilityOk(c, rc, next)) { ok = false; rule = "V5"; }
+  if (ok && !valid_) {
+    // The current schedule is invalid somewhere else: only a full check can tell.
+    Schedule copy = s_;
+    copy.subgraphs.erase(copy.subgraphs.begin() + a, copy.subgraphs.begin() + end);
+    copy.subgraphs.insert(copy.subgraphs.begin() + a, c.repl.begin(), c.repl.end());
+    Evaluation ev = evaluateSchedule(p_, copy, m_);
+    if (!ev.valid) { ok = false; rule = "full"; }
+  }
+  d.valid = ok;
+  d.rule = rule;
+  d.total = total;
+  d.delta = total - total_;
+  return d;
+}
+
+void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
+  const int a = c.first, end = c.first + c.count;
+  s_.subgraphs.erase(s_.subgraphs.begin() + a, s_.subgraphs.begin() + end);
+  s_.subgraphs.insert(s_.subgraphs.begin() + a, c.repl.begin(), c.repl.end());
+  infos_.erase(infos_.begin() + a, infos_.begin() + end);
+  lat_.erase(lat_.begin() + a, lat_.begin() + end);
+  for (size_t i = 0; i < c.repl.size(); ++i) {
+    int at = a + static_cast<int>(i);
+    infos_.insert(infos_.begin() + at, cost(s_.subgraphs[at], retainedInto(at)));
+    lat_.insert(lat_.begin() + at, infos_[at].latency);
+  }
+  int nx = a + static_cast<int>(c.repl.size());
+  if (nx < size()) {
+    infos_[nx] = cost(s_.subgraphs[nx], retainedInto(nx));
+    lat_[nx] = infos_[nx].latency;
+  }
+  rebuildIndex();
+  total_ = 0;
+  for (double l : lat_) total_ += l;
+  valid_ = d.valid;
+#ifndef NDEBUG
+  assert(checkAgainstFull() && "incremental evaluation disagrees with the full evaluator");
+#endif
+}
+
+bool IncrementalEvaluator::checkAgainstFull() const {
+  Evaluation ev = evaluateSchedule(p_, s_, m_);
+  if (ev.valid != valid_) return false;
+  double tol = 1e-9 * std::max(1.0, std::abs(ev.total));
+  return std::abs(ev.total - total_) <= tol;
+}
+
+}  // namespace mlsys

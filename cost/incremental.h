@@ -1,0 +1,110 @@
+// Incremental schedule evaluation for the search: price a proposed change in microseconds,
+// exactly as the full evaluator would, without mutating the schedule; then apply it.
+//
+// Every move is expressed as a Change: replace the subgraphs [first, first+count) by `repl`.
+// Only the replaced subgraphs and the one after them (whose retained-in set may change) are
+// re-costed; availability (V5), coverage (V2) and graph outputs (V7) are re-checked only for
+// the tensors and ops the change touches. Subgraph costs are memoised in a bounded cache keyed
+// by everything that determines them (ops, granularity, traversal, retained in and out).
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "cost/evaluator.h"
+
+namespace mlsys {
+
+struct Change {
+  int first = 0;
+  int count = 0;
+  std::vector<SubgraphSched> repl;
+};
+
+struct DeltaEval {
+  bool valid = false;
+  const char* rule = "";   // first violated rule (static string), "" if valid
+  double total = 0;        // new total latency (valid or not: sum of the priced parts)
+  double delta = 0;        // total - current total
+  std::vector<double> repl_lat;
+  double next_lat = 0;     // new latency of the subgraph after the range (if any)
+};
+
+// What the search needs to know about one priced subgraph.
+struct CachedCost {
+  bool valid = false;
+  const char* rule = "";
+  double latency = 0;
+  i64 peak_ws = 0;
+  std::vector<TensorId> written;   // O(S) minus retained
+  std::vector<TensorId> boundary;  // boundary inputs
+};
+
+// Bounded memo of subgraph costs. Owned by one worker (no locking). When full, the older half
+// generation is dropped (a two-generation approximation of LRU).
+class CostCache {
+ public:
+  explicit CostCache(size_t capacity = 1 << 16) : cap_(capacity) {}
+  const CachedCost* find(uint64_t h, const std::vector<i64>& key);
+  const CachedCost& insert(uint64_t h, std::vector<i64> key, CachedCost c);
+  uint64_t hits = 0, misses = 0;
+  size_t size() const { return cur_.size() + old_.size(); }
+  void clear() { cur_.clear(); old_.clear(); }
+
+ private:
+  struct Entry {
+    std::vector<i64> key;
+    CachedCost cost;
+  };
+  size_t cap_;
+  std::unordered_multimap<uint64_t, Entry> cur_, old_;
+};
+
+class IncrementalEvaluator {
+ public:
+  IncrementalEvaluator(const Problem& p, const ModelOptions& m, size_t cache_capacity = 1 << 16);
+
+  // Full (re)initialisation from a schedule.
+  void reset(const Schedule& s);
+  const Schedule& schedule() const { return s_; }
+  double total() const { return total_; }
+  bool valid() const { return valid_; }
+  int size() const { return static_cast<int>(s_.subgraphs.size()); }
+  double latency(int i) const { return lat_[i]; }
+  const CachedCost& info(int i) const { return infos_[i]; }
+  const std::vector<TensorId>& retainedInto(int i) const;
+
+  // Prices a change without mutating the schedule.
+  DeltaEval evaluate(const Change& c);
+  // Commits a change priced by evaluate(). In debug builds, asserts the result equals the full
+  // evaluator's (total and validity).
+  void apply(const Change& c, const DeltaEval& d);
+
+  // Cost of one subgraph in context (cached).
+  const CachedCost& cost(const SubgraphSched& sg, const std::vector<TensorId>& rin);
+
+  CostCache& cache() { return cache_; }
+  const Problem& problem() const { return p_; }
+  const ModelOptions& model() const { return m_; }
+  bool checkAgainstFull() const;  // recomputes with the full evaluator and compares
+
+ private:
+  void rebuildIndex();
+  bool availabilityOk(const Change& c, const std::vector<const CachedCost*>& rc, const CachedCost* next) const;
+
+  const Problem& p_;
+  ModelOptions m_;
+  CostCache cache_;
+  Schedule s_;
+  std::vector<double> lat_;
+  std::vector<CachedCost> infos_;  // owned copies (cache entries may be evicted)
+  double total_ = 0;
+  bool valid_ = false;
+  // Index for incremental V2/V5/V7: per op occurrence counts; per tensor the sorted subgraph
+  // indices that write it and that read it as a boundary input.
+  std::vector<int> op_count_;
+  std::vector<std::vector<int>> writers_, readers_;
+  mutable std::vector<int> scratch_op_, scratch_t_;
+};
+
+}  // namespace mlsys

@@ -1,0 +1,139 @@
+#include "engine/config.h"
+
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cost/json_util.h"
+#include "cost/types.h"
+#include "moves/move.h"
+
+namespace mlsys {
+namespace {
+
+struct Ctx {
+  std::string name;
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& why) const {
+    std::string where = n.Mark().line >= 0 ? "line " + std::to_string(n.Mark().line + 1) + ": " : "";
+    throw InputError(name + ": " + where + key + ": " + why);
+  }
+};
+
+double num(const Ctx& c, const YAML::Node& n, const std::string& key, double lo, double hi) {
+  double v;
+  try {
+    v = n.as<double>();
+  } catch (const YAML::Exception&) {
+    c.fail(n, key, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "\"");
+  }
+  if (!(v >= lo && v <= hi))
+    c.fail(n, key, "value " + formatDouble(v) + " is out of range [" + formatDouble(lo) + ", " + formatDouble(hi) + "]");
+  return v;
+}
+
+void checkKeys(const Ctx& c, const YAML::Node& m, const std::string& section, const std::vector<std::string>& known) {
+  if (!m.IsMap()) c.fail(m, section, "expected a mapping");
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    std::string k = it->first.as<std::string>();
+    bool ok = false;
+    for (const auto& x : known) ok |= x == k;
+    if (!ok) {
+      std::string list;
+      for (const auto& x : known) list += (list.empty() ? "" : ", ") + x;
+      c.fail(it->first, (section.empty() ? "" : section + ".") + k, "unknown key (known: " + list + ")");
+    }
+  }
+}
+
+}  // namespace
+
+SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
+  SearchConfig cfg;
+  Ctx c{name};
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (root.IsNull()) return cfg;
+  checkKeys(c, root, "", {"search", "sa", "beam", "pool", "cache", "model"});
+  if (auto s = root["search"]) {
+    checkKeys(c, s, "search", {"workers", "log_interval_s", "write_interval_s", "margin_s"});
+    if (auto w = s["workers"]) {
+      if (!w.IsSequence() || w.size() == 0) c.fail(w, "search.workers", "expected a non-empty list of worker kinds (sa, beam)");
+      cfg.workers.clear();
+      for (const auto& x : w) {
+        std::string k = x.as<std::string>();
+        if (k != "sa" && k != "beam") c.fail(x, "search.workers", "unknown worker kind \"" + k + "\" (known: sa, beam)");
+        cfg.workers.push_back(k);
+      }
+    }
+    if (s["log_interval_s"]) cfg.log_interval_s = num(c, s["log_interval_s"], "search.log_interval_s", 0.01, 3600);
+    if (s["write_interval_s"]) cfg.write_interval_s = num(c, s["write_interval_s"], "search.write_interval_s", 0, 60);
+    if (s["margin_s"]) cfg.margin_s = num(c, s["margin_s"], "search.margin_s", 0, 60);
+  }
+  if (auto s = root["sa"]) {
+    checkKeys(c, s, "sa", {"t0", "t1", "restart_after", "sync_every", "moves"});
+    if (s["t0"]) cfg.sa_t0 = num(c, s["t0"], "sa.t0", 0, 1);
+    if (s["t1"]) cfg.sa_t1 = num(c, s["t1"], "sa.t1", 0, 1);
+    if (s["restart_after"]) cfg.sa_restart_after = static_cast<long>(num(c, s["restart_after"], "sa.restart_after", 1, 1e12));
+    if (s["sync_every"]) cfg.sa_sync_every = static_cast<long>(num(c, s["sync_every"], "sa.sync_every", 1, 1e12));
+    if (auto mv = s["moves"]) {
+      checkKeys(c, mv, "sa.moves", moveNames());
+      for (auto it = mv.begin(); it != mv.end(); ++it) {
+        std::string k = it->first.as<std::string>();
+        cfg.move_weights[k] = num(c, it->second, "sa.moves." + k, 0, 1e6);
+      }
+    }
+  }
+  if (auto s = root["beam"]) {
+    checkKeys(c, s, "beam", {"width", "max_segment", "time_share"});
+    if (s["width"]) cfg.beam_width = static_cast<int>(num(c, s["width"], "beam.width", 1, 1024));
+    if (s["max_segment"]) cfg.beam_max_segment = static_cast<int>(num(c, s["max_segment"], "beam.max_segment", 1, 64));
+    if (s["time_share"]) cfg.beam_time_share = num(c, s["time_share"], "beam.time_share", 0, 1);
+  }
+  if (auto s = root["pool"]) {
+    checkKeys(c, s, "pool", {"size"});
+    if (s["size"]) cfg.pool_size = static_cast<int>(num(c, s["size"], "pool.size", 1, 1024));
+  }
+  if (auto s = root["cache"]) {
+    checkKeys(c, s, "cache", {"entries"});
+    if (s["entries"]) cfg.cache_entries = static_cast<long>(num(c, s["entries"], "cache.entries", 1024, 1e8));
+  }
+  if (auto s = root["model"]) {
+    checkKeys(c, s, "model", {"matmul_compute"});
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      try {
+        cfg.model.set(it->first.as<std::string>(), it->second.as<std::string>());
+      } catch (const InputError& e) {
+        c.fail(it->second, "model." + it->first.as<std::string>(), e.what());
+      }
+    }
+  }
+  double wsum = 0;
+  for (const auto& [k, w] : cfg.move_weights) wsum += w;
+  if (wsum <= 0) throw InputError(name + ": sa.moves: all move weights are zero");
+  return cfg;
+}
+
+SearchConfig loadConfig(const std::string& path) {
+  return loadConfigText(readTextFile(path, "config"), "config '" + path + "'");
+}
+
+std::string configToYaml(const SearchConfig& c) {
+  std::ostringstream os;
+  os << "search:\n  workers: [";
+  for (size_t i = 0; i < c.workers.size(); ++i) os << (i ? ", " : "") << c.workers[i];
+  os << "]\n  log_interval_s: " << formatDouble(c.log_interval_s) << "\n  write_interval_s: " << formatDouble(c.write_interval_s)
+     << "\n  margin_s: " << formatDouble(c.margin_s) << "\nsa:\n  t0: " << formatDouble(c.sa_t0) << "\n  t1: " << formatDouble(c.sa_t1)
+     << "\n  restart_after: " << c.sa_restart_after << "\n  sync_every: " << c.sa_sync_every << "\n  moves:\n";
+  for (const auto& [k, w] : c.move_weights) os << "    " << k << ": " << formatDouble(w) << "\n";
+  os << "beam:\n  width: " << c.beam_width << "\n  max_segment: " << c.beam_max_segment
+     << "\n  time_share: " << formatDouble(c.beam_time_share) << "\npool:\n  size: " << c.pool_size
+     << "\ncache:\n  entries: " << c.cache_entries << "\nmodel:\n  matmul_compute: "
+     << (c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth") << "\n";
+  return os.str();
+}
+
+}  // namespace mlsys

@@ -1,0 +1,43 @@
+// Search configuration: plain structs with defaults, loaded strictly from YAML (unknown keys and
+// bad values are errors naming the key and line), overridden by CLI flags.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cost/model.h"
+
+namespace mlsys {
+
+struct SearchConfig {
+  // search:
+  std::vector<std::string> workers = {"beam", "sa"};  // kinds assigned to threads round-robin
+  double log_interval_s = 2.0;    // progress line period on stderr
+  double write_interval_s = 0.1;  // at most one output write per interval (<= 10 writes/s)
+  double margin_s = 0.15;         // stop searching this long before the deadline
+  // sa:
+  double sa_t0 = 0.002;            // start temperature, as a fraction of the current latency
+  double sa_t1 = 0.00001;          // end temperature (same unit)
+  long sa_restart_after = 20000;   // evaluations without improvement before a restart from the pool
+  long sa_sync_every = 2000;       // evaluations between offers to the pool
+  std::map<std::string, double> move_weights = {
+      {"merge", 3}, {"split", 1}, {"move-op", 2}, {"recompute", 1}, {"uncompute", 1},
+      {"granularity", 4}, {"traversal", 1}, {"retain", 2}, {"reorder", 0.5}};
+  // beam:
+  int beam_width = 4;           // partial schedules kept per position
+  int beam_max_segment = 8;     // ops per subgraph considered by the beam
+  double beam_time_share = 0.35;  // fraction of the budget a beam worker may use before SA
+  // pool:
+  int pool_size = 8;
+  // cache:
+  long cache_entries = 1 << 16;  // per worker
+  ModelOptions model;
+};
+
+// Loads `path` over the defaults. Throws InputError("config 'x.yaml': line 7: unknown key
+// \"sa.tempX\" (known: ...)").
+SearchConfig loadConfig(const std::string& path);
+SearchConfig loadConfigText(const std::string& yaml, const std::string& name = "config");
+std::string configToYaml(const SearchConfig& c);
+
+}  // namespace mlsys

@@ -1,0 +1,43 @@
+// Moves: each proposes a Change to the current schedule (never mutating it). The search prices
+// the change with IncrementalEvaluator::evaluate() and commits it with apply().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cost/incremental.h"
+
+namespace mlsys {
+
+using Rng = std::mt19937_64;
+
+inline uint64_t randBelow(Rng& r, uint64_t n) { return n ? r() % n : 0; }
+inline double rand01(Rng& r) { return static_cast<double>(r() >> 11) * (1.0 / 9007199254740992.0); }
+
+class Move {
+ public:
+  virtual ~Move() = default;
+  virtual const char* name() const = 0;
+  // Whether the move can ever apply to this problem (e.g. k-moves need a MatMul).
+  virtual bool supports(const Problem&) const { return true; }
+  // Proposes a random neighbour; false if none applies at the picked place.
+  virtual bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) = 0;
+};
+
+// Registry: name -> factory. Names: merge, split, move-op, recompute, uncompute, granularity,
+// traversal, retain, reorder.
+std::unique_ptr<Move> makeMove(const std::string& name);
+const std::vector<std::string>& moveNames();
+
+// Shared helpers.
+// Best valid granularity among a few cheap variants of sg.gran (clamped k, halvings); false if
+// none is valid. Updates sg.gran.
+bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin);
+// Ops of `ops` with duplicates removed (first occurrence kept).
+std::vector<OpId> uniqueOps(const std::vector<OpId>& ops);
+// Keeps only retained tensors that the subgraph produces and that are not graph outputs.
+void pruneRetain(const Problem& p, SubgraphSched& sg);
+
+}  // namespace mlsys

@@ -1,0 +1,49 @@
+// The move kinds (one .cpp each). See move.h for the contract.
+#pragma once
+#include "moves/move.h"
+
+namespace mlsys {
+
+// Partition moves.
+struct MergeMove : Move {  // fuse subgraph s with s+1 (they must share a tensor)
+  const char* name() const override { return "merge"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+struct SplitMove : Move {  // cut a subgraph's op list in two
+  const char* name() const override { return "split"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+struct MoveOpMove : Move {  // move a boundary op to the neighbouring subgraph
+  const char* name() const override { return "move-op"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+struct RecomputeMove : Move {  // duplicate a producer into a consumer's subgraph
+  const char* name() const override { return "recompute"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+struct UncomputeMove : Move {  // remove a duplicated op from one of its subgraphs
+  const char* name() const override { return "uncompute"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+struct ReorderMove : Move {  // move a subgraph right after the producer of one of its inputs
+  const char* name() const override { return "reorder"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+// Granularity: change w, h or k to another valid value (any integer in range, biased to
+// divisors and powers of two).
+struct GranularityMove : Move {
+  const char* name() const override { return "granularity"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+// Traversal: raster, row-snake, column-snake, or a local swap of a custom order.
+struct TraversalMove : Move {
+  const char* name() const override { return "traversal"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+// Retention: retain / stop retaining an output of s into s+1.
+struct RetainMove : Move {
+  const char* name() const override { return "retain"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+
+}  // namespace mlsys

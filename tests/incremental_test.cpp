@@ -1,0 +1,134 @@
+// Differential tests: the incremental evaluator and the step-class fast path must agree with
+// the full step-walking evaluator exactly (validity) and to 1e-9 relative (totals).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "engine/construct.h"
+#include "moves/move.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+// Number of random moves per benchmark; MLSYS_DIFF_MOVES overrides (the large run by hand).
+int movesPerInstance() {
+  const char* e = std::getenv("MLSYS_DIFF_MOVES");
+  return e ? std::atoi(e) : 9000;
+}
+
+struct DiffStats {
+  long evaluated = 0, applied = 0, mismatches = 0;
+};
+
+void runDifferential(const Problem& p, uint64_t seed, int moves, DiffStats& st) {
+  ModelOptions m;
+  IncrementalEvaluator ev(p, m, 4096);
+  ev.reset(baselineSchedule(p, m));
+  ASSERT_TRUE(ev.valid());
+  Rng rng(seed);
+  std::vector<std::unique_ptr<Move>> ms;
+  for (const auto& n : moveNames()) ms.push_back(makeMove(n));
+  for (int i = 0; i < moves; ++i) {
+    Move& mv = *ms[randBelow(rng, ms.size())];
+    Change c;
+    if (!mv.propose(ev, rng, c)) continue;
+    DeltaEval d = ev.evaluate(c);
+    ++st.evaluated;
+    // Check the verdict against the full evaluator on the changed schedule.
+    Schedule after = ev.schedule();
+    after.subgraphs.erase(after.subgraphs.begin() + c.first, after.subgraphs.begin() + c.first + c.count);
+    after.subgraphs.insert(after.subgraphs.begin() + c.first, c.repl.begin(), c.repl.end());
+    if (i % 7 == 0 || d.valid) {
+      Evaluation full = evaluateSchedule(p, after, m, (i % 3 == 0) ? CostMethod::Walk : CostMethod::Auto);
+      bool agree = full.valid == d.valid;
+      if (agree && d.valid) agree = std::abs(full.total - d.total) <= 1e-9 * std::max(1.0, full.total);
+      if (!agree) {
+        ++st.mismatches;
+        ADD_FAILURE() << p.name << " move " << mv.name() << " #" << i << ": incremental valid=" << d.valid << " ("
+                      << d.rule << ") total=" << d.total << " vs full valid=" << full.valid << " (" << full.rule
+                      << ": " << full.reason << ") total=" << full.total;
+        if (st.mismatches > 5) return;
+      }
+    }
+    // Accept valid moves that are not much worse, so the walk explores.
+    if (d.valid && (d.delta <= 0 || rand01(rng) < 0.3)) {
+      ev.apply(c, d);
+      ++st.applied;
+      if (!ev.checkAgainstFull()) {
+        ++st.mismatches;
+        ADD_FAILURE() << p.name << ": state after apply disagrees with the full evaluator";
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Incremental, RandomMovesMatchFullEvaluatorOnSharedBenchmarks) {
+  auto files = test::sharedBenchmarks();
+  if (files.empty()) GTEST_SKIP() << "../shared/benchmarks not found: differential test on contest instances skipped";
+  DiffStats st;
+  for (const auto& f : files) {
+    Problem p = parseProblemFile(f);
+    runDifferential(p, 12345, movesPerInstance(), st);
+  }
+  std::cout << "differential: " << st.evaluated << " moves evaluated, " << st.applied << " applied, "
+            << st.mismatches << " mismatches\n";
+  EXPECT_EQ(st.mismatches, 0);
+  EXPECT_GT(st.evaluated, 1000);
+}
+
+TEST(Incremental, RandomMovesMatchOnShippedInstances) {
+  DiffStats st;
+  for (const char* rel : {"examples/ex3.json", "examples/ex5.json", "examples/ex2.json"}) {
+    std::string path = test::instancePath(rel);
+    if (test::readText(path).empty()) continue;
+    runDifferential(parseProblemFile(path), 7, 3000, st);
+  }
+  EXPECT_EQ(st.mismatches, 0);
+}
+
+// The step-class fast path equals the step walk on random subgraphs of every benchmark,
+// for every traversal kind and many granularities (including non-divisors).
+TEST(FastPath, EqualsWalkOnRandomSubgraphs) {
+  auto files = test::sharedBenchmarks();
+  if (files.empty()) GTEST_SKIP() << "../shared/benchmarks not found";
+  Rng rng(99);
+  long compared = 0;
+  for (const auto& f : files) {
+    Problem p = parseProblemFile(f);
+    ModelOptions m;
+    for (int trial = 0; trial < 300; ++trial) {
+      // A random connected chain of 1-4 ops following consumers.
+      std::vector<OpId> ops = {static_cast<OpId>(randBelow(rng, p.numOps()))};
+      for (int e = 0; e < 3 && rand01(rng) < 0.6; ++e) {
+        const auto& outs = p.ops[ops.back()].outputs;
+        const auto& cons = p.consumers[outs[0]];
+        if (cons.empty()) break;
+        OpId c = cons[randBelow(rng, cons.size())];
+        if (std::find(ops.begin(), ops.end(), c) != ops.end()) break;
+        ops.push_back(c);
+      }
+      std::sort(ops.begin(), ops.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+      Granularity g{1 + static_cast<i64>(randBelow(rng, 128)), 1 + static_cast<i64>(randBelow(rng, 128)),
+                    1 + static_cast<i64>(randBelow(rng, 128))};
+      if (rand01(rng) < 0.5) g = {128 >> randBelow(rng, 4), 128 >> randBelow(rng, 4), 128 >> randBelow(rng, 5)};
+      SubgraphPlan pl = planSubgraph(p, m, ops, g, {}, {});
+      if (!pl.valid || pl.steps() > 200000) continue;
+      for (TraversalKind k : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+        SubgraphCost a = costSubgraph(p, pl, {k, {}}, CostMethod::Fast);
+        SubgraphCost b = costSubgraph(p, pl, {k, {}}, CostMethod::Walk);
+        ASSERT_EQ(a.num, b.num) << p.name << " ops " << ops.size() << " g=[" << g.w << "," << g.h << "," << g.k
+                                << "] trav " << traversalName(k);
+        ASSERT_EQ(a.peak_ws, b.peak_ws);
+        ASSERT_EQ(a.compute_bound_steps, b.compute_bound_steps);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
