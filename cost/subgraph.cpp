@@ -374,10 +374,29 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
   pl.produced = s.produced;
   pl.ntw = (pl.W + g.w - 1) / g.w;
   pl.nth = (pl.H + g.h - 1) / g.h;
-  // The closed form needs one template per tensor.
-  for (size_t a = 0; a < pl.slices.size(); ++a)
-    for (size_t b = a + 1; b < pl.slices.size(); ++b)
-      if (pl.slices[a].t == pl.slices[b].t) pl.fast_ok = false;
+  // The closed form prices one representative step per class; that is exact when, for every
+  // two templates of one tensor, whether they coincide is the same in every step. Per axis the
+  // two interval kinds are equal ("always"), decided by the grid ("always"/"never": a Full axis
+  // against a kind with one interval or several), or value-dependent ("maybe", e.g. rows vs
+  // k-strip). A pair is safe if some axis is "never" or no axis is "maybe".
+  auto count = [&](Ext e) { return e == Ext::Rho ? pl.nth : e == Ext::Gamma ? pl.ntw : pl.nk; };
+  auto extent = [&](Ext e) { return e == Ext::Rho ? pl.H : e == Ext::Gamma ? pl.W : pl.Kacc; };
+  enum Rel { Always, Never, Maybe };
+  auto rel = [&](Ext x, Ext y, i64 dim) {
+    if (x == y) return Always;
+    if (y == Ext::Full) std::swap(x, y);
+    if (x != Ext::Full) return Maybe;
+    if (count(y) > 1) return Never;
+    return extent(y) == dim ? Always : Never;
+  };
+  for (size_t a = 0; a < pl.slices.size() && pl.fast_ok; ++a)
+    for (size_t b = a + 1; b < pl.slices.size(); ++b) {
+      const SliceTpl &x = pl.slices[a], &y = pl.slices[b];
+      if (x.t != y.t) continue;
+      Rel r1 = rel(x.rk, y.rk, p.heights[x.t]), r2 = rel(x.ck, y.ck, p.widths[x.t]);
+      if (r1 == Never || r2 == Never) continue;
+      if (r1 == Maybe || r2 == Maybe) { pl.fast_ok = false; break; }
+    }
   (void)extName;
   return pl;
 }
@@ -450,10 +469,23 @@ void snakeClasses(i64 R, i64 C, Add add) {
   }
 }
 
-SubgraphCost fastCost(const Problem& p, const SubgraphPlan& pl, TraversalKind kind) {
+// Any explicit order: classify each transition by which of row/column changed.
+void orderClasses(const std::vector<int32_t>& order, i64 R, i64 C, TileClasses& tc) {
+  i64 pr = -1, pc = -1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    i64 r = order[i] / C, c = order[i] % C;
+    tc.add(r == R - 1, c == C - 1, i > 0 && r != pr, i > 0 && c != pc, i == 0, 1);
+    pr = r;
+    pc = c;
+  }
+}
+
+SubgraphCost fastCost(const Problem& p, const SubgraphPlan& pl, const Traversal& trav) {
   TileClasses tc;
   const i64 R = pl.nth, C = pl.ntw;
-  if (kind == TraversalKind::Raster) rasterClasses(R, C, tc);
+  const TraversalKind kind = trav.kind;
+  if (kind == TraversalKind::Custom) orderClasses(trav.order, R, C, tc);
+  else if (kind == TraversalKind::Raster) rasterClasses(R, C, tc);
   else if (kind == TraversalKind::RowSnake)
     snakeClasses(R, C, [&](bool rl, bool cl, bool dr, bool dc, bool f, i64 n) { tc.add(rl, cl, dr, dc, f, n); });
   else
@@ -515,8 +547,8 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
       return sc;
     }
   }
-  bool useFast = method != CostMethod::Walk && pl.fast_ok && trav.kind != TraversalKind::Custom;
-  if (useFast) sc = fastCost(p, pl, trav.kind);
+  bool useFast = method != CostMethod::Walk && pl.fast_ok;
+  if (useFast) sc = fastCost(p, pl, trav);
   else sc = walk(p, pl, traversalOrder(trav, pl.ntw, pl.nth));
   sc.den = pl.D * p.bandwidth;
   sc.steps = pl.steps();

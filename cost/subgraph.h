@@ -5,8 +5,9 @@
 // V8, V9, E2, A-6) and reduces the step semantics of E3/W1/L3-L5 to a small "plan": the slice
 // templates each step loads (a tensor plus, per axis, which interval of the step it covers),
 // the compute coefficients and the per-tile store. costSubgraph() then prices the plan either
-// by walking every step (the oracle) or, for raster and snake traversals, by evaluating one
-// representative step per step class and multiplying by the class size (exact, same code).
+// by walking every step (the oracle) or by evaluating one representative step per step class
+// (first tile, same row, row change, first/middle/last k-step, edge tiles) and multiplying by
+// the class size. Exact: within a class the slices reloaded and their sizes are identical.
 //
 // Latencies are exact rationals: a subgraph with denominator D (K of its accumulating MatMul,
 // N under native_depth, 1 without MatMul) has step latencies max(c/D, m/B) = max(c*B, m*D)/(D*B).
@@ -81,8 +82,8 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
                           const std::vector<TensorId>& retained_out);
 
 // Prices a plan. Invalid plans, invalid traversals (V10) and capacity overflow (V11) give
-// valid=false with the rule and reason. CostMethod::Fast falls back to the walk where the
-// closed form does not apply (custom orders, a tensor with two slice templates).
+// valid=false with the rule and reason. CostMethod::Fast/Auto fall back to the walk only where
+// the classes are not exact (a tensor with two slice templates that may coincide by value).
 SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& plan, const Traversal& trav,
                           CostMethod method = CostMethod::Auto);
 

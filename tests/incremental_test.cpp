@@ -98,20 +98,24 @@ TEST(FastPath, EqualsWalkOnRandomSubgraphs) {
   auto files = test::sharedBenchmarks();
   if (files.empty()) GTEST_SKIP() << "../shared/benchmarks not found";
   Rng rng(99);
-  long compared = 0;
+  long compared = 0, sharedTensor = 0;
   for (const auto& f : files) {
     Problem p = parseProblemFile(f);
     ModelOptions m;
-    for (int trial = 0; trial < 300; ++trial) {
-      // A random connected chain of 1-4 ops following consumers.
+    for (int trial = 0; trial < 400; ++trial) {
+      // A random connected set of 1-5 ops: grow through consumers of produced tensors or
+      // producers of consumed ones (so fan-out and shared inputs occur).
       std::vector<OpId> ops = {static_cast<OpId>(randBelow(rng, p.numOps()))};
-      for (int e = 0; e < 3 && rand01(rng) < 0.6; ++e) {
-        const auto& outs = p.ops[ops.back()].outputs;
-        const auto& cons = p.consumers[outs[0]];
-        if (cons.empty()) break;
-        OpId c = cons[randBelow(rng, cons.size())];
-        if (std::find(ops.begin(), ops.end(), c) != ops.end()) break;
-        ops.push_back(c);
+      for (int e = 0; e < 4 && rand01(rng) < 0.7; ++e) {
+        OpId from = ops[randBelow(rng, ops.size())];
+        std::vector<OpId> nb;
+        for (TensorId t : p.ops[from].outputs)
+          for (OpId c : p.consumers[t]) nb.push_back(c);
+        for (TensorId t : p.ops[from].inputs)
+          if (p.producer[t] >= 0) nb.push_back(p.producer[t]);
+        if (nb.empty()) break;
+        OpId c = nb[randBelow(rng, nb.size())];
+        if (std::find(ops.begin(), ops.end(), c) == ops.end()) ops.push_back(c);
       }
       std::sort(ops.begin(), ops.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
       Granularity g{1 + static_cast<i64>(randBelow(rng, 128)), 1 + static_cast<i64>(randBelow(rng, 128)),
@@ -127,8 +131,24 @@ TEST(FastPath, EqualsWalkOnRandomSubgraphs) {
         ASSERT_EQ(a.peak_ws, b.peak_ws);
         ASSERT_EQ(a.compute_bound_steps, b.compute_bound_steps);
         ++compared;
+        if (pl.tiles() >= 2 && pl.tiles() <= 400) {
+          // A random explicit order is classified tile by tile.
+          Traversal cu{TraversalKind::Custom, traversalOrder({k, {}}, pl.ntw, pl.nth)};
+          std::shuffle(cu.order.begin(), cu.order.end(), rng);
+          SubgraphCost c1 = costSubgraph(p, pl, cu, CostMethod::Fast), c2 = costSubgraph(p, pl, cu, CostMethod::Walk);
+          ASSERT_EQ(c1.num, c2.num) << p.name << " custom order";
+          ASSERT_EQ(c1.peak_ws, c2.peak_ws);
+        }
+        if (a.fast) {
+          for (size_t x = 0; x < pl.slices.size(); ++x)
+            for (size_t y = x + 1; y < pl.slices.size(); ++y)
+              if (pl.slices[x].t == pl.slices[y].t) ++sharedTensor;
+        }
       }
     }
   }
   EXPECT_GT(compared, 1000);
+  // The closed form was exercised on subgraphs where one tensor has two slice templates.
+  EXPECT_GT(sharedTensor, 3);
+  std::cout << "fast vs walk: " << compared << " comparisons, " << sharedTensor << " with a shared tensor\n";
 }
