@@ -208,8 +208,9 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
   so.model_set = r.count("model") > 0;
+  SearchConfig cfg = resolveConfig(so);  // config errors before any work
   if (r.count("print-config")) {
-    std::cout << configToYaml(resolveConfig(so));
+    std::cout << configToYaml(cfg);
     return 0;
   }
   Problem p = parseProblemFile(files[0]);

@@ -26,7 +26,7 @@ struct SearchConfig {
   // beam:
   int beam_width = 4;           // partial schedules kept per position
   int beam_max_segment = 8;     // ops per subgraph considered by the beam
-  double beam_time_share = 0.35;  // fraction of the budget a beam worker may use before SA
+  double beam_time_share = 0.35;  // no further beam pass after this fraction of the budget
   // pool:
   int pool_size = 8;
   // cache:

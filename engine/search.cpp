@@ -322,7 +322,7 @@ class Worker {
     std::vector<std::vector<OpId>> orders = {chainTopoOrder(sh_.p), sh_.p.topo};
     if (orders[0] == orders[1]) orders.pop_back();
     for (const auto& order : orders) {
-      if (sh_.stopNow()) return;
+      if (sh_.stopNow() || (bestLocal_ >= 0 && sh_.fraction() > sh_.cfg.beam_time_share)) return;
       Schedule s;
       double lat = 0;
       if (!beamConstruct(sh_.p, sh_.cfg.model, sh_.cfg, order, sh_.dl, ev_, s, lat)) continue;

@@ -1,0 +1,121 @@
+// End-to-end tests of `mlsys solve`: determinism, signals, configs, the contest form.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/config.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+std::string smallInstance() {
+  // Example 5 of the spec: two chained MatMuls (fusion with split-K pays off).
+  std::string path = test::tempPath("ex5.json");
+  test::writeText(path, R"({"widths":[128,128,128,128,128],"heights":[128,128,128,128,128],
+    "inputs":[[0,1],[3,2]],"outputs":[[3],[4]],"base_costs":[2000,2000],"op_types":["MatMul","MatMul"],
+    "fast_memory_capacity":45000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+  return path;
+}
+
+std::string benchOr(const std::string& stem) {
+  for (const auto& f : test::sharedBenchmarks())
+    if (std::filesystem::path(f).stem() == stem) return f;
+  return "";
+}
+
+}  // namespace
+
+TEST(Solve, SeededSingleThreadRunsAreByteIdentical) {
+  std::string p = benchOr("mlsys-2026-13");
+  if (p.empty()) p = smallInstance();
+  std::string a = test::tempPath("det_a.json"), b = test::tempPath("det_b.json");
+  for (const auto& out : {a, b}) {
+    auto r = test::runMlsys({"solve", p, out, "--threads", "1", "--seed", "5", "--max-evals", "3000", "--seconds", "60", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string ta = test::readText(a), tb = test::readText(b);
+  ASSERT_FALSE(ta.empty());
+  EXPECT_EQ(ta, tb);
+  EXPECT_EQ(test::runMlsys({"evaluate", p, a}).exit_code, 0);
+}
+
+TEST(Solve, FindsTheSplitKFusionOnExample5) {
+  std::string p = smallInstance(), out = test::tempPath("ex5_out.json");
+  auto r = test::runMlsys({"solve", p, out, "--seconds", "1", "--threads", "1", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto e = test::runMlsys({"evaluate", p, out, "--json"});
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  // 5B (6915.2) or better; the unfused baseline costs 2 x 3276.8 + ... > 6915.2.
+  Problem prob = parseProblemFile(p);
+  Evaluation ev = evaluateSchedule(prob, parseScheduleFile(out, prob), ModelOptions{});
+  ASSERT_TRUE(ev.valid);
+  EXPECT_LE(ev.total, 6915.2);
+}
+
+TEST(Solve, SigtermLeavesAValidScheduleAndExits143) {
+  std::string p = benchOr("mlsys-2026-21");
+  if (p.empty()) p = smallInstance();
+  for (const char* delay : {"0.15", "0.6", "1.5"}) {
+    std::string out = test::tempPath(std::string("term_") + delay + ".json");
+    std::string cmd = std::string("timeout -s TERM ") + delay + " '" + MLSYS_BIN + "' solve '" + p + "' '" + out +
+                      "' --seconds 30 --threads 2 -q >/dev/null 2>&1";
+    int st = std::system(cmd.c_str());
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    EXPECT_EQ(code, 124) << "timeout reports 124 when it had to signal the process";
+    auto e = test::runMlsys({"evaluate", p, out});
+    EXPECT_EQ(e.exit_code, 0) << "after SIGTERM at " << delay << " s: " << e.out << e.err;
+  }
+  // Our own exit code on SIGTERM is 128 + 15.
+  std::string out = test::tempPath("term_rc.json"), script = test::tempPath("term_rc.sh");
+  test::writeText(script, std::string("'") + MLSYS_BIN + "' solve '" + p + "' '" + out +
+                              "' --seconds 30 -q & pid=$!\nsleep 0.5\nkill -TERM $pid\nwait $pid\n");
+  int st = std::system(("bash '" + script + "'").c_str());
+  EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 143);
+  EXPECT_EQ(test::runMlsys({"evaluate", p, out}).exit_code, 0);
+}
+
+TEST(Solve, ContestFormWritesAValidSchedule) {
+  std::string p = smallInstance(), out = test::tempPath("contest_out.json");
+  auto r = test::runMlsys({p, out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::runMlsys({"evaluate", p, out}).exit_code, 0);
+}
+
+TEST(Config, UnknownKeyNamesKeyAndLine) {
+  try {
+    loadConfigText("sa:\n  t0: 0.1\n  tempX: 3\n", "cfg");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("line 3"), std::string::npos) << m;
+    EXPECT_NE(m.find("sa.tempX"), std::string::npos) << m;
+  }
+}
+
+TEST(Config, BadValuesAreErrors) {
+  EXPECT_THROW(loadConfigText("beam:\n  width: -3\n"), InputError);
+  EXPECT_THROW(loadConfigText("sa:\n  t0: hot\n"), InputError);
+  EXPECT_THROW(loadConfigText("search:\n  workers: [sa, genetic]\n"), InputError);
+  EXPECT_THROW(loadConfigText("model:\n  matmul_compute: wrong\n"), InputError);
+  EXPECT_THROW(loadConfigText("sa:\n  moves:\n    teleport: 1\n"), InputError);
+  EXPECT_THROW(loadConfigText("sa: [\n"), InputError);
+}
+
+TEST(Config, ShippedConfigsLoadAndRoundTrip) {
+  for (const char* name : {"default.yaml", "contest.yaml", "server.yaml"}) {
+    SearchConfig c = loadConfig(test::sourceDir() + "/configs/" + name);
+    SearchConfig back = loadConfigText(configToYaml(c));
+    EXPECT_EQ(configToYaml(back), configToYaml(c)) << name;
+  }
+  SearchConfig d = loadConfig(test::sourceDir() + "/configs/default.yaml");
+  EXPECT_EQ(configToYaml(d), configToYaml(SearchConfig{})) << "default.yaml must equal the built-in defaults";
+}
+
+TEST(Config, PrintConfigAppliesModelOverride) {
+  auto r = test::runMlsys({"solve", "--print-config", "--model", "matmul_compute=native_depth"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("matmul_compute: native_depth"), std::string::npos) << r.out;
+}
