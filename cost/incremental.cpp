@@ -199,7 +199,14 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
     total += next->latency - lat_[end];
     if (ok && !next->valid) { ok = false; rule = next->rule; }
   }
-  if (ok) {
+  // A change that keeps every subgraph's ops and retained set (granularity, traversal) cannot
+  // change coverage or availability: written and boundary sets do not depend on [w,h,k].
+  bool structural = static_cast<int>(c.repl.size()) != c.count;
+  for (size_t i = 0; !structural && i < c.repl.size(); ++i) {
+    const auto& o = s_.subgraphs[a + static_cast<int>(i)];
+    structural = c.repl[i].ops != o.ops || c.repl[i].retain != o.retain;
+  }
+  if (ok && structural) {
     // V2: every op still covered.
     for (int i = a; i < end; ++i)
       for (OpId o : s_.subgraphs[i].ops) --scratch_op_[o];
@@ -213,7 +220,7 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
     for (const auto& sg : c.repl)
       for (OpId o : sg.ops) scratch_op_[o] = 0;
   }
-  if (ok && !availabilityOk(c, rc, next)) { ok = false; rule = "V5"; }
+  if (ok && structural && !availabilityOk(c, rc, next)) { ok = false; rule = "V5"; }
   if (ok && !valid_) {
     // The current schedule is invalid somewhere else: only a full check can tell.
     Schedule copy = s_;
