@@ -43,24 +43,21 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m) {
   return s;
 }
 
-Schedule baselineSchedule(const Problem& p, const ModelOptions& m) {
-  Schedule s;
+Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl) {
+  Schedule s = quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
-  for (OpId o : p.topo) {
-    SubgraphSched sg;
-    sg.ops = {o};
+  auto timeUp = [&] { return dl && dl->expired(); };
+  for (auto& sg : s.subgraphs) {
+    if (timeUp()) return s;
     GranChoice c = bestGranularity(p, m, sg.ops, kNone, kNone);
-    if (!c.found) {
-      // Cannot happen for a parsed problem (it fits at [1,1,1]); keep the smallest granule.
-      sg.gran = {1, 1, 1};
-    } else {
+    if (c.found) {
       sg.gran = c.g;
       sg.trav = c.trav;
     }
-    s.subgraphs.push_back(std::move(sg));
   }
   // Retention: keep an output resident into the next subgraph when all its consumers are there.
   for (size_t i = 0; i + 1 < s.subgraphs.size(); ++i) {
+    if (timeUp()) return s;
     auto& a = s.subgraphs[i];
     auto& b = s.subgraphs[i + 1];
     for (TensorId t : p.ops[a.ops[0]].outputs) {

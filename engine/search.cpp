@@ -104,9 +104,8 @@ bool bestGranCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vect
 
 }  // namespace
 
-bool beamConstruct(const Problem& p, const ModelOptions& m, const SearchConfig& cfg, const std::vector<OpId>& order,
-                   const Deadline& deadline, IncrementalEvaluator& ev, Schedule& out, double& latency) {
-  (void)m;
+bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<OpId>& order,
+                   const std::function<bool()>& stop, IncrementalEvaluator& ev, Schedule& out, double& latency) {
   const int n = static_cast<int>(order.size());
   std::vector<int> pos(p.numOps());
   for (int i = 0; i < n; ++i) pos[order[i]] = i;
@@ -122,9 +121,9 @@ bool beamConstruct(const Problem& p, const ModelOptions& m, const SearchConfig& 
     if (static_cast<int>(b.size()) > cfg.beam_width) b.pop_back();
   };
   for (int i = 0; i < n; ++i) {
-    if (deadline.expired()) return false;
     for (const BeamState& st : beam[i]) {
       for (int L = 1; L <= cfg.beam_max_segment && i + L <= n; ++L) {
+        if (stop()) return false;
         SubgraphSched seg;
         seg.ops.assign(order.begin() + i, order.begin() + i + L);
         // Internal tensors must have no consumer after the segment.
@@ -325,7 +324,7 @@ class Worker {
       if (sh_.stopNow() || (bestLocal_ >= 0 && sh_.fraction() > sh_.cfg.beam_time_share)) return;
       Schedule s;
       double lat = 0;
-      if (!beamConstruct(sh_.p, sh_.cfg.model, sh_.cfg, order, sh_.dl, ev_, s, lat)) continue;
+      if (!beamConstruct(sh_.p, sh_.cfg, order, [this] { return sh_.stopNow(); }, ev_, s, lat)) continue;
       ev_.reset(s);
       if (!ev_.valid()) continue;
       sh_.pool.offer(ev_.schedule(), ev_.total());

@@ -1,6 +1,7 @@
 // The search: beam-search construction and simulated-annealing workers (oneTBB tasks), sharing
 // an elite pool and the output writer, under one wall-clock deadline.
 #pragma once
+#include <functional>
 #include <map>
 
 #include "cost/incremental.h"
@@ -26,8 +27,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
 
 // Beam search over contiguous segments of a topological order (see search.cpp). Deterministic.
 // Returns false if it was interrupted by the deadline before completing.
-bool beamConstruct(const Problem& p, const ModelOptions& m, const SearchConfig& cfg, const std::vector<OpId>& order,
-                   const Deadline& deadline, IncrementalEvaluator& ev, Schedule& out, double& latency);
+bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<OpId>& order,
+                   const std::function<bool()>& stop, IncrementalEvaluator& ev, Schedule& out, double& latency);
 
 // A topological order that keeps producer->consumer chains together (DFS-like).
 std::vector<OpId> chainTopoOrder(const Problem& p);
