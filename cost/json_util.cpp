@@ -16,7 +16,7 @@ namespace mlsys {
 
 rapidjson::Document parseJsonText(const std::string& text, const std::string& what) {
   rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
+  doc.Parse<rapidjson::kParseFullPrecisionFlag>(text.c_str(), text.size());
   if (doc.HasParseError()) {
     size_t off = doc.GetErrorOffset();
     size_t line = 1;

@@ -40,7 +40,13 @@ struct UsageError : std::runtime_error {
 ModelOptions modelFrom(const cxxopts::ParseResult& r) {
   ModelOptions m;
   if (r.count("model"))
-    for (const auto& kv : r["model"].as<std::vector<std::string>>()) m.setAssignment(kv);
+    for (const auto& kv : r["model"].as<std::vector<std::string>>()) {
+      try {
+        m.setAssignment(kv);
+      } catch (const InputError& e) {
+        throw UsageError(std::string("--model: ") + e.what());
+      }
+    }
   return m;
 }
 
