@@ -47,16 +47,15 @@ const std::vector<TensorId> kNone;
 }  // namespace
 
 const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key) {
-  auto [b, e] = cur_.equal_range(h);
-  for (auto it = b; it != e; ++it)
-    if (it->second.key == key) { ++hits; return &it->second.cost; }
-  auto [ob, oe] = old_.equal_range(h);
-  for (auto it = ob; it != oe; ++it)
-    if (it->second.key == key) {
-      ++hits;
-      Entry copy = it->second;  // promote, so that pointers handed out stay in the current generation
-      return &cur_.emplace(h, std::move(copy))->second.cost;
-    }
+  if (auto it = cur_.find(h); it != cur_.end() && it->second.key == key) {
+    ++hits;
+    return &it->second.cost;
+  }
+  if (auto it = old_.find(h); it != old_.end() && it->second.key == key) {
+    ++hits;
+    // Promote, so that pointers handed out during one evaluation stay in the current generation.
+    return &insert(h, it->second.key, it->second.cost);
+  }
   ++misses;
   return nullptr;
 }
@@ -65,8 +64,12 @@ const CachedCost& CostCache::insert(uint64_t h, std::vector<i64> key, CachedCost
   if (cur_.size() >= cap_ / 2) {
     old_ = std::move(cur_);
     cur_ = {};
+    cur_.reserve(cap_ / 2);
   }
-  return cur_.emplace(h, Entry{std::move(key), std::move(c)})->second.cost;
+  Entry& e = cur_[h];
+  e.key = std::move(key);
+  e.cost = std::move(c);
+  return e.cost;
 }
 
 IncrementalEvaluator::IncrementalEvaluator(const Problem& p, const ModelOptions& m, size_t cap)

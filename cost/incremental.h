@@ -44,7 +44,7 @@ struct CachedCost {
 // generation is dropped (a two-generation approximation of LRU).
 class CostCache {
  public:
-  explicit CostCache(size_t capacity = 1 << 16) : cap_(capacity) {}
+  explicit CostCache(size_t capacity = 1 << 16) : cap_(capacity < 1024 ? 1024 : capacity) { cur_.reserve(cap_ / 2); }
   const CachedCost* find(uint64_t h, const std::vector<i64>& key);
   const CachedCost& insert(uint64_t h, std::vector<i64> key, CachedCost c);
   uint64_t hits = 0, misses = 0;
@@ -57,7 +57,8 @@ class CostCache {
     CachedCost cost;
   };
   size_t cap_;
-  std::unordered_multimap<uint64_t, Entry> cur_, old_;
+  // One entry per 64-bit hash; the full key is compared, and a colliding key replaces the entry.
+  std::unordered_map<uint64_t, Entry> cur_, old_;
 };
 
 class IncrementalEvaluator {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "cost/json_util.h"
@@ -70,37 +71,63 @@ struct BeamState {
   std::vector<char> written;
 };
 
-bool bestGranCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
+// Best granularity for a segment: every (w, h, k) of the candidate sets in raster order, then
+// the snakes for the winner.
+bool bestGranFor(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
   const Problem& p = ev.problem();
   i64 kmax = p.native;
   bool anyMM = false;
   for (OpId o : sg.ops)
     if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
-  auto [ntw, nth] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});
-  i64 W = ntw, H = nth;  // at granularity 1 the grid equals the tensor shape
+  auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
   std::vector<i64> ws = sideCandidates(W, p.native), hs = sideCandidates(H, p.native);
   std::vector<i64> ks = anyMM ? sideCandidates(kmax, p.native) : std::vector<i64>{1};
   auto trim = [](std::vector<i64>& v, size_t n) { if (v.size() > n) v.resize(n); };
-  trim(ws, 5);
-  trim(hs, 5);
+  trim(ws, 4);
+  trim(hs, 4);
   trim(ks, 5);
   bool found = false;
   double best = 0;
   SubgraphSched cand = sg, bestS = sg;
+  cand.trav = {};
   for (i64 k : ks)
     for (i64 w : ws)
       for (i64 h : hs) {
         cand.gran = {w, h, k};
-        for (TraversalKind tk : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
-          cand.trav = {tk, {}};
-          const CachedCost& c = ev.cost(cand, rin);
-          if (c.valid && (!found || c.latency < best)) { found = true; best = c.latency; bestS = cand; }
-          if (!c.valid && c.rule != std::string("V11")) break;
-        }
+        const CachedCost& c = ev.cost(cand, rin);
+        if (c.valid && (!found || c.latency < best)) { found = true; best = c.latency; bestS = cand; }
       }
-  if (found) sg = bestS;
-  return found;
+  if (!found) return false;
+  for (TraversalKind tk : {TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+    cand = bestS;
+    cand.trav = {tk, {}};
+    const CachedCost& c = ev.cost(cand, rin);
+    if (c.valid && c.latency < best) { best = c.latency; bestS = cand; }
+  }
+  sg = bestS;
+  return true;
 }
+
+// Memo of bestGranFor per (segment start, length, retained-in, retained-out).
+struct GranMemo {
+  std::map<std::vector<i64>, std::optional<SubgraphSched>> m;
+  bool get(IncrementalEvaluator& ev, int i, SubgraphSched& sg, const std::vector<TensorId>& rin) {
+    std::vector<i64> key = {i, static_cast<i64>(sg.ops.size()), static_cast<i64>(rin.size())};
+    key.insert(key.end(), rin.begin(), rin.end());
+    key.push_back(-1);
+    key.insert(key.end(), sg.retain.begin(), sg.retain.end());
+    key.push_back(sg.ops.front());
+    auto it = m.find(key);
+    if (it == m.end()) {
+      SubgraphSched s = sg;
+      bool ok = bestGranFor(ev, s, rin);
+      it = m.emplace(std::move(key), ok ? std::optional<SubgraphSched>(s) : std::nullopt).first;
+    }
+    if (!it->second) return false;
+    sg = *it->second;
+    return true;
+  }
+};
 
 }  // namespace
 
@@ -114,6 +141,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
   init.written.assign(p.numTensors(), 0);
   beam[0].push_back(init);
   static const std::vector<TensorId> kNone;
+  GranMemo memo;
   auto insert = [&](std::vector<BeamState>& b, BeamState&& s) {
     if (static_cast<int>(b.size()) >= cfg.beam_width && s.cost >= b.back().cost) return;
     auto it = std::upper_bound(b.begin(), b.end(), s.cost, [](double c, const BeamState& x) { return c < x.cost; });
@@ -155,7 +183,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
         // Variant A: as is (the previous subgraph's retain set is already fixed).
         if (avail) {
           SubgraphSched s = seg;
-          if (bestGranCached(ev, s, rinPrev)) {
+          if (memo.get(ev, i, s, rinPrev)) {
             BeamState ns = st;
             const CachedCost& c = ev.cost(s, rinPrev);
             ns.cost += c.latency;
@@ -185,7 +213,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
           SubgraphSched prev2 = prev;
           prev2.retain = rout;
           const auto& rin2 = st.sgs.size() >= 2 ? st.sgs[st.sgs.size() - 2].retain : kNone;
-          if (!bestGranCached(ev, prev2, rin2)) continue;
+          if (!memo.get(ev, pos[prev2.ops.front()], prev2, rin2)) continue;
           const CachedCost& pc = ev.cost(prev2, rin2);
           // Availability with the new retain set; retained tensors are no longer written.
           bool avail2 = true;
@@ -201,7 +229,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
             }
           if (!avail2) continue;
           SubgraphSched s = seg;
-          if (!bestGranCached(ev, s, rout)) continue;
+          if (!memo.get(ev, i, s, rout)) continue;
           const CachedCost& c = ev.cost(s, rout);
           BeamState ns = st;
           ns.cost += pc.latency - ns.lat.back() + c.latency;
