@@ -87,3 +87,103 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
 }
 
 }  // namespace mlsys
+
+#include "cost/incremental.h"
+
+namespace mlsys {
+
+namespace {
+
+bool shareTensor(const Problem& p, const SubgraphSched& a, const SubgraphSched& b) {
+  for (OpId x : a.ops)
+    for (TensorId t : p.ops[x].outputs)
+      for (OpId y : b.ops)
+        for (TensorId u : p.ops[y].inputs)
+          if (t == u) return true;
+  return false;
+}
+
+}  // namespace
+
+void greedyFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
+  const Problem& p = ev.problem();
+  bool improved = true;
+  while (improved && !stop()) {
+    improved = false;
+    for (int s = 0; s + 1 < ev.size() && !stop(); ++s) {
+      const auto& A = ev.schedule().subgraphs[s];
+      const auto& B = ev.schedule().subgraphs[s + 1];
+      if (!shareTensor(p, A, B)) continue;
+      SubgraphSched m;
+      m.ops = A.ops;
+      for (OpId o : B.ops)
+        if (std::find(m.ops.begin(), m.ops.end(), o) == m.ops.end()) m.ops.push_back(o);
+      m.retain = B.retain;
+      if (!bestGranularityCached(ev, m, ev.retainedInto(s), {A.gran, B.gran})) continue;
+      Change c{s, 2, {m}};
+      DeltaEval d = ev.evaluate(c);
+      if (d.valid && d.delta < -1e-9 * ev.total()) {
+        ev.apply(c, d);
+        improved = true;
+      }
+    }
+  }
+}
+
+double chainTraffic(i64 H, i64 W, i64 K1, i64 K2, i64 h, i64 w) {
+  const double rows = static_cast<double>((H + h - 1) / h), cols = static_cast<double>((W + w - 1) / w);
+  // A: h x K1 per tile row (identical across the row's tiles and k-steps);
+  // per tile: B strips K1 x k and C strips k x w over K2 -> K2 * (K1 + w); O: H x W once.
+  return rows * static_cast<double>(h * K1) + rows * cols * static_cast<double>(K2 * (K1 + w)) +
+         static_cast<double>(H * W);
+}
+
+i64 chainWorkingSet(i64 K1, i64 h, i64 w, i64 k) { return h * K1 + K1 * k + k * w + h * w; }
+
+void chainFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
+  const Problem& p = ev.problem();
+  for (int s = 0; s + 1 < ev.size() && !stop(); ++s) {
+    const auto& A = ev.schedule().subgraphs[s];
+    const auto& B = ev.schedule().subgraphs[s + 1];
+    // A MatMul in A whose output is the LHS of a MatMul in B.
+    OpId m1 = -1, m2 = -1;
+    for (OpId x : A.ops)
+      for (OpId y : B.ops)
+        if (p.ops[x].type == OpType::MatMul && p.ops[y].type == OpType::MatMul &&
+            p.ops[y].inputs[0] == p.ops[x].outputs[0]) { m1 = x; m2 = y; }
+    if (m1 < 0) continue;
+    const i64 H = p.heights[p.ops[m2].outputs[0]], W = p.widths[p.ops[m2].outputs[0]];
+    const i64 K1 = p.ops[m1].K, K2 = p.ops[m2].K, N = p.native;
+    // Analytic choice: the (h, w, k) with the least traffic whose working set fits.
+    struct Cand { double traffic; Granularity g; };
+    std::vector<Cand> cands;
+    for (i64 h : sideCandidates(H, N))
+      for (i64 w : sideCandidates(W, N))
+        for (i64 k : sideCandidates(std::min(K1, K2), N))
+          if (chainWorkingSet(K1, h, w, k) <= p.capacity) cands.push_back({chainTraffic(H, W, K1, K2, h, w), {w, h, k}});
+    if (cands.empty()) continue;
+    std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+      return a.traffic < b.traffic || (a.traffic == b.traffic && a.g.k > b.g.k);
+    });
+    if (cands.size() > 4) cands.resize(4);
+    SubgraphSched m;
+    m.ops = A.ops;
+    for (OpId o : B.ops)
+      if (std::find(m.ops.begin(), m.ops.end(), o) == m.ops.end()) m.ops.push_back(o);
+    m.retain = B.retain;
+    bool found = false;
+    double best = 0;
+    SubgraphSched bestS = m;
+    for (const auto& c : cands) {
+      m.gran = c.g;
+      const CachedCost& cc = ev.cost(m, ev.retainedInto(s));
+      if (cc.valid && (!found || cc.latency < best)) { found = true; best = cc.latency; bestS = m; }
+    }
+    if (!found) continue;
+    Change ch{s, 2, {bestS}};
+    DeltaEval d = ev.evaluate(ch);
+    if (d.valid && d.delta < 0) ev.apply(ch, d);
+  }
+}
+
+}  // namespace mlsys

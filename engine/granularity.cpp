@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cost/incremental.h"
+
 namespace mlsys {
 
 std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive) {
@@ -55,6 +57,46 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
         }
       }
   return best;
+}
+
+// Best granularity for a segment: every (w, h, k) of the candidate sets in raster order, then
+// the snakes for the winner.
+bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
+                           const std::vector<Granularity>& extra) {
+  const Problem& p = ev.problem();
+  i64 kmax = p.native;
+  bool anyMM = false;
+  for (OpId o : sg.ops)
+    if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
+  auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
+  std::vector<i64> ws = sideCandidates(W, p.native), hs = sideCandidates(H, p.native);
+  std::vector<i64> ks = anyMM ? sideCandidates(kmax, p.native) : std::vector<i64>{1};
+  auto trim = [](std::vector<i64>& v, size_t n) { if (v.size() > n) v.resize(n); };
+  trim(ws, 4);
+  trim(hs, 4);
+  trim(ks, 5);
+  std::vector<Granularity> cands = extra;
+  for (i64 k : ks)
+    for (i64 w : ws)
+      for (i64 h : hs) cands.push_back({w, h, k});
+  bool found = false;
+  double best = 0;
+  SubgraphSched cand = sg, bestS = sg;
+  cand.trav = {};
+  for (const Granularity& g : cands) {
+    cand.gran = g;
+    const CachedCost& c = ev.cost(cand, rin);
+    if (c.valid && (!found || c.latency < best)) { found = true; best = c.latency; bestS = cand; }
+  }
+  if (!found) return false;
+  for (TraversalKind tk : {TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+    cand = bestS;
+    cand.trav = {tk, {}};
+    const CachedCost& c = ev.cost(cand, rin);
+    if (c.valid && c.latency < best) { best = c.latency; bestS = cand; }
+  }
+  sg = bestS;
+  return true;
 }
 
 }  // namespace mlsys

@@ -23,4 +23,10 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                            bool exhaustive = false);
 
+class IncrementalEvaluator;
+// The same choice in the context of a search (costs through the worker's cache), over trimmed
+// candidate sets (4 w x 4 h x 5 k, plus `extra`) in raster order, then the snakes for the winner.
+bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
+                           const std::vector<Granularity>& extra = {});
+
 }  // namespace mlsys

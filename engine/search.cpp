@@ -71,43 +71,6 @@ struct BeamState {
   std::vector<char> written;
 };
 
-// Best granularity for a segment: every (w, h, k) of the candidate sets in raster order, then
-// the snakes for the winner.
-bool bestGranFor(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
-  const Problem& p = ev.problem();
-  i64 kmax = p.native;
-  bool anyMM = false;
-  for (OpId o : sg.ops)
-    if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
-  auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
-  std::vector<i64> ws = sideCandidates(W, p.native), hs = sideCandidates(H, p.native);
-  std::vector<i64> ks = anyMM ? sideCandidates(kmax, p.native) : std::vector<i64>{1};
-  auto trim = [](std::vector<i64>& v, size_t n) { if (v.size() > n) v.resize(n); };
-  trim(ws, 4);
-  trim(hs, 4);
-  trim(ks, 5);
-  bool found = false;
-  double best = 0;
-  SubgraphSched cand = sg, bestS = sg;
-  cand.trav = {};
-  for (i64 k : ks)
-    for (i64 w : ws)
-      for (i64 h : hs) {
-        cand.gran = {w, h, k};
-        const CachedCost& c = ev.cost(cand, rin);
-        if (c.valid && (!found || c.latency < best)) { found = true; best = c.latency; bestS = cand; }
-      }
-  if (!found) return false;
-  for (TraversalKind tk : {TraversalKind::RowSnake, TraversalKind::ColSnake}) {
-    cand = bestS;
-    cand.trav = {tk, {}};
-    const CachedCost& c = ev.cost(cand, rin);
-    if (c.valid && c.latency < best) { best = c.latency; bestS = cand; }
-  }
-  sg = bestS;
-  return true;
-}
-
 // Memo of bestGranFor per (segment start, length, retained-in, retained-out).
 struct GranMemo {
   std::map<std::vector<i64>, std::optional<SubgraphSched>> m;
@@ -120,7 +83,7 @@ struct GranMemo {
     auto it = m.find(key);
     if (it == m.end()) {
       SubgraphSched s = sg;
-      bool ok = bestGranFor(ev, s, rin);
+      bool ok = bestGranularityCached(ev, s, rin);
       it = m.emplace(std::move(key), ok ? std::optional<SubgraphSched>(s) : std::nullopt).first;
     }
     if (!it->second) return false;
@@ -345,6 +308,20 @@ class Worker {
   }
 
   void runBeam() {
+    // Greedy constructions first (cheap), then the beam over two topological orders.
+    {
+      auto stop = [this] { return sh_.stopNow(); };
+      ev_.reset(start_);
+      chainFusion(ev_, stop);
+      if (ev_.valid()) sh_.improved(ev_.schedule(), ev_.total(), "chain");
+      greedyFusion(ev_, stop);
+      if (ev_.valid()) {
+        sh_.pool.offer(ev_.schedule(), ev_.total());
+        sh_.improved(ev_.schedule(), ev_.total(), "greedy");
+        bestLocal_ = ev_.total();
+        start_ = ev_.schedule();
+      }
+    }
     // Two topological orders: the parser's (lowest id first) and a chain-following one.
     std::vector<std::vector<OpId>> orders = {chainTopoOrder(sh_.p), sh_.p.topo};
     if (orders[0] == orders[1]) orders.pop_back();
