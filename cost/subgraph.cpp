@@ -77,11 +77,20 @@ struct Slice {
   TensorId t;
   Iv rows, cols;
   bool full;
+  bool dup;
 };
 
 class StepPricer {
  public:
-  StepPricer(const Problem& p, const SubgraphPlan& pl) : p_(p), pl_(pl) {}
+  StepPricer(const Problem& p, const SubgraphPlan& pl) : p_(p), pl_(pl) {
+    // Templates grouped by tensor: slices of different tensors never coincide, so identity and
+    // residency checks compare only within a group.
+    const size_t n = pl.slices.size();
+    group_.assign(n, {});
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (pl.slices[i].t == pl.slices[j].t) group_[i].push_back(static_cast<int>(j));
+  }
 
   Iv iv(Ext e, bool rowAxis, TensorId t, const StepIdx& s) const {
     const auto& g = pl_.g;
@@ -94,16 +103,23 @@ class StepPricer {
     return {0, 0};
   }
 
-  // Distinct slices needed at step s (identical ones count once, E3).
+  // The slice of every template at step s (index = template); `dup` marks a slice identical to
+  // an earlier template's in the same step (identical slices count once, E3).
   void slicesAt(const StepIdx& s, std::vector<Slice>& out) const {
-    out.clear();
-    for (const SliceTpl& st : pl_.slices) {
-      Slice sl{st.t, iv(st.rk, true, st.t, s), iv(st.ck, false, st.t, s), false};
+    const size_t n = pl_.slices.size();
+    out.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const SliceTpl& st = pl_.slices[i];
+      Slice& sl = out[i];
+      sl.t = st.t;
+      sl.rows = iv(st.rk, true, st.t, s);
+      sl.cols = iv(st.ck, false, st.t, s);
       sl.full = sl.rows.lo == 0 && sl.rows.hi == p_.heights[st.t] && sl.cols.lo == 0 && sl.cols.hi == p_.widths[st.t];
-      bool dup = false;
-      for (const Slice& o : out)
-        if (o.t == sl.t && o.rows == sl.rows && o.cols == sl.cols) { dup = true; break; }
-      if (!dup) out.push_back(sl);
+      sl.dup = false;
+      for (int j : group_[i]) {
+        if (static_cast<size_t>(j) >= i) break;
+        if (out[j].rows == sl.rows && out[j].cols == sl.cols) { sl.dup = true; break; }
+      }
     }
   }
 
@@ -117,12 +133,17 @@ class StepPricer {
   Result price(const StepIdx& cur, const std::vector<Slice>& curSl, const std::vector<Slice>& prevSl) const {
     const bool last = cur.j == pl_.nk - 1;
     i64 load = 0, ws = 0;
-    for (const Slice& s : curSl) {
+    for (size_t i = 0; i < curSl.size(); ++i) {
+      const Slice& s = curSl[i];
+      if (s.dup) continue;
       i64 sz = s.rows.len() * s.cols.len();
       ws += sz;
       bool resident = false;
-      for (const Slice& q : prevSl)
-        if (q.t == s.t && (q.full || (q.rows == s.rows && q.cols == s.cols))) { resident = true; break; }
+      if (!prevSl.empty())
+        for (int j : group_[i]) {
+          const Slice& q = prevSl[j];
+          if (q.full || (q.rows == s.rows && q.cols == s.cols)) { resident = true; break; }
+        }
       if (!resident) load += sz;
     }
     Iv rho = iv(Ext::Rho, true, 0, cur), gam = iv(Ext::Gamma, false, 0, cur);
@@ -140,6 +161,7 @@ class StepPricer {
  private:
   const Problem& p_;
   const SubgraphPlan& pl_;
+  std::vector<std::vector<int>> group_;
 };
 
 bool isPermutation(const std::vector<int32_t>& o, i64 n, std::string& why) {
