@@ -86,7 +86,12 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
   if (const CachedCost* c = cache_.find(h, key)) return *c;
   SubgraphPlan pl = planSubgraph(p_, m_, sg.ops, sg.gran, rin, sg.retain);
   CachedCost cc;
-  if (pl.valid) {
+  if (pl.valid && !pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) {
+    // Only the step walk can price this exactly and it would take too long inside a search:
+    // the search treats it as unavailable (the full evaluator still prices it on request).
+    cc.valid = false;
+    cc.rule = "walk-limit";
+  } else if (pl.valid) {
     SubgraphCost sc = costSubgraph(p_, pl, sg.trav, CostMethod::Auto);
     cc.valid = sc.valid;
     cc.latency = sc.latency;

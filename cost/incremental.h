@@ -15,6 +15,10 @@
 
 namespace mlsys {
 
+// Subgraphs that need the step walk (see SubgraphPlan::fast_ok) and have more steps than this
+// are not offered to the search.
+inline constexpr i64 kMaxSearchWalkSteps = 1 << 21;
+
 struct Change {
   int first = 0;
   int count = 0;
