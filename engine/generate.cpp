@@ -1,12 +1,67 @@
+// mlsys generate --family F --size N --seed S [-o FILE]: writes a generated problem as JSON.
 #include <iostream>
+#include <stdexcept>
 
+#include <cxxopts.hpp>
+
+#include "cost/json_util.h"
 #include "engine/commands.h"
+#include "engine/generator.h"
 
 namespace mlsys {
 
-int cmdGenerate(int, char**) {
-  std::cerr << "mlsys generate: not implemented yet\n";
-  return 1;
+int cmdGenerate(int argc, char** argv) {
+  std::string fams;
+  for (const auto& f : generatorFamilies()) fams += (fams.empty() ? "" : "|") + f;
+  cxxopts::Options o("mlsys generate", "Write a generated problem in the contest input format.");
+  o.add_options()("f,family", "Graph family: " + fams, cxxopts::value<std::string>())(
+      "n,size", "Approximate number of ops (>= 1)", cxxopts::value<int>())(
+      "s,seed", "Random seed (the output depends only on family, size and seed)",
+      cxxopts::value<uint64_t>()->default_value("1"))(
+      "o,output", "Output file (written atomically); default: stdout", cxxopts::value<std::string>())(
+      "h,help", "Show help");
+  const std::string usage = "usage: mlsys generate --family " + fams + " --size N [--seed S] [-o FILE]";
+  auto usageError = [&](const std::string& msg) {
+    std::cerr << "mlsys generate: usage error: " << msg << "\n" << usage << "\n";
+    return 2;
+  };
+  cxxopts::ParseResult r;
+  try {
+    r = o.parse(argc, argv);
+    if (r.count("help")) {
+      std::cout << o.help() << "\nExit codes: 0 ok, 1 write error, 2 usage.\n";
+      return 0;
+    }
+    if (!r.unmatched().empty()) return usageError("unexpected argument '" + r.unmatched().front() + "'");
+    if (!r.count("family")) return usageError("--family is required");
+    if (!r.count("size")) return usageError("--size is required");
+    if (r["size"].as<int>() < 1) return usageError("--size must be >= 1");
+  } catch (const cxxopts::exceptions::exception& e) {
+    return usageError(e.what());
+  }
+  Problem p;
+  try {
+    p = generateProblem(r["family"].as<std::string>(), r["size"].as<int>(), r["seed"].as<uint64_t>());
+  } catch (const InputError& e) {
+    return usageError(e.what());  // an unknown family is a usage error
+  }
+  const std::string json = problemToJson(p);
+  if (r.count("output")) {
+    try {
+      writeFileAtomic(r["output"].as<std::string>(), json);
+    } catch (const std::exception& e) {
+      std::cerr << "mlsys generate: error: " << e.what() << "\n";
+      return 1;
+    }
+  } else {
+    std::cout << json;
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "mlsys generate: error: cannot write to stdout\n";
+      return 1;
+    }
+  }
+  return 0;
 }
 
 }  // namespace mlsys
