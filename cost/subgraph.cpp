@@ -273,12 +273,14 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
   // V8: granularity limits.
   const i64 N = p.native;
   {
-    std::ostringstream os;
-    if (g.w < 1 || g.h < 1 || g.k < 1) os << "w, h and k must be positive, got [" << g.w << "," << g.h << "," << g.k << "]";
-    else if (g.w > N) os << "w = " << g.w << " exceeds the native size N = " << N;
-    else if (g.h > N) os << "h = " << g.h << " exceeds the native size N = " << N;
-    else if (g.k > N) os << "k = " << g.k << " exceeds the native size N = " << N;
-    if (!os.str().empty()) return fail("V8", os.str());
+    if (g.w < 1 || g.h < 1 || g.k < 1 || g.w > N || g.h > N || g.k > N) {
+      std::ostringstream os;  // only on failure: this runs for every priced subgraph
+      if (g.w < 1 || g.h < 1 || g.k < 1) os << "w, h and k must be positive, got [" << g.w << "," << g.h << "," << g.k << "]";
+      else if (g.w > N) os << "w = " << g.w << " exceeds the native size N = " << N;
+      else if (g.h > N) os << "h = " << g.h << " exceeds the native size N = " << N;
+      else os << "k = " << g.k << " exceeds the native size N = " << N;
+      return fail("V8", os.str());
+    }
     for (OpId o : ops)
       if (p.ops[o].type == OpType::MatMul && g.k > p.ops[o].K)
         return fail("V8", "k = " + std::to_string(g.k) + " exceeds K = " + std::to_string(p.ops[o].K) + " of " + opName(o));
