@@ -84,10 +84,10 @@ bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::v
     sg.gran = c;
     const CachedCost& cc = ev.cost(sg, rin);
     if (cc.valid && (!found || cc.latency < best)) { found = true; best = cc.latency; bestG = c; }
-    // Failures that no granularity can fix: order, connectivity, retention, shapes, k-loop.
+    // Failures that no granularity can fix: order, connectivity, retention, output shapes.
     if (!cc.valid) {
       std::string_view r = cc.rule;
-      if (r == "V3" || r == "V4" || r == "V6" || r == "V7" || r == "A-6" || r == "E2" || r == "E3") break;
+      if (r == "V3" || r == "V4" || r == "V6" || r == "V7" || r == "A-6" || r == "E3") break;
     }
     if (found && c.w * c.h < bestG.w * bestG.h / 4) break;
   }
