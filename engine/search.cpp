@@ -228,6 +228,7 @@ struct Shared {
   OutputWriter& out;
   ElitePool pool;
   std::atomic<long> evals{0};
+  std::atomic<long> accepted{0};  // applied SA moves
   std::atomic<bool> done{false};
   std::mutex mu;  // trace, stats, best bookkeeping
   FILE* trace = nullptr;
@@ -385,6 +386,7 @@ class Worker {
       if (d.delta <= 0 || (T > 0 && u < std::exp(-d.delta / T))) {
         ev_.apply(c, d);
         ++st.applied;
+        sh_.accepted.fetch_add(1, std::memory_order_relaxed);
         if (ev_.total() < best - 1e-9 * best) {
           best = ev_.total();
           bestS = ev_.schedule();
@@ -448,21 +450,24 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
     });
   std::thread monitor([&] {
     double next = cfg.log_interval_s;
-    long lastEvals = 0;
+    long lastEvals = 0, lastAcc = 0;
     double lastT = 0;
     while (running.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       double t = deadline.elapsed();
       if (t < next || opt.quiet) continue;
-      long e = sh.evals.load();
+      long e = sh.evals.load(), acc = sh.accepted.load();
       double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
+      double accRate = e > lastEvals ? 100.0 * (acc - lastAcc) / (e - lastEvals) : 0;
       lastEvals = e;
+      lastAcc = acc;
       lastT = t;
       next = t + cfg.log_interval_s;
       std::lock_guard<std::mutex> lk(sh.mu);
       std::cerr << "[" << formatDouble(std::round(t * 10) / 10) << "s] best " << formatDouble(sh.best);
       for (const auto& [k, v] : sh.best_by_kind) std::cerr << "  " << k << " " << formatDouble(v);
-      std::cerr << "  evals " << e << " (" << static_cast<long>(rate) << "/s)  pool " << sh.pool.size() << "\n";
+      std::cerr << "  evals " << e << " (" << static_cast<long>(rate) << "/s, " << formatDouble(std::round(accRate * 10) / 10)
+                << "% accepted)  pool " << sh.pool.size() << "\n";
     }
   });
   tg.wait();
