@@ -25,6 +25,7 @@ double exactTotal(const std::vector<SubgraphReport>& sg) {
   bool ok = true;
   for (const auto& r : sg) {
     i128 d = r.cost.den, n = r.cost.num;
+    if (d <= 0) { ok = false; break; }
     i128 g = gcd128(den, d);
     i128 l;
     if (__builtin_mul_overflow(den / g, d, &l)) { ok = false; break; }

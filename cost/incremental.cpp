@@ -96,7 +96,7 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
     cc.valid = sc.valid;
     cc.latency = sc.latency;
     cc.peak_ws = sc.peak_ws;
-    if (!sc.valid) cc.rule = sc.rule == "V10" ? "V10" : "V11";
+    if (!sc.valid) cc.rule = sc.rule == "V10" ? "V10" : sc.rule == "range" ? "range" : "V11";
   } else {
     cc.valid = false;
     static const char* rules[] = {"V1", "V3", "V4", "V6", "V7", "V8", "V9", "E2", "E3", "A-6"};

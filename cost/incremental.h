@@ -17,7 +17,7 @@ namespace mlsys {
 
 // Subgraphs that need the step walk (see SubgraphPlan::fast_ok) and have more steps than this
 // are not offered to the search.
-inline constexpr i64 kMaxSearchWalkSteps = 1 << 21;
+inline constexpr i64 kMaxSearchWalkSteps = 1 << 16;
 
 struct Change {
   int first = 0;

@@ -185,7 +185,7 @@ bool isPermutation(const std::vector<int32_t>& o, i64 n, std::string& why) {
 
 }  // namespace
 
-double toDouble(i128 num, i64 den) {
+double toDouble(i128 num, i128 den) {
   return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
 }
 
@@ -437,7 +437,7 @@ SubgraphCost walk(const Problem& p, const SubgraphPlan& pl, const std::vector<in
       StepIdx s{r, c, j};
       pr.slicesAt(s, cur);
       auto res = pr.price(s, cur, prev);
-      sc.num += res.num;
+      if (__builtin_add_overflow(sc.num, res.num, &sc.num)) sc.overflow = true;
       sc.peak_ws = std::max(sc.peak_ws, res.ws);
       (res.compute_bound ? sc.compute_bound_steps : sc.memory_bound_steps) += 1;
       std::swap(prev, cur);
@@ -523,7 +523,9 @@ SubgraphCost fastCost(const Problem& p, const SubgraphPlan& pl, const Traversal&
     else prevSl.clear();
     pr.slicesAt(cur, curSl);
     auto res = pr.price(cur, curSl, prevSl);
-    sc.num += res.num * cnt;
+    i128 part;
+    if (__builtin_mul_overflow(res.num, static_cast<i128>(cnt), &part) || __builtin_add_overflow(sc.num, part, &sc.num))
+      sc.overflow = true;
     sc.peak_ws = std::max(sc.peak_ws, res.ws);
     (res.compute_bound ? sc.compute_bound_steps : sc.memory_bound_steps) += cnt;
   };
@@ -572,11 +574,26 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
     }
   }
   bool useFast = method != CostMethod::Walk && pl.fast_ok;
+  if (!useFast && pl.steps() > kMaxWalkSteps) {
+    sc.valid = false;
+    sc.rule = "range";
+    sc.reason = "pricing this subgraph needs a step walk of " + std::to_string(pl.steps()) + " steps (more than " +
+                std::to_string(kMaxWalkSteps) + "); it cannot be priced exactly in reasonable time";
+    sc.steps = pl.steps();
+    return sc;
+  }
   if (useFast) sc = fastCost(p, pl, trav);
   else sc = walk(p, pl, traversalOrder(trav, pl.ntw, pl.nth));
-  sc.den = pl.D * p.bandwidth;
+  sc.den = static_cast<i128>(pl.D) * p.bandwidth;
   sc.steps = pl.steps();
   sc.latency = toDouble(sc.num, sc.den);
+  if (sc.overflow) {
+    sc.valid = false;
+    sc.rule = "range";
+    sc.reason = "the subgraph's latency exceeds the exact 128-bit range of the evaluator (" + std::to_string(pl.steps()) +
+                " steps); it cannot be priced exactly";
+    return sc;
+  }
   if (sc.peak_ws > p.capacity) {
     sc.valid = false;
     sc.rule = "V11";

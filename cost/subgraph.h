@@ -12,6 +12,7 @@
 // Latencies are exact rationals: a subgraph with denominator D (K of its accumulating MatMul,
 // N under native_depth, 1 without MatMul) has step latencies max(c/D, m/B) = max(c*B, m*D)/(D*B).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,21 +60,28 @@ struct SubgraphPlan {
   std::vector<TensorId> produced;         // P(S) (sorted, unique)
 
   i64 tiles() const { return ntw * nth; }
-  i64 steps() const { return ntw * nth * nk; }
+  i64 steps() const {  // saturating: ntw * nth * nk can exceed 64 bits on absurd inputs
+    i128 s = static_cast<i128>(ntw) * nth * nk;
+    return s > INT64_MAX ? INT64_MAX : static_cast<i64>(s);
+  }
 };
 
 struct SubgraphCost {
   bool valid = true;
   std::string rule, reason;
   i128 num = 0;  // latency = num / den exactly
-  i64 den = 1;
+  i128 den = 1;
   double latency = 0;
   i64 steps = 0;
   i64 peak_ws = 0;
   i64 compute_bound_steps = 0;  // compute >= load + store
   i64 memory_bound_steps = 0;
   bool fast = false;  // priced by step classes (true) or by the walk
+  bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, rule "range")
 };
+
+// The step walk is refused above this many steps (rule "range"); step classes have no limit.
+inline constexpr i64 kMaxWalkSteps = i64{1} << 30;
 
 enum class CostMethod : uint8_t { Auto, Walk, Fast };
 
@@ -90,6 +98,6 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& plan, const Trav
 // Grid (ntw, nth) of a scheduled subgraph; (1,1) if it has no usable outputs.
 std::pair<i64, i64> subgraphGrid(const Problem& p, const SubgraphSched& sg);
 
-double toDouble(i128 num, i64 den);
+double toDouble(i128 num, i128 den);
 
 }  // namespace mlsys

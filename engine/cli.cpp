@@ -176,7 +176,15 @@ int cmdBound(int argc, char** argv) {
   return 0;
 }
 
+extern "C" void onSignal(int sig) {
+  Deadline::signal_received.store(sig);
+  Deadline::stop_requested.store(true);
+}
+
 int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
+  // Only solve catches SIGTERM/SIGINT (to write its best and exit 128+N); other commands die.
+  std::signal(SIGTERM, onSignal);
+  std::signal(SIGINT, onSignal);
   cxxopts::Options o("mlsys solve", "Search for the lowest-latency valid schedule within a wall-clock budget.");
   o.add_options()("s,seconds", "Wall-clock budget for the whole process (default: from the instance size, inside the contest limit)",
                   cxxopts::value<double>())("t,threads", "Worker threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))(
@@ -223,16 +231,10 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   return solve(p, so, deadline);
 }
 
-extern "C" void onSignal(int sig) {
-  Deadline::signal_received.store(sig);
-  Deadline::stop_requested.store(true);
-}
 
 }  // namespace
 
 int runCli(int argc, char** argv, Deadline& deadline) {
-  std::signal(SIGTERM, onSignal);
-  std::signal(SIGINT, onSignal);
   try {
     if (argc < 2) {
       std::cerr << kUsage;
