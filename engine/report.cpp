@@ -236,9 +236,9 @@ header h1{margin:0;font-size:22px;font-weight:650}
 header .sub{color:#b8c0cc;font-size:12.5px;margin-top:3px;word-break:break-all}
 main{padding:18px 28px 40px;max-width:1500px}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin-bottom:16px}
-.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px 14px;min-width:150px}
+.card{flex:1 1 0;background:#fff;border:1px solid var(--line);border-radius:8px;padding:9px 12px;min-width:140px}
 .card .k{font-size:11.5px;text-transform:uppercase;letter-spacing:.04em;color:var(--mute)}
-.card .v{font-size:21px;font-weight:650;font-variant-numeric:tabular-nums}
+.card .v{font-size:20px;white-space:nowrap;font-weight:650;font-variant-numeric:tabular-nums}
 .card .d{font-size:12px;color:var(--mute)}
 .card.ok .v{color:#157a3b}.card.no{border-color:var(--bad);background:#fff5f5}.card.no .v{color:var(--bad)}
 .banner{border:2px solid var(--bad);background:#fff1f1;color:#8a1111;border-radius:8px;padding:12px 16px;margin-bottom:16px;font-size:15px}
@@ -263,9 +263,10 @@ tr.badrow{background:#ffecec}
 .chip{display:inline-block;padding:0 4px;margin:1px 2px 1px 0;border-radius:3px;font-size:11.5px;white-space:nowrap}
 .chip.MM{background:#dde8fb;color:#1d4f9c}.chip.PW{background:#e3f4e6;color:#1f6a33}
 .tag{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;color:#fff}
-.bar{position:relative;height:14px;min-width:90px;background:#eef1f5;border-radius:2px}
+.bv{display:flex;align-items:center;justify-content:flex-end;gap:6px}
+.bv em{font-style:normal;min-width:64px;text-align:right}
+.bar{position:relative;height:11px;width:72px;flex:none;background:#eef1f5;border-radius:2px}
 .bar span{position:absolute;left:0;top:0;bottom:0;border-radius:2px}
-.bar em{position:absolute;right:4px;top:-1px;font-style:normal;font-size:11px}
 .lat{background:#9fb6d9}.occb{background:var(--ws)}.occr{fill:var(--ret)}.occ{fill:var(--ws)}.over{background:var(--bad);fill:var(--bad)}
 .ret{color:var(--ret)}
 .warn{color:#8a5a00}
@@ -307,12 +308,12 @@ std::string renderHeader(const Ctx& c) {
   o << card("", "time by bound",
             "<span style=\"color:var(--cb)\">" + fmtFixed(100 * tc / tot, 0) + "%</span> / <span style=\"color:var(--mb)\">" +
                 fmtFixed(100 * tm / tot, 0) + "%</span>",
-            "compute- / memory-bound subgraphs" + (tx > 0 ? ", " + fmtFixed(100 * tx / tot, 0) + "% mixed" : std::string()));
+            "compute- / memory-bound" + (tx > 0 ? ", " + fmtFixed(100 * tx / tot, 0) + "% mixed" : std::string()));
   o << card("", "problem", std::to_string(c.p.numOps()) + " ops",
             std::to_string(mm) + " MatMul, " + std::to_string(c.p.numOps() - mm) + " Pointwise, " +
                 std::to_string(c.p.numTensors()) + " tensors");
   o << card("", "machine", fmtInt(c.p.capacity),
-            "fast-memory elements &middot; bandwidth " + fmtInt(c.p.bandwidth) + " &middot; native " + std::to_string(c.p.native));
+            "capacity &middot; bandwidth " + fmtInt(c.p.bandwidth) + " &middot; native " + std::to_string(c.p.native));
   o << "</div>\n";
   return o.str();
 }
@@ -422,6 +423,8 @@ std::string renderOccupancy(const Ctx& c) {
     if (rfrac > 0)
       o << "<rect class=\"occr\" x=\"" << px(x) << "\" y=\"" << px(Y(rfrac)) << "\" width=\"" << px(w) << "\" height=\""
         << px(Y(0) - Y(rfrac)) << "\"/>";
+    if (!cost.valid)
+      o << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(Y(0) - 4) << "\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"700\" fill=\"#d62728\">&#215;</text>";
     o << "</g></a>\n";
   }
   o << "<text x=\"" << px(W - right) << "\" y=\"" << px(Y(1) - 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1d2433\">capacity "
@@ -453,7 +456,7 @@ std::vector<double> niceTicks(double lo, double hi, int target) {
 std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) {
   std::ostringstream o;
   if (pts.empty()) return "<p class=\"note\">The trace has no improvements.</p>\n";
-  const double W = 1400, left = 74, right = 150, top = 14, plotH = 260, bottom = 34;
+  const double W = 1400, left = 74, right = 120, top = 14, plotH = 260, bottom = 34;
   const double plotW = W - left - right;
   std::map<std::string, std::vector<TracePoint>> byWorker;
   double xmax = 0, ymin = 1e300, ymax = 0;
@@ -493,7 +496,7 @@ std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) 
     << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
   if (showLb)
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(lbv)) << "\" y2=\"" << px(Y(lbv))
-      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 4)
+      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 14)
       << "\" font-size=\"11\" fill=\"#157a3b\">lower bound " << fmtShort(lbv) << "</text>\n";
   auto stepPath = [&](std::vector<TracePoint> v) {
     std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
@@ -522,21 +525,23 @@ std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) 
     if (pts.size() <= 600)
       for (const auto& tp : v)
         o << "<circle cx=\"" << px(X(tp.seconds)) << "\" cy=\"" << px(Y(tp.latency)) << "\" r=\"2\" fill=\"" << col << "\"/>";
-    if (wi < 16)
-      legend << "<text x=\"" << px(left + plotW + 10) << "\" y=\"" << px(top + 14 + 15 * wi) << "\" font-size=\"11.5\" fill=\"" << col
-             << "\">&#9632; worker " << esc(name) << "</text>\n";
+    if (wi < 24) legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
     ++wi;
   }
-  o << "\n" << legend.str();
-  if (wi > 16)
-    o << "<text x=\"" << px(left + plotW + 10) << "\" y=\"" << px(top + 14 + 15 * 16) << "\" font-size=\"11\" fill=\"#667085\">+"
-      << wi - 16 << " more</text>\n";
+  if (wi > 24) legend << "<span>+" << wi - 24 << " more workers</span>";
+  o << "\n";
   o << "<text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(overall.second) - 6) << "\" font-size=\"11.5\" font-weight=\"600\" fill=\"#1d2433\">best "
     << fmtShort(overall.second) << "</text>\n";
   o << "</svg>\n";
+  std::string svg = o.str();
+  o.str("");
+  o << "<div class=\"legend\">" << legend.str()
+    << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>"
+    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
+    << svg;
   o << "<p class=\"note\">" << pts.size() << " improvements from " << byWorker.size() << " worker(s) over "
     << fmtFixed(xmax / 1.03, 2) << " s; first " << fmtNum(pts.front().latency) << " &rarr; best " << fmtNum(overall.second)
-    << ". Grey band: best over all workers.</p>\n";
+    << ".</p>\n";
   return o.str();
 }
 
@@ -553,9 +558,9 @@ std::string renderTable(const Ctx& c) {
     double share = c.ev.total > 0 ? v.latency / c.ev.total : 0;
     double occ = static_cast<double>(rp.cost.peak_ws) / static_cast<double>(c.p.capacity);
     o << "<tr id=\"sg-" << i << "\"" << (rp.cost.valid ? "" : " class=\"badrow\"") << "><td class=\"n\">" << i << "</td><td class=\"n\">"
-      << fmtNum(v.start) << "</td><td class=\"n\"><div class=\"bar\" title=\"" << fmtFixed(100 * share, 2)
-      << "% of total\"><span class=\"lat\" style=\"width:" << fmtFixed(maxLat > 0 ? 100 * v.latency / maxLat : 0, 1)
-      << "%\"></span><em>" << fmtNum(v.latency) << "</em></div></td>";
+      << fmtNum(v.start) << "</td><td class=\"n\"><div class=\"bv\" title=\"" << fmtFixed(100 * share, 2)
+      << "% of total\"><div class=\"bar\"><span class=\"lat\" style=\"width:" << fmtFixed(maxLat > 0 ? 100 * v.latency / maxLat : 0, 1)
+      << "%\"></span></div><em>" << (rp.cost.valid ? fmtNum(v.latency) : "&mdash;") << "</em></div></td>";
     o << "<td><span class=\"tag " << boundClass(v.bound) << "\">" << boundLabel(v.bound) << "</span>";
     if (v.bound == Bound::Mixed) o << " <small>" << rp.cost.compute_bound_steps << "/" << rp.cost.steps << " compute</small>";
     if (!rp.cost.valid) o << "<br><small>" << esc(rp.cost.rule) << ": " << esc(rp.cost.reason) << "</small>";
@@ -567,11 +572,11 @@ std::string renderTable(const Ctx& c) {
       if (out >= 0) o << " &rarr; t" << out << " (" << c.p.widths[out] << "&times;" << c.p.heights[out] << ")";
       o << ", base cost " << fmtInt(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type) << "</span>";
     }
-    o << "</td><td class=\"n\">[" << sg.gran.w << "," << sg.gran.h << "," << sg.gran.k << "]</td><td class=\"n\">" << rp.ntw
-      << "&times;" << rp.nth << "</td><td class=\"n\">" << rp.nk << "</td><td class=\"n\">" << fmtInt(rp.cost.steps) << "</td>";
-    o << "<td class=\"n\"><div class=\"bar\" title=\"" << fmtInt(rp.cost.peak_ws) << " of " << fmtInt(c.p.capacity)
-      << "\"><span class=\"" << (occ > 1 ? "over" : "occb") << "\" style=\"width:" << fmtFixed(100 * std::min(1.0, occ), 1)
-      << "%\"></span><em>" << fmtShort(static_cast<double>(rp.cost.peak_ws)) << " &middot; " << fmtFixed(100 * occ, 0)
+    o << "</td><td class=\"n\">[" << sg.gran.w << "," << sg.gran.h << "," << sg.gran.k << "]</td><td class=\"n\">"
+      << (rp.ntw > 0 ? std::to_string(rp.ntw) + "&times;" + std::to_string(rp.nth) : "&mdash;") << "</td><td class=\"n\">" << rp.nk << "</td><td class=\"n\">" << fmtInt(rp.cost.steps) << "</td>";
+    o << "<td class=\"n\"><div class=\"bv\" title=\"" << fmtInt(rp.cost.peak_ws) << " of " << fmtInt(c.p.capacity)
+      << "\"><div class=\"bar\"><span class=\"" << (occ > 1 ? "over" : "occb") << "\" style=\"width:" << fmtFixed(100 * std::min(1.0, occ), 1)
+      << "%\"></span></div><em>" << fmtShort(static_cast<double>(rp.cost.peak_ws)) << " &middot; " << fmtFixed(100 * occ, 0)
       << "%</em></div></td>";
     o << "<td>" << traversalName(sg.trav.kind) << "</td><td class=\"ret\">" << (sg.retain.empty() ? "" : esc(tensorsText(c.p, sg.retain)))
       << "</td></tr>\n";
@@ -660,14 +665,15 @@ int cmdReport(int argc, char** argv) {
   Evaluation ev = evaluateSchedule(p, s, m);
 
   Ctx c{p, s, ev, lowerBound(p, m), {}, ev.warnings, files[0], files[1]};
-  double t = 0;
+  std::vector<SubgraphReport> prefix;  // exact start times: rational prefix sums, rounded once
+  prefix.reserve(ev.subgraphs.size());
   for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
     const auto& cost = ev.subgraphs[i].cost;
     SgView v;
     v.index = static_cast<int>(i);
-    v.start = t;
+    v.start = exactTotal(prefix);
     v.latency = cost.valid ? cost.latency : 0;
-    t += v.latency;
+    prefix.push_back(ev.subgraphs[i]);
     v.bound = !cost.valid                       ? Bound::Invalid
               : cost.memory_bound_steps == 0    ? Bound::Compute
               : cost.compute_bound_steps == 0   ? Bound::Memory
