@@ -39,5 +39,8 @@ bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::v
 std::vector<OpId> uniqueOps(const std::vector<OpId>& ops);
 // Keeps only retained tensors that the subgraph produces and that are not graph outputs.
 void pruneRetain(const Problem& p, SubgraphSched& sg);
+// Replaces subgraphs [s, s+count) by the pair (a, b): prunes their retained sets, repairs both
+// granularities in context and fills `out`; false if either has no valid granularity.
+bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, SubgraphSched b, Change& out);
 
 }  // namespace mlsys

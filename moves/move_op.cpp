@@ -19,14 +19,7 @@ bool MoveOpMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
     b.ops.erase(b.ops.begin());
   }
   b.ops = uniqueOps(b.ops);
-  pruneRetain(ev.problem(), a);
-  pruneRetain(ev.problem(), b);
-  if (!repairGranularity(ev, a, ev.retainedInto(s))) return false;
-  if (!repairGranularity(ev, b, a.retain)) return false;
-  out.first = s;
-  out.count = 2;
-  out.repl = {std::move(a), std::move(b)};
-  return true;
+  return proposePair(ev, s, 2, std::move(a), std::move(b), out);
 }
 
 }  // namespace mlsys

@@ -59,6 +59,17 @@ void pruneRetain(const Problem& p, SubgraphSched& sg) {
   sg.retain = std::move(keep);
 }
 
+bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, SubgraphSched b, Change& out) {
+  pruneRetain(ev.problem(), a);
+  pruneRetain(ev.problem(), b);
+  if (!repairGranularity(ev, a, ev.retainedInto(s))) return false;
+  if (!repairGranularity(ev, b, a.retain)) return false;
+  out.first = s;
+  out.count = count;
+  out.repl = {std::move(a), std::move(b)};
+  return true;
+}
+
 bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
   const Problem& p = ev.problem();
   i64 kmax = p.native;

@@ -15,13 +15,7 @@ bool SplitMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   b.ops.assign(S.ops.begin() + static_cast<long>(cut), S.ops.end());
   a.gran = b.gran = S.gran;
   b.retain = S.retain;
-  pruneRetain(ev.problem(), b);
-  if (!repairGranularity(ev, a, ev.retainedInto(s))) return false;
-  if (!repairGranularity(ev, b, a.retain)) return false;
-  out.first = s;
-  out.count = 1;
-  out.repl = {std::move(a), std::move(b)};
-  return true;
+  return proposePair(ev, s, 1, std::move(a), std::move(b), out);
 }
 
 }  // namespace mlsys
