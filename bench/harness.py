@@ -1,20 +1,35 @@
 #!/usr/bin/env python3
 """Run `mlsys solve` over a folder of instances, validate every output, and tabulate.
 
-    python3 bench/harness.py                       # mlsys's contest budgets, 1 seed
-    python3 bench/harness.py --seeds 3 --threads 2 --out runs/today
+    python3 bench/harness.py                       # contest mode: mlsys's own budget, killed at each limit
+    python3 bench/harness.py --seeds 3 --threads 2 --out build/harness/today
     python3 bench/harness.py --seconds 5 --config configs/server.yaml
-    python3 bench/harness.py --compare runs/yesterday/results.csv --out runs/today
+    python3 bench/harness.py --compare build/harness/yesterday/results.csv --out build/harness/today
+    python3 bench/harness.py --against NEW.csv --compare OLD.csv   # compare two earlier runs, run nothing
+    python3 bench/harness.py --smoke               # 0.5 s per instance, 1 seed: a quick end-to-end check
+    python3 bench/harness.py --dry-run             # print the commands only
 
-Runs are sequential (the machine has few cores). Each run passes --stats/--trace to mlsys and is
-validated with `mlsys evaluate --json`. Writes OUT/results.csv (one row per instance) and
-OUT/results.md (a Markdown table); --compare OLD.csv prints per-instance ratios new/old.
+Contest mode (no --seconds): mlsys picks its budget (inside the limit) and the harness sends SIGTERM at
+the instance's time limit (time_limit_s from --targets, else the contest tier by op count), like the
+contest grader; whatever is on disk then is scored. With --seconds S, mlsys gets --seconds S and a
+watchdog sends SIGTERM at 1.2*S + 2 s. Runs are sequential (one solve at a time).
+
+Each run passes --stats/--trace to mlsys (when the binary supports them), and its output is checked
+with `mlsys evaluate --json`. The harness also watches for the output file itself: `first_seen_s`
+is when a schedule first appeared on disk, measured from outside.
+
+Writes OUT/runs.csv (one row per run), OUT/results.csv (one row per instance), OUT/results.md
+(a Markdown table with a summary), and with --compare OUT/compare.md. Per-run files are in OUT/runs/.
+Exit code: 0 if every run produced a valid schedule, 1 otherwise, 2 on usage errors.
 Python 3 standard library only.
 """
 import argparse
 import csv
 import json
+import math
 import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -22,135 +37,354 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Columns of results.csv (the first ones are what --compare reads: instance, median).
+RESULT_COLS = ["instance", "ops", "limit_s", "seeds", "valid", "median", "min", "max", "lower_bound", "ratio_lb",
+               "contest_best", "ratio_contest", "first_write_s", "first_seen_s", "best_found_s", "evals_per_s",
+               "evaluations", "wall_s", "killed", "warnings"]
+RUN_COLS = ["instance", "seed", "rc", "killed", "wall_s", "first_seen_s", "valid", "latency", "rule", "reason",
+            "warnings", "best_latency", "first_write_s", "best_found_s", "elapsed_s", "evaluations", "evals_per_s",
+            "writes", "threads", "solution", "trace"]
 
-def load_targets(path):
-    if not path or not os.path.exists(path):
-        return {}
-    with open(path) as f:
-        return {r["benchmark"]: r for r in csv.DictReader(f)}
+
+def log(msg):
+    print(f"harness: {msg}", file=sys.stderr, flush=True)
 
 
 def fnum(x):
     try:
-        return float(x)
+        v = float(x)
+        return v if math.isfinite(v) else None
     except (TypeError, ValueError):
         return None
 
 
-def run_one(args, inst, seconds, seed, outdir):
-    stem = os.path.splitext(os.path.basename(inst))[0]
-    out = os.path.join(outdir, f"{stem}-s{seed}.json")
-    stats = os.path.join(outdir, f"{stem}-s{seed}.stats.json")
-    trace = os.path.join(outdir, f"{stem}-s{seed}.trace.csv")
-    cmd = [args.mlsys, "solve", inst, out, "--threads", str(args.threads), "--seed", str(seed),
-           "--stats", stats, "--trace", trace, "-q"]
-    if seconds:
-        cmd += ["--seconds", str(seconds)]
+def natural_key(path):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", os.path.basename(path))]
+
+
+def contest_limit(n_ops):
+    """The contest time limit by instance size (mirrors engine/solver.cpp contestLimitSeconds)."""
+    for n, s in ((5, 2), (20, 5), (32, 15), (63, 30), (103, 60)):
+        if n_ops <= n:
+            return float(s)
+    return 120.0
+
+
+def load_targets(path):
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        return {r["benchmark"]: r for r in csv.DictReader(f) if r.get("benchmark")}
+
+
+def count_ops(path):
+    try:
+        with open(path) as f:
+            return len(json.load(f).get("op_types", []))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def fmt(v, nd=4):
+    if v is None or v == "":
+        return "—"
+    if isinstance(v, float):
+        if v == int(v) and abs(v) >= 100:
+            return f"{int(v)}"
+        return f"{v:.{nd}f}" if abs(v) < 100 else f"{v:.10g}"
+    return str(v)
+
+
+class Mlsys:
+    """The binary under test, and which solve options it supports."""
+
+    def __init__(self, path, model):
+        self.path = path
+        self.model = model or []
+        try:
+            h = subprocess.run([path, "solve", "--help"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            h = ""
+        self.has_stats = "--stats" in h
+        self.has_trace = "--trace" in h
+        try:
+            self.version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            self.version = "?"
+
+    def model_args(self):
+        out = []
+        for kv in self.model:
+            out += ["--model", kv]
+        return out
+
+    def bound(self, inst):
+        r = subprocess.run([self.path, "bound", inst] + self.model_args(), capture_output=True, text=True)
+        m = re.search(r"lower bound:\s*([0-9.eE+-]+)", r.stdout)
+        return fnum(m.group(1)) if m else None
+
+    def evaluate(self, inst, sol):
+        """(valid, latency, rule, reason, n_warnings) of a schedule file."""
+        if not os.path.exists(sol):
+            return False, None, "missing", "no output file", 0
+        r = subprocess.run([self.path, "evaluate", inst, sol, "--json"] + self.model_args(), capture_output=True, text=True)
+        try:
+            j = json.loads(r.stdout)
+            return (bool(j.get("valid")) and r.returncode == 0, fnum(j.get("total_latency")), j.get("rule", ""),
+                    j.get("reason", ""), len(j.get("warnings", [])))
+        except ValueError:
+            # Not parseable (e.g. an unescaped character): fall back to the fields we need.
+            valid = re.search(r'"valid":\s*true', r.stdout) is not None and r.returncode == 0
+            m = re.search(r'"total_latency":\s*([0-9.eE+-]+)', r.stdout)
+            why = (r.stderr.strip().splitlines() or [""])[-1]
+            return valid, fnum(m.group(1)) if m else None, "" if valid else "?", why, 0
+
+
+def solve_cmd(args, ml, inst, sol, stats, trace, seed):
+    cmd = [ml.path, "solve", inst, sol, "--seed", str(seed), "-q"]
+    if args.threads is not None:
+        cmd += ["--threads", str(args.threads)]
+    if args.seconds:
+        cmd += ["--seconds", f"{args.seconds:g}"]
     if args.config:
         cmd += ["--config", args.config]
+    if ml.has_stats:
+        cmd += ["--stats", stats]
+    if ml.has_trace:
+        cmd += ["--trace", trace]
+    return cmd + ml.model_args()
+
+
+def run_solve(cmd, sol, kill_at, logf):
+    """Runs one solve; SIGTERM at kill_at seconds (SIGKILL 2 s later). Returns rc, wall, first_seen, killed."""
     t0 = time.monotonic()
-    rc = subprocess.run(cmd).returncode
+    p = subprocess.Popen(cmd, stdout=logf, stderr=logf, stdin=subprocess.DEVNULL)
+    first_seen, killed, termed_at = None, False, None
+    while True:
+        try:
+            rc = p.wait(timeout=0.005)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic() - t0
+        if first_seen is None and os.path.exists(sol):
+            first_seen = now
+        if termed_at is None and now >= kill_at:
+            p.send_signal(signal.SIGTERM)
+            killed, termed_at = True, now
+        elif termed_at is not None and now >= termed_at + 2:
+            p.kill()
     wall = time.monotonic() - t0
-    st = {}
-    if os.path.exists(stats):
-        with open(stats) as f:
-            st = json.load(f)
-    ev = subprocess.run([args.mlsys, "evaluate", inst, out, "--json"], capture_output=True, text=True)
-    valid, latency = False, None
-    try:
-        j = json.loads(ev.stdout)
-        valid, latency = j["valid"] and ev.returncode == 0, j["total_latency"]
-    except (ValueError, KeyError):
-        pass
-    return {"rc": rc, "wall": wall, "valid": valid, "latency": latency, **st}
+    if first_seen is None and os.path.exists(sol):
+        first_seen = wall  # appeared during the last poll interval
+    return rc, wall, first_seen, killed
 
 
-def main():
+def run_instance(args, ml, inst, targets, rundir):
+    stem = os.path.splitext(os.path.basename(inst))[0]
+    tg = targets.get(stem, {})
+    n_ops = count_ops(inst)
+    limit = fnum(tg.get("time_limit_s")) or (contest_limit(n_ops) if n_ops is not None else 120.0)
+    kill_at = args.seconds * 1.2 + 2 if args.seconds else limit
+    lb = fnum(tg.get("lower_bound")) if not ml.model else None  # targets.csv is under the default model
+    cb = fnum(tg.get("contest_best")) if not ml.model else None
+    runs = []
+    for seed in range(1, args.seeds + 1):
+        base = os.path.join(rundir, f"{stem}-s{seed}")
+        sol, stats, trace = base + ".json", base + ".stats.json", base + ".trace.csv"
+        cmd = solve_cmd(args, ml, inst, sol, stats, trace, seed)
+        if args.dry_run:
+            print(" ".join(cmd) + f"    # SIGTERM at {kill_at:g} s")
+            continue
+        for f in (sol, stats, trace):
+            if os.path.exists(f):
+                os.remove(f)
+        with open(base + ".log", "w") as logf:
+            rc, wall, first_seen, killed = run_solve(cmd, sol, kill_at, logf)
+        valid, lat, rule, reason, nwarn = ml.evaluate(inst, sol)
+        st = {}
+        if os.path.exists(stats):
+            try:
+                with open(stats) as f:
+                    st = json.load(f)
+            except ValueError:
+                st = {}
+        run = {"instance": stem, "seed": seed, "rc": rc, "killed": int(killed), "wall_s": round(wall, 4),
+               "first_seen_s": round(first_seen, 4) if first_seen is not None else None, "valid": int(valid),
+               "latency": lat, "rule": rule, "reason": reason, "warnings": nwarn,
+               "solution": os.path.relpath(sol, args.out), "trace": os.path.relpath(trace, args.out) if os.path.exists(trace) else ""}
+        for k in ("best_latency", "first_write_s", "best_found_s", "elapsed_s", "evaluations", "evals_per_s", "writes", "threads"):
+            run[k] = st.get(k)
+        runs.append(run)
+        status = f"latency {fmt(lat)}" if valid else f"INVALID ({rule}: {reason})"
+        log(f"{stem} seed {seed}: {status}, wall {wall:.2f} s" + (" (killed at the limit)" if killed else "") +
+            (f", rc {rc}" if rc not in (0, -signal.SIGTERM, 128 + signal.SIGTERM) else ""))
+    if args.dry_run:
+        return None, []
+    if lb is None:
+        lb = ml.bound(inst)
+    lats = [r["latency"] for r in runs if r["valid"] and r["latency"] is not None]
+    med = median(lats)
+
+    def med_of(k):
+        return median(fnum(r.get(k)) for r in runs)
+
+    row = {"instance": stem, "ops": n_ops, "limit_s": limit, "seeds": len(runs), "valid": sum(r["valid"] for r in runs),
+           "median": med, "min": min(lats) if lats else None, "max": max(lats) if lats else None,
+           "lower_bound": lb, "ratio_lb": med / lb if med and lb else None,
+           "contest_best": cb, "ratio_contest": med / cb if med and cb else None,
+           "first_write_s": med_of("first_write_s"), "first_seen_s": med_of("first_seen_s"),
+           "best_found_s": med_of("best_found_s"), "evals_per_s": med_of("evals_per_s"),
+           "evaluations": med_of("evaluations"), "wall_s": med_of("wall_s"),
+           "killed": sum(r["killed"] for r in runs), "warnings": sum(r["warnings"] for r in runs)}
+    return row, runs
+
+
+def write_csv(path, cols, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in cols})
+
+
+def results_markdown(rows, header):
+    lines = [header, "",
+             "| instance | ops | limit s | valid | median | min | max | lower bound | med/LB | contest best | med/best "
+             "| first write ms | best at s | evals/s |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in rows:
+        first = r["first_write_s"] if r["first_write_s"] is not None else r["first_seen_s"]
+        beat = " ✓" if r["ratio_contest"] is not None and r["ratio_contest"] <= 1 else ""
+        lines.append(f"| {r['instance']} | {fmt(r['ops'])} | {r['limit_s']:g} | {r['valid']}/{r['seeds']}"
+                     f"{' (' + str(r['killed']) + ' killed)' if r['killed'] else ''} | {fmt(r['median'])} | {fmt(r['min'])} "
+                     f"| {fmt(r['max'])} | {fmt(r['lower_bound'])} | {fmt(r['ratio_lb'])} | {fmt(r['contest_best'])} "
+                     f"| {fmt(r['ratio_contest'])}{beat} | {fmt(first * 1000 if first is not None else None, 1)} "
+                     f"| {fmt(r['best_found_s'], 2)} | {fmt(round(r['evals_per_s']) if r['evals_per_s'] is not None else None)} |")
+    n_runs = sum(r["seeds"] for r in rows)
+    n_valid = sum(r["valid"] for r in rows)
+    with_cb = [r for r in rows if r["ratio_contest"] is not None]
+    lines += ["", f"Valid: {n_valid}/{n_runs} runs. Geometric mean of median/LB: {fmt(geomean(r['ratio_lb'] for r in rows))}; "
+              f"of median/contest best: {fmt(geomean(r['ratio_contest'] for r in rows))} over {len(with_cb)} instances, "
+              f"{sum(r['ratio_contest'] <= 1 for r in with_cb)} at or below the contest best (✓)."]
+    if any(r["first_write_s"] is None and r["first_seen_s"] is not None for r in rows):
+        lines.append("First write: from mlsys --stats where available, else as observed by the harness.")
+    return "\n".join(lines) + "\n"
+
+
+def read_medians(path):
+    with open(path, newline="") as f:
+        return {r["instance"]: fnum(r.get("median")) for r in csv.DictReader(f)}
+
+
+def compare_markdown(old_path, new, old_label="old", new_label="new"):
+    """new: {instance: median}. Markdown with new/old per instance and the geometric mean."""
+    old = read_medians(old_path)
+    names = sorted(set(old) | set(new), key=natural_key)
+    lines = [f"| instance | {old_label} median | {new_label} median | new/old |", "|---|--:|--:|--:|"]
+    ratios = []
+    for n in names:
+        o, m = old.get(n), new.get(n)
+        ratio = m / o if m and o else None
+        if ratio is not None:
+            ratios.append(ratio)
+        mark = "" if ratio is None else (" better" if ratio < 1 - 1e-9 else " worse" if ratio > 1 + 1e-9 else " same")
+        lines.append(f"| {n} | {fmt(o)} | {fmt(m)} | {fmt(ratio)}{mark} |")
+    g = geomean(ratios)
+    lines.append(f"| geometric mean | | | {fmt(g)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--instances", default=os.path.join(ROOT, "..", "shared", "benchmarks"))
+    ap.add_argument("--instances", default=os.path.join(ROOT, "..", "shared", "benchmarks"), help="folder of *.json instances")
     ap.add_argument("--targets", default=os.path.join(ROOT, "..", "shared", "targets.csv"),
-                    help="CSV with benchmark,time_limit_s,lower_bound,contest_best")
-    ap.add_argument("--seconds", type=float, help="uniform budget (default: mlsys's contest default, "
-                    "inside each instance's time limit)")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seeds", type=int, default=1)
-    ap.add_argument("--config")
-    ap.add_argument("--mlsys", default=os.path.join(ROOT, "build", "release", "mlsys"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "build", "harness"))
-    ap.add_argument("--compare", help="an earlier results.csv: print new/old median ratios")
-    ap.add_argument("--only", help="comma-separated instance stems")
-    args = ap.parse_args()
+                    help="CSV with benchmark,time_limit_s,lower_bound,contest_best (default ../shared/targets.csv)")
+    ap.add_argument("--seconds", type=float, help="uniform budget per run (default: contest mode, see above)")
+    ap.add_argument("--threads", type=int, default=2, help="mlsys --threads (default 2; 0 = all cores)")
+    ap.add_argument("--seeds", type=int, default=1, help="run seeds 1..N per instance (default 1)")
+    ap.add_argument("--config", help="YAML config passed to mlsys solve --config")
+    ap.add_argument("--model", action="append", help="KEY=VALUE passed to solve, evaluate and bound (repeatable)")
+    ap.add_argument("--mlsys", default=os.path.join(ROOT, "build", "release", "mlsys"), help="binary (default build/release/mlsys)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "harness"), help="output folder (default build/harness)")
+    ap.add_argument("--compare", metavar="OLD.csv", help="an earlier results.csv: print new/old median ratios")
+    ap.add_argument("--against", metavar="NEW.csv", help="with --compare: compare this results.csv instead of running")
+    ap.add_argument("--only", help="comma-separated instance stems or substrings (e.g. mlsys-2026-1,2026-21)")
+    ap.add_argument("--smoke", action="store_true", help="quick check: --seconds 0.5 --seeds 1 unless given")
+    ap.add_argument("--dry-run", action="store_true", help="print the solve commands and exit")
+    args = ap.parse_args(argv)
 
+    if args.against:
+        if not args.compare:
+            ap.error("--against needs --compare OLD.csv")
+        print(compare_markdown(args.compare, read_medians(args.against), "old", "new"), end="")
+        return 0
+    if args.smoke:
+        args.seconds = args.seconds or 0.5
+    if args.seconds is not None and not args.seconds > 0:
+        ap.error("--seconds must be positive")
+    if args.seeds < 1:
+        ap.error("--seeds must be >= 1")
+    if args.config and not os.path.exists(args.config):
+        ap.error(f"--config {args.config}: no such file")
     if not os.path.isdir(args.instances):
-        print(f"harness: {args.instances} not found; nothing to run", file=sys.stderr)
+        log(f"{args.instances} not found; nothing to run")
         return 0
     if not os.path.exists(args.mlsys):
-        print(f"harness: {args.mlsys} not found (build first)", file=sys.stderr)
+        log(f"{args.mlsys} not found (build first: cmake --preset release && cmake --build --preset release)")
         return 1
-    os.makedirs(args.out, exist_ok=True)
+    args.out = os.path.abspath(args.out)
+    rundir = os.path.join(args.out, "runs")
+    if not args.dry_run:
+        os.makedirs(rundir, exist_ok=True)
+    ml = Mlsys(args.mlsys, args.model)
+    if not ml.has_stats:
+        log("this mlsys has no --stats: first write / best at / evals/s columns stay blank")
     targets = load_targets(args.targets)
-    insts = sorted((os.path.join(args.instances, f) for f in os.listdir(args.instances) if f.endswith(".json")),
-                   key=lambda p: [int(t) if t.isdigit() else t for t in os.path.basename(p).replace("-", " ").replace(".", " ").split()])
+    insts = sorted((os.path.join(args.instances, f) for f in os.listdir(args.instances) if f.endswith(".json")), key=natural_key)
     if args.only:
-        keep = set(args.only.split(","))
-        insts = [p for p in insts if os.path.splitext(os.path.basename(p))[0] in keep]
+        keys = [k.strip() for k in args.only.split(",") if k.strip()]
+        stem = lambda p: os.path.splitext(os.path.basename(p))[0]  # noqa: E731
+        exact = [p for p in insts if stem(p) in keys]
+        insts = exact if len(exact) == len(keys) else [p for p in insts if any(k == stem(p) or k in stem(p) for k in keys)]
+    if not insts:
+        log("no instances selected")
+        return 1
 
-    rows = []
+    rows, all_runs = [], []
     for inst in insts:
-        stem = os.path.splitext(os.path.basename(inst))[0]
-        tg = targets.get(stem, {})
-        # No --seconds: mlsys's own default budget, which sits inside the contest limit.
-        seconds = args.seconds
-        runs = [run_one(args, inst, seconds, s, args.out) for s in range(1, args.seeds + 1)]
-        lats = [r["latency"] for r in runs if r["valid"] and r["latency"] is not None]
-        med = statistics.median(lats) if lats else None
-        lb, cb = fnum(tg.get("lower_bound")), fnum(tg.get("contest_best"))
-        def med_of(k):
-            v = [r[k] for r in runs if k in r]
-            return statistics.median(v) if v else None
-        row = {
-            "instance": stem, "seeds": len(runs), "valid": sum(r["valid"] for r in runs),
-            "median": med, "min": min(lats) if lats else None, "max": max(lats) if lats else None,
-            "lower_bound": lb, "ratio_lb": med / lb if med and lb else None,
-            "contest_best": cb, "ratio_contest": med / cb if med and cb else None,
-            "first_write_s": med_of("first_write_s"), "best_found_s": med_of("best_found_s"),
-            "evals_per_s": med_of("evals_per_s"), "wall_s": statistics.median(r["wall"] for r in runs),
-        }
-        rows.append(row)
-        print(f"{stem}: median {med} valid {row['valid']}/{len(runs)}", file=sys.stderr)
+        row, runs = run_instance(args, ml, inst, targets, rundir)
+        if row is not None:
+            rows.append(row)
+            all_runs += runs
+    if args.dry_run:
+        return 0
 
-    cols = list(rows[0].keys()) if rows else []
-    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
-
-    def fmt(v, nd=4):
-        if v is None:
-            return "—"
-        if isinstance(v, float):
-            return f"{v:.{nd}f}" if abs(v) < 100 else f"{v:.10g}"
-        return str(v)
-
-    lines = ["| instance | valid | median | min | max | lower_bound | ratio | contest_best | ratio | first write s | best at s | evals/s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['instance']} | {r['valid']}/{r['seeds']} | {fmt(r['median'])} | {fmt(r['min'])} | {fmt(r['max'])} | "
-                     f"{fmt(r['lower_bound'])} | {fmt(r['ratio_lb'])} | {fmt(r['contest_best'])} | {fmt(r['ratio_contest'])} | "
-                     f"{fmt(r['first_write_s'])} | {fmt(r['best_found_s'], 2)} | {fmt(r['evals_per_s'], 0)} |")
-    md = "\n".join(lines) + "\n"
+    write_csv(os.path.join(args.out, "runs.csv"), RUN_COLS, all_runs)
+    write_csv(os.path.join(args.out, "results.csv"), RESULT_COLS, rows)
+    budget = f"--seconds {args.seconds:g}" if args.seconds else "contest mode (mlsys default budget, SIGTERM at the limit)"
+    header = (f"{ml.version}; {budget}; threads {args.threads}; seeds 1..{args.seeds}; "
+              f"config {args.config or 'built-in defaults'}; model {', '.join(args.model) if args.model else 'default'}")
+    md = results_markdown(rows, header)
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(md)
-    print(md)
-
+    print(md, end="")
     if args.compare:
-        with open(args.compare) as f:
-            old = {r["instance"]: fnum(r["median"]) for r in csv.DictReader(f)}
-        print("| instance | old median | new median | new/old |\n|---|---|---|---|")
-        for r in rows:
-            o = old.get(r["instance"])
-            ratio = r["median"] / o if r["median"] and o else None
-            print(f"| {r['instance']} | {fmt(o)} | {fmt(r['median'])} | {fmt(ratio)} |")
+        cmp_md = compare_markdown(args.compare, {r["instance"]: r["median"] for r in rows})
+        with open(os.path.join(args.out, "compare.md"), "w") as f:
+            f.write(cmp_md)
+        print("\n" + cmp_md, end="")
+    log(f"wrote {os.path.join(args.out, 'results.csv')}, results.md, runs.csv")
     return 0 if all(r["valid"] == r["seeds"] for r in rows) else 1
 
 

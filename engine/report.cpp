@@ -64,26 +64,41 @@ std::string fmtNum(double v) {
 
 std::string fmtInt(i64 v) { return v < 0 ? "-" + groupDigits(std::to_string(-v)) : groupDigits(std::to_string(v)); }
 
-// Three significant digits with a k/M/G suffix, for axes and labels.
-std::string fmtShort(double v) {
+// `sig` significant digits with a k/M/G suffix, for axes and labels: 2118743 -> "2.12M".
+std::string fmtSig(double v, int sig) {
   double a = std::fabs(v);
   const char* suf = "";
   double d = 1;
   if (a >= 1e9) { suf = "G"; d = 1e9; }
   else if (a >= 1e6) { suf = "M"; d = 1e6; }
   else if (a >= 1e3) { suf = "k"; d = 1e3; }
-  double x = v / d;
-  char buf[32];
-  double ax = std::fabs(x);
-  if (ax >= 100 || x == std::floor(x)) std::snprintf(buf, sizeof buf, "%.0f", x);
-  else if (ax >= 10) std::snprintf(buf, sizeof buf, "%.1f", x);
-  else std::snprintf(buf, sizeof buf, "%.2f", x);
+  double x = v / d, ax = std::fabs(x);
+  int intDigits = ax >= 100 ? 3 : ax >= 10 ? 2 : 1;
+  int dec = std::max(0, sig - intDigits);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", dec, x);
   std::string s = buf;
   if (s.find('.') != std::string::npos) {  // 1.50 -> 1.5, 2.00 -> 2
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
   }
   return s + suf;
+}
+
+std::string fmtShort(double v) { return fmtSig(v, 3); }
+
+// An axis tick at a multiple of `step`, with just enough decimals: 0.025 -> "0.025", 0.5 -> "0.5".
+std::string fmtTick(double v, double step) {
+  if (v >= 1000) return fmtShort(v);
+  int dec = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9)) + 1;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", dec, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 std::string fmtFixed(double v, int decimals) {
@@ -264,7 +279,7 @@ tr.badrow{background:#ffecec}
 .chip.MM{background:#dde8fb;color:#1d4f9c}.chip.PW{background:#e3f4e6;color:#1f6a33}
 .tag{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;color:#fff}
 .bv{display:flex;align-items:center;justify-content:flex-end;gap:6px}
-.bv em{font-style:normal;min-width:64px;text-align:right}
+.bv em{font-style:normal;min-width:80px;text-align:right}
 .bar{position:relative;height:11px;width:72px;flex:none;background:#eef1f5;border-radius:2px}
 .bar span{position:absolute;left:0;top:0;bottom:0;border-radius:2px}
 .lat{background:#9fb6d9}.occb{background:var(--ws)}.occr{fill:var(--ret)}.occ{fill:var(--ws)}.over{background:var(--bad);fill:var(--bad)}
@@ -481,23 +496,32 @@ std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) 
   o << "<svg id=\"convergence\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom) << "\" role=\"img\" aria-label=\"convergence\">\n";
   o << "<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plotW) << "\" height=\"" << px(plotH)
     << "\" fill=\"#fbfcfd\" stroke=\"#cfd5de\"/>\n";
-  // Latency ticks: evenly spaced in log space, labelled with 3 significant digits.
-  for (int k = 0; k <= 5; ++k) {
-    double v = std::pow(10, ly0 + (ly1 - ly0) * (0.04 + 0.92 * k / 5));
+  // Latency ticks: evenly spaced in log space, with as many significant digits as it takes to
+  // tell neighbouring ticks apart (narrow ranges near the end of a search need more).
+  std::vector<double> yt;
+  for (int k = 0; k <= 5; ++k) yt.push_back(std::pow(10, ly0 + (ly1 - ly0) * (0.04 + 0.92 * k / 5)));
+  int sig = 3;
+  for (; sig < 9; ++sig) {
+    bool distinct = true;
+    for (size_t k = 1; k < yt.size(); ++k) distinct &= fmtSig(yt[k], sig) != fmtSig(yt[k - 1], sig);
+    if (distinct) break;
+  }
+  for (double v : yt)
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(v)) << "\" y2=\"" << px(Y(v))
       << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(Y(v) + 4)
-      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << fmtShort(v) << "</text>\n";
-  }
-  for (double s : niceTicks(0, xmax, 10))
+      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << fmtSig(v, sig) << "</text>\n";
+  std::vector<double> xt = niceTicks(0, xmax, 10);
+  double xstep = xt.size() > 1 ? xt[1] - xt[0] : xmax;
+  for (double s : xt)
     o << "<line x1=\"" << px(X(s)) << "\" x2=\"" << px(X(s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
       << "\" stroke=\"#eceff3\"/><text x=\"" << px(X(s)) << "\" y=\"" << px(top + plotH + 15)
-      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << fmtShort(s) << "</text>\n";
+      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << fmtTick(s, xstep) << "</text>\n";
   o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
     << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
   if (showLb)
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(lbv)) << "\" y2=\"" << px(Y(lbv))
       << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 14)
-      << "\" font-size=\"11\" fill=\"#157a3b\">lower bound " << fmtShort(lbv) << "</text>\n";
+      << "\" font-size=\"11\" fill=\"#157a3b\">LB " << fmtNum(lbv) << "</text>\n";
   auto stepPath = [&](std::vector<TracePoint> v) {
     std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
     std::string d;
@@ -530,8 +554,12 @@ std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) 
   }
   if (wi > 24) legend << "<span>+" << wi - 24 << " more workers</span>";
   o << "\n";
-  o << "<text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(overall.second) - 6) << "\" font-size=\"11.5\" font-weight=\"600\" fill=\"#1d2433\">best "
-    << fmtShort(overall.second) << "</text>\n";
+  // Final best, inside the plot at its right end: below the line (every other line is above it),
+  // unless that would collide with the bottom edge or the lower-bound line.
+  double yb = Y(overall.second), by = yb + 17;
+  if (by > top + plotH - 4 || (showLb && std::fabs(by - 4 - Y(lbv)) < 12)) by = yb - 7;
+  o << "<text x=\"" << px(left + plotW - 6) << "\" y=\"" << px(by) << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" "
+       "fill=\"#1d2433\">best " << fmtNum(overall.second) << "</text>\n";
   o << "</svg>\n";
   std::string svg = o.str();
   o.str("");
@@ -539,7 +567,7 @@ std::string renderConvergence(const Ctx& c, const std::vector<TracePoint>& pts) 
     << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>"
     << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
     << svg;
-  o << "<p class=\"note\">" << pts.size() << " improvements from " << byWorker.size() << " worker(s) over "
+  o << "<p class=\"note\">" << pts.size() << (pts.size() == 1 ? " improvement from " : " improvements from ") << byWorker.size() << " worker(s); last improvement at "
     << fmtFixed(xmax / 1.03, 2) << " s; first " << fmtNum(pts.front().latency) << " &rarr; best " << fmtNum(overall.second)
     << ".</p>\n";
   return o.str();
