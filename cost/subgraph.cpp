@@ -20,16 +20,6 @@ std::vector<TensorId> sortedUnique(std::vector<TensorId> v) {
   return v;
 }
 
-const char* extName(Ext e) {
-  switch (e) {
-    case Ext::Rho: return "rows";
-    case Ext::Gamma: return "cols";
-    case Ext::Kappa: return "k-strip";
-    case Ext::Full: return "full";
-  }
-  return "?";
-}
-
 struct Fail {
   std::string rule, reason;
 };
@@ -421,7 +411,6 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
       if (r1 == Never || r2 == Never) continue;
       if (r1 == Maybe || r2 == Maybe) { pl.fast_ok = false; break; }
     }
-  (void)extName;
   return pl;
 }
 

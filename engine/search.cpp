@@ -275,7 +275,7 @@ struct Shared {
 class Worker {
  public:
   Worker(Shared& sh, int id, std::string kind, const Schedule& start)
-      : sh_(sh), id_(id), kind_(std::move(kind)), rng_(mixSeed(sh.opt.seed, id, 1)), acc_rng_(mixSeed(sh.opt.seed, id, 2)),
+      : sh_(sh), kind_(std::move(kind)), rng_(mixSeed(sh.opt.seed, id, 1)), acc_rng_(mixSeed(sh.opt.seed, id, 2)),
         ev_(sh.p, sh.cfg.model, static_cast<size_t>(sh.cfg.cache_entries)), start_(start) {
     for (const auto& [name, w] : sh.cfg.move_weights) {
       if (w <= 0) continue;
@@ -412,7 +412,6 @@ class Worker {
   }
 
   Shared& sh_;
-  int id_;
   std::string kind_;
   Rng rng_, acc_rng_;
   IncrementalEvaluator ev_;
