@@ -16,26 +16,6 @@
 #include "engine/solver.h"
 
 namespace mlsys {
-namespace {
-
-const char* kUsage =
-    "mlsys " MLSYS_VERSION " - schedule search for the MLSys 2026 graph-scheduling problem\n"
-    "\n"
-    "Usage:\n"
-    "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
-    "  mlsys solve PROBLEM.json OUT.json [options] search; a valid schedule is on disk within 100 ms\n"
-    "  mlsys evaluate PROBLEM.json SOLUTION.json   check validity and price a schedule\n"
-    "  mlsys bound PROBLEM.json                    a lower bound on the latency\n"
-    "  mlsys report PROBLEM.json SOLUTION.json -o report.html   an HTML picture of a schedule\n"
-    "  mlsys generate --family F --size N --seed S [-o FILE]     write a generated problem\n"
-    "  mlsys --help | --version\n"
-    "\n"
-    "Run 'mlsys COMMAND --help' for the options of a command.\n"
-    "Exit codes: 0 ok, 1 bad input / invalid schedule / runtime error, 2 usage, 128+N on signal N.\n";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 ModelOptions modelFrom(const cxxopts::ParseResult& r) {
   ModelOptions m;
@@ -69,6 +49,23 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, co
   if (v.size() != n) throw UsageError("expected " + std::to_string(n) + " file arguments\nusage: " + usage);
   return v;
 }
+
+namespace {
+
+const char* kUsage =
+    "mlsys " MLSYS_VERSION " - schedule search for the MLSys 2026 graph-scheduling problem\n"
+    "\n"
+    "Usage:\n"
+    "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
+    "  mlsys solve PROBLEM.json OUT.json [options] search; a valid schedule is on disk within 100 ms\n"
+    "  mlsys evaluate PROBLEM.json SOLUTION.json   check validity and price a schedule\n"
+    "  mlsys bound PROBLEM.json                    a lower bound on the latency\n"
+    "  mlsys report PROBLEM.json SOLUTION.json -o report.html   an HTML picture of a schedule\n"
+    "  mlsys generate --family F --size N --seed S [-o FILE]     write a generated problem\n"
+    "  mlsys --help | --version\n"
+    "\n"
+    "Run 'mlsys COMMAND --help' for the options of a command.\n"
+    "Exit codes: 0 ok, 1 bad input / invalid schedule / runtime error, 2 usage, 128+N on signal N.\n";
 
 std::string opsList(const std::vector<OpId>& ops) {
   std::ostringstream os;

@@ -1,8 +1,27 @@
 // Sub-commands implemented outside cli.cpp. Each takes the arguments after the command name
 // (argv[0] is the command) and returns the exit code; bad input throws InputError.
 #pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "cost/model.h"
 
 namespace mlsys {
+
+// A command-line mistake: runCli prints "mlsys: usage error: <what>" and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Shared by every command (defined in engine/cli.cpp).
+void addModelOption(cxxopts::Options& o);                       // --model KEY=VALUE (repeatable)
+ModelOptions modelFrom(const cxxopts::ParseResult& r);          // bad values are UsageError
+cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv);  // cxxopts errors -> UsageError
+// The positional file arguments; exactly n of them, or UsageError naming `usage`.
+std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage);
 
 int cmdReport(int argc, char** argv);    // engine/report.cpp
 int cmdGenerate(int argc, char** argv);  // engine/generate.cpp

@@ -21,29 +21,21 @@ int cmdGenerate(int argc, char** argv) {
       "o,output", "Output file (written atomically); default: stdout", cxxopts::value<std::string>())(
       "h,help", "Show help");
   const std::string usage = "usage: mlsys generate --family " + fams + " --size N [--seed S] [-o FILE]";
-  auto usageError = [&](const std::string& msg) {
-    std::cerr << "mlsys generate: usage error: " << msg << "\n" << usage << "\n";
-    return 2;
-  };
-  cxxopts::ParseResult r;
-  try {
-    r = o.parse(argc, argv);
-    if (r.count("help")) {
-      std::cout << o.help() << "\nExit codes: 0 ok, 1 write error, 2 usage.\n";
-      return 0;
-    }
-    if (!r.unmatched().empty()) return usageError("unexpected argument '" + r.unmatched().front() + "'");
-    if (!r.count("family")) return usageError("--family is required");
-    if (!r.count("size")) return usageError("--size is required");
-    if (r["size"].as<int>() < 1) return usageError("--size must be >= 1");
-  } catch (const cxxopts::exceptions::exception& e) {
-    return usageError(e.what());
+  auto usageError = [&](const std::string& msg) { return UsageError(msg + "\n" + usage); };
+  auto r = parseOrThrow(o, argc, argv);
+  if (r.count("help")) {
+    std::cout << o.help() << "\nExit codes: 0 ok, 1 write error, 2 usage.\n";
+    return 0;
   }
+  if (!r.unmatched().empty()) throw usageError("unexpected argument '" + r.unmatched().front() + "'");
+  if (!r.count("family")) throw usageError("--family is required");
+  if (!r.count("size")) throw usageError("--size is required");
+  if (r["size"].as<int>() < 1) throw usageError("--size must be >= 1");
   Problem p;
   try {
     p = generateProblem(r["family"].as<std::string>(), r["size"].as<int>(), r["seed"].as<uint64_t>());
   } catch (const InputError& e) {
-    return usageError(e.what());  // an unknown family is a usage error
+    throw usageError(e.what());  // an unknown family is a usage error
   }
   const std::string json = problemToJson(p);
   if (r.count("output")) {

@@ -654,38 +654,23 @@ int cmdReport(int argc, char** argv) {
   cxxopts::Options o("mlsys report", "Write a self-contained HTML picture of a schedule (timeline, occupancy, table).");
   o.add_options()("o,output", "Output HTML file", cxxopts::value<std::string>())(
       "trace", "CSV from 'mlsys solve --trace' (seconds,worker,latency): adds a convergence plot", cxxopts::value<std::string>())(
-      "model", "Model option KEY=VALUE (repeatable): matmul_compute=reduction_depth|native_depth",
-      cxxopts::value<std::vector<std::string>>())("h,help", "Show help")(
-      "positional", "", cxxopts::value<std::vector<std::string>>());
+      "h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
+  addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json SOLUTION.json -o report.html");
   const char* usage = "mlsys report PROBLEM.json SOLUTION.json -o report.html [--trace trace.csv] [--model K=V]...";
-  auto usageError = [&](const std::string& why) {
-    std::cerr << "mlsys: usage error: " << why << "\nusage: " << usage << "\n";
-    return 2;
-  };
-  cxxopts::ParseResult r;
-  try {
-    r = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    return usageError(e.what());
-  }
+  auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) {
     std::cout << o.help()
               << "\nThe page is written even for an invalid schedule (the violated rule is shown at the top).\n"
                  "Exit codes: 0 report written for a valid schedule, 1 bad input or invalid schedule, 2 usage.\n";
     return 0;
   }
-  std::vector<std::string> files;
-  if (r.count("positional")) files = r["positional"].as<std::vector<std::string>>();
-  if (files.size() != 2) return usageError("expected 2 file arguments, got " + std::to_string(files.size()));
-  if (!r.count("output")) return usageError("missing -o/--output FILE");
+  std::vector<std::string> files = positionals(r, 2, usage);
+  if (!r.count("output")) throw UsageError(std::string("missing -o/--output FILE\nusage: ") + usage);
   std::string out = r["output"].as<std::string>();
-  if (out.empty()) return usageError("empty -o/--output");
-
-  ModelOptions m;
-  if (r.count("model"))
-    for (const auto& kv : r["model"].as<std::vector<std::string>>()) m.setAssignment(kv);
+  if (out.empty()) throw UsageError(std::string("empty -o/--output\nusage: ") + usage);
+  ModelOptions m = modelFrom(r);
   Problem p = parseProblemFile(files[0]);
   Schedule s = parseScheduleFile(files[1], p);
   std::vector<TracePoint> trace;

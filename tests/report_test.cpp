@@ -118,7 +118,8 @@ TEST(Report, ModelOptionIsShown) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(test::readText(out).find("matmul_compute=native_depth"), std::string::npos);
   auto rb = test::runMlsys({"report", f.problem, f.schedule, "-o", out, "--model", "matmul_compute=bogus"});
-  EXPECT_EQ(rb.exit_code, 1);
+  EXPECT_EQ(rb.exit_code, 2) << "a bad --model value is a usage error, as for solve and evaluate";
+  EXPECT_NE(rb.err.find("matmul_compute"), std::string::npos) << rb.err;
 }
 
 TEST(Report, UsageAndInputErrors) {
