@@ -6,19 +6,6 @@
 
 namespace mlsys {
 
-void regranulate(const Problem& p, const ModelOptions& m, Schedule& s, bool exhaustive) {
-  static const std::vector<TensorId> kNone;
-  for (size_t i = 0; i < s.subgraphs.size(); ++i) {
-    auto& sg = s.subgraphs[i];
-    const auto& rin = i ? s.subgraphs[i - 1].retain : kNone;
-    GranChoice c = bestGranularity(p, m, sg.ops, rin, sg.retain, exhaustive);
-    if (c.found) {
-      sg.gran = c.g;
-      sg.trav = c.trav;
-    }
-  }
-}
-
 Schedule quickSchedule(const Problem& p, const ModelOptions& m) {
   Schedule s;
   static const std::vector<TensorId> kNone;

@@ -17,8 +17,6 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m);
 // Stops improving (keeping what it has, still valid) when `dl` expires.
 Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl = nullptr);
 
-// Picks the best granularity/traversal of every subgraph given its neighbours' retention.
-void regranulate(const Problem& p, const ModelOptions& m, Schedule& s, bool exhaustive = false);
 
 }  // namespace mlsys
 

@@ -6,13 +6,9 @@
 
 namespace mlsys {
 
-std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive) {
+std::vector<i64> sideCandidates(i64 dim, i64 N) {
   const i64 top = std::min(N, dim);
   std::vector<i64> v;
-  if (exhaustive) {
-    for (i64 x = 1; x <= top; ++x) v.push_back(x);
-    return v;
-  }
   v.push_back(top);
   for (i64 x = 1; x <= top; x *= 2) v.push_back(x);
   for (size_t i = 0, n = v.size(); i < n; ++i) {
@@ -25,7 +21,7 @@ std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive) {
 }
 
 GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout, bool exhaustive) {
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
   GranChoice best;
   const i64 N = p.native;
   // Grid shape and the k range come from a probe plan at the native size.
@@ -35,8 +31,8 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
   bool anyMM = false;
   for (OpId o : ops)
     if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
-  std::vector<i64> ks = anyMM ? sideCandidates(kmax, N, exhaustive) : std::vector<i64>{1};
-  std::vector<i64> ws = sideCandidates(probe.W, N, exhaustive), hs = sideCandidates(probe.H, N, exhaustive);
+  std::vector<i64> ks = anyMM ? sideCandidates(kmax, N) : std::vector<i64>{1};
+  std::vector<i64> ws = sideCandidates(probe.W, N), hs = sideCandidates(probe.H, N);
   for (i64 k : ks)
     for (i64 w : ws)
       for (i64 h : hs) {

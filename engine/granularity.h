@@ -8,7 +8,7 @@ namespace mlsys {
 
 // Candidate values for a tile side over a dimension of length `dim` (all <= min(N, dim)):
 // powers of two, min(N, dim), and "balanced" sizes ceil(dim / ceil(dim / v)) that avoid waste.
-std::vector<i64> sideCandidates(i64 dim, i64 N, bool exhaustive = false);
+std::vector<i64> sideCandidates(i64 dim, i64 N);
 
 struct GranChoice {
   bool found = false;
@@ -18,10 +18,9 @@ struct GranChoice {
 };
 
 // Best valid granularity and traversal (raster, row-snake, col-snake) for a subgraph with the
-// given retained-in / retained-out sets, by exact cost. `exhaustive` widens the candidate sets.
+// given retained-in / retained-out sets, by exact cost.
 GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-                           bool exhaustive = false);
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout);
 
 class IncrementalEvaluator;
 // The same choice in the context of a search (costs through the worker's cache), over trimmed
