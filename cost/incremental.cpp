@@ -99,7 +99,7 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
     if (!sc.valid) cc.rule = sc.rule == "V10" ? "V10" : sc.rule == "range" ? "range" : "V11";
   } else {
     cc.valid = false;
-    static const char* rules[] = {"V1", "V3", "V4", "V6", "V7", "V8", "V9", "E2", "E3", "A-6"};
+    static const char* rules[] = {"V1", "V3", "V4", "V6", "V7", "V8", "V9", "E2", "E3", "A-6", "chains"};
     cc.rule = "?";
     for (const char* r : rules)
       if (pl.rule == r) cc.rule = r;
@@ -143,11 +143,19 @@ bool IncrementalEvaluator::availabilityOk(const Change& c, const std::vector<con
                                           const CachedCost* next) const {
   const int a = c.first, end = c.first + c.count;
   auto prefixWrites = [&](TensorId t) { return !writers_[t].empty() && writers_[t][0] < a; };
-  auto replWritesBefore = [&](TensorId t, size_t i) {
-    for (size_t j = 0; j < i; ++j)
-      if (has(rc[j]->written, t)) return true;
-    return false;
-  };
+  // scratch_t_[t] = 1 + the first replacement subgraph that writes t (0: none), so that a long
+  // replacement (reorder moves) costs O(size), not O(size^2). Cleared on every return.
+  for (size_t j = rc.size(); j-- > 0;)
+    for (TensorId t : rc[j]->written) scratch_t_[t] = static_cast<int>(j) + 1;
+  auto replWritesBefore = [&](TensorId t, size_t i) { return scratch_t_[t] > 0 && static_cast<size_t>(scratch_t_[t]) <= i; };
+  struct Clear {
+    const std::vector<const CachedCost*>& rc;
+    std::vector<int>& s;
+    ~Clear() {
+      for (const CachedCost* c : rc)
+        for (TensorId t : c->written) s[t] = 0;
+    }
+  } clear{rc, scratch_t_};
   const auto& rin0 = retainedInto(a);
   for (size_t i = 0; i < rc.size(); ++i) {
     const auto& rin = i == 0 ? rin0 : c.repl[i - 1].retain;
@@ -168,16 +176,15 @@ bool IncrementalEvaluator::availabilityOk(const Change& c, const std::vector<con
   for (int i = a; i < end; ++i)
     for (TensorId t : infos_[i].written) {
       if (prefixWrites(t) || replWritesBefore(t, rc.size())) continue;
-      int ws = INT32_MAX;
-      for (int w : writers_[t])
-        if (w >= end) { ws = w; break; }
+      // The first later writer; readers after it are fine, so only (end, ws] needs a look.
+      const auto& wr = writers_[t];
+      auto wi = std::lower_bound(wr.begin(), wr.end(), end);
+      const int ws = wi == wr.end() ? INT32_MAX : *wi;
       if (p_.is_graph_output[t] && ws == INT32_MAX) return false;
-      for (int r : readers_[t]) {
-        if (r <= end) continue;  // the first suffix subgraph was checked above
-        if (has(s_.subgraphs[r - 1].retain, t)) continue;
-        if (ws < r) continue;
-        return false;
-      }
+      const auto& rd = readers_[t];
+      // r <= end: the first suffix subgraph was checked above.
+      for (auto ri = std::upper_bound(rd.begin(), rd.end(), end); ri != rd.end() && *ri <= ws; ++ri)
+        if (!has(s_.subgraphs[*ri - 1].retain, t)) return false;
     }
   return true;
 }
@@ -244,28 +251,62 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
   return d;
 }
 
+void IncrementalEvaluator::index(int i, int sign) {
+  for (OpId o : s_.subgraphs[i].ops) op_count_[o] += sign;
+  auto update = [&](std::vector<int>& v) {
+    if (sign > 0) v.insert(std::lower_bound(v.begin(), v.end(), i), i);
+    else if (auto it = std::lower_bound(v.begin(), v.end(), i); it != v.end() && *it == i) v.erase(it);
+  };
+  for (TensorId t : infos_[i].written) update(writers_[t]);
+  for (TensorId t : infos_[i].boundary) update(readers_[t]);
+}
+
 void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
   const int a = c.first, end = c.first + c.count;
-  s_.subgraphs.erase(s_.subgraphs.begin() + a, s_.subgraphs.begin() + end);
-  s_.subgraphs.insert(s_.subgraphs.begin() + a, c.repl.begin(), c.repl.end());
-  infos_.erase(infos_.begin() + a, infos_.begin() + end);
-  lat_.erase(lat_.begin() + a, lat_.begin() + end);
-  for (size_t i = 0; i < c.repl.size(); ++i) {
-    int at = a + static_cast<int>(i);
-    infos_.insert(infos_.begin() + at, cost(s_.subgraphs[at], retainedInto(at)));
-    lat_.insert(lat_.begin() + at, infos_[at].latency);
+  const int shift = static_cast<int>(c.repl.size()) - c.count;
+  // Index maintenance touches only the replaced range and its successor (whose retained-in set
+  // changes), plus a shift of later positions when the number of subgraphs changes.
+  const int oldLast = std::min(end, size() - 1);
+  for (int i = a; i <= oldLast; ++i) index(i, -1);
+  // Replace in place; only a change in the number of subgraphs shifts the tail.
+  const int m = static_cast<int>(c.repl.size());
+  if (shift > 0) {
+    s_.subgraphs.insert(s_.subgraphs.begin() + end, static_cast<size_t>(shift), SubgraphSched{});
+    infos_.insert(infos_.begin() + end, static_cast<size_t>(shift), CachedCost{});
+    lat_.insert(lat_.begin() + end, static_cast<size_t>(shift), 0.0);
+  } else if (shift < 0) {
+    s_.subgraphs.erase(s_.subgraphs.begin() + a + m, s_.subgraphs.begin() + end);
+    infos_.erase(infos_.begin() + a + m, infos_.begin() + end);
+    lat_.erase(lat_.begin() + a + m, lat_.begin() + end);
+  }
+  for (int i = 0; i < m; ++i) s_.subgraphs[a + i] = c.repl[i];
+  for (int at = a; at < a + m; ++at) {
+    infos_[at] = cost(s_.subgraphs[at], retainedInto(at));
+    lat_[at] = infos_[at].latency;
   }
   int nx = a + static_cast<int>(c.repl.size());
   if (nx < size()) {
     infos_[nx] = cost(s_.subgraphs[nx], retainedInto(nx));
     lat_[nx] = infos_[nx].latency;
   }
-  rebuildIndex();
+  if (shift != 0)
+    for (auto* lists : {&writers_, &readers_})
+      for (auto& v : *lists)
+        for (int& x : v)
+          if (x > end) x += shift;
+  for (int i = a; i <= std::min(nx, size() - 1); ++i) index(i, +1);
   total_ = 0;
   for (double l : lat_) total_ += l;
   valid_ = d.valid;
 #ifndef NDEBUG
   assert(checkAgainstFull() && "incremental evaluation disagrees with the full evaluator");
+  {
+    auto oc = op_count_;
+    auto w = writers_;
+    auto r = readers_;
+    rebuildIndex();
+    assert(oc == op_count_ && w == writers_ && r == readers_ && "incremental index drifted");
+  }
 #endif
 }
 

@@ -7,7 +7,9 @@
 // the tensors and ops the change touches. Subgraph costs are memoised in a bounded cache keyed
 // by everything that determines them (ops, granularity, traversal, retained in and out).
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <unordered_map>
 #include <vector>
 
@@ -78,6 +80,12 @@ class IncrementalEvaluator {
   double latency(int i) const { return lat_[i]; }
   const CachedCost& info(int i) const { return infos_[i]; }
   const std::vector<TensorId>& retainedInto(int i) const;
+  // The last subgraph before position i that writes tensor t to slow memory, or -1.
+  int lastWriterBefore(TensorId t, int i) const {
+    const auto& v = writers_[t];
+    auto it = std::lower_bound(v.begin(), v.end(), i);
+    return it == v.begin() ? -1 : *std::prev(it);
+  }
 
   // Prices a change without mutating the schedule.
   DeltaEval evaluate(const Change& c);
@@ -95,6 +103,8 @@ class IncrementalEvaluator {
 
  private:
   void rebuildIndex();
+  // Adds (sign +1) or removes (-1) subgraph i's entries in the V2/V5/V7 index.
+  void index(int i, int sign);
   bool availabilityOk(const Change& c, const std::vector<const CachedCost*>& rc, const CachedCost* next) const;
 
   const Problem& p_;

@@ -347,6 +347,16 @@ class Worker {
     if (!ev_.valid()) return;
     double best = ev_.total();
     Schedule bestS = ev_.schedule();
+    // The best schedule is copied lazily: while the current schedule is the best one
+    // (bestIsCurrent), the copy waits until a non-improving move is about to replace it or the
+    // best is needed. Copying a 10,000-subgraph schedule on every improvement would dominate.
+    bool bestIsCurrent = false;
+    auto snapshot = [&] {
+      if (!bestIsCurrent) return;
+      bestS = ev_.schedule();
+      best = ev_.total();
+      bestIsCurrent = false;
+    };
     long sinceImprove = 0, sinceSync = 0, local = 0;
     double wsum = 0;
     for (double w : weights_) wsum += w;
@@ -362,6 +372,7 @@ class Worker {
         // Geometric cooling from t0 to t1 (relative to the current latency).
         T = ev_.total() * sh_.cfg.sa_t0 * std::pow(sh_.cfg.sa_t1 / sh_.cfg.sa_t0, f);
         if (pendingOffer && sh_.dl.elapsed() - lastOffer >= sh_.cfg.write_interval_s) {
+          snapshot();
           sh_.improved(bestS, best, who);
           lastOffer = sh_.dl.elapsed();
           pendingOffer = false;
@@ -384,12 +395,13 @@ class Worker {
       ++st.valid;
       double u = rand01(acc_rng_);
       if (d.delta <= 0 || (T > 0 && u < std::exp(-d.delta / T))) {
+        if (!(d.total < best - 1e-9 * best)) snapshot();
         ev_.apply(c, d);
         ++st.applied;
         sh_.accepted.fetch_add(1, std::memory_order_relaxed);
         if (ev_.total() < best - 1e-9 * best) {
           best = ev_.total();
-          bestS = ev_.schedule();
+          bestIsCurrent = true;
           ++st.improvements;
           sinceImprove = 0;
           pendingOffer = true;
@@ -397,16 +409,19 @@ class Worker {
       }
       if (sinceSync >= sh_.cfg.sa_sync_every) {
         sinceSync = 0;
+        snapshot();
         sh_.pool.offer(bestS, best);
       }
       if (sinceImprove >= sh_.cfg.sa_restart_after) {
         sinceImprove = 0;
         Schedule s;
         double l;
+        snapshot();
         sh_.pool.offer(bestS, best);
         if (sh_.pool.sample(rng_, s, l)) ev_.reset(s);
       }
     }
+    snapshot();
     sh_.pool.offer(bestS, best);
     sh_.improved(bestS, best, who);
   }

@@ -15,11 +15,7 @@ bool ReorderMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   if (rng() & 1) {
     // The latest earlier subgraph that writes one of t's boundary inputs.
     int last = -1;
-    for (TensorId x : ev.info(t).boundary)
-      for (int j = t - 1; j >= 0; --j) {
-        const auto& w = ev.info(j).written;
-        if (std::find(w.begin(), w.end(), x) != w.end()) { last = std::max(last, j); break; }
-      }
+    for (TensorId x : ev.info(t).boundary) last = std::max(last, ev.lastWriterBefore(x, t));
     if (last < 0 || last + 1 >= t) return false;
     target = last + 1;
     out.first = target;
