@@ -1,5 +1,6 @@
 #include "cost/schedule.h"
 
+#include <charconv>
 #include <sstream>
 
 #include "cost/json_util.h"
@@ -111,36 +112,56 @@ Schedule parseScheduleFile(const std::string& path, const Problem& p) {
 }
 
 std::string scheduleToJson(const Schedule& s, const Problem& p, const std::vector<double>& latencies) {
-  std::ostringstream os;
+  // Appends to one string with std::to_chars: explicit traversal orders can hold millions of
+  // tile indices, and the writer re-serialises the best schedule several times a second.
+  std::string os;
+  auto num = [&](i64 v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    os.append(buf, r.ptr);
+  };
   auto ints = [&](const auto& v) {
-    os << "[";
-    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-    os << "]";
+    os += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) os += ", ";
+      num(static_cast<i64>(v[i]));
+    }
+    os += ']';
   };
   const size_t n = s.subgraphs.size();
-  os << "{\n  \"subgraphs\": [";
-  for (size_t i = 0; i < n; ++i) { os << (i ? ", " : ""); ints(s.subgraphs[i].ops); }
-  os << "],\n  \"granularities\": [";
+  os += "{\n  \"subgraphs\": [";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) os += ", ";
+    ints(s.subgraphs[i].ops);
+  }
+  os += "],\n  \"granularities\": [";
   for (size_t i = 0; i < n; ++i) {
     const auto& g = s.subgraphs[i].gran;
-    os << (i ? ", " : "") << "[" << g.w << ", " << g.h << ", " << g.k << "]";
+    if (i) os += ", ";
+    ints(std::vector<i64>{g.w, g.h, g.k});
   }
-  os << "],\n  \"tensors_to_retain\": [";
-  for (size_t i = 0; i < n; ++i) { os << (i ? ", " : ""); ints(s.subgraphs[i].retain); }
-  os << "],\n  \"traversal_orders\": [";
+  os += "],\n  \"tensors_to_retain\": [";
   for (size_t i = 0; i < n; ++i) {
-    os << (i ? ", " : "");
+    if (i) os += ", ";
+    ints(s.subgraphs[i].retain);
+  }
+  os += "],\n  \"traversal_orders\": [";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) os += ", ";
     const auto& sg = s.subgraphs[i];
-    if (sg.trav.kind == TraversalKind::Raster) { os << "null"; continue; }
+    if (sg.trav.kind == TraversalKind::Raster) { os += "null"; continue; }
     if (sg.trav.kind == TraversalKind::Custom) { ints(sg.trav.order); continue; }
     // Snakes: expand on the subgraph's grid (from its outputs).
     auto [ntw, nth] = subgraphGrid(p, sg);
     ints(traversalOrder(sg.trav, ntw, nth));
   }
-  os << "],\n  \"subgraph_latencies\": [";
-  for (size_t i = 0; i < n; ++i) os << (i ? ", " : "") << (i < latencies.size() ? formatDouble(latencies[i]) : "0");
-  os << "]\n}\n";
-  return os.str();
+  os += "],\n  \"subgraph_latencies\": [";
+  for (size_t i = 0; i < n; ++i) {
+    if (i) os += ", ";
+    os += i < latencies.size() ? formatDouble(latencies[i]) : "0";
+  }
+  os += "]\n}\n";
+  return os;
 }
 
 }  // namespace mlsys

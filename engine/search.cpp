@@ -243,7 +243,7 @@ struct Shared {
   bool stopNow() const {
     if (done.load(std::memory_order_relaxed) || Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
     if (opt.max_evals > 0) return evals.load(std::memory_order_relaxed) >= opt.max_evals;
-    return dl.remaining() <= cfg.margin_s;
+    return dl.remaining() <= std::max(cfg.margin_s, 1.5 * out.reserveSeconds() + 0.01);
   }
   double fraction() const {
     if (opt.max_evals > 0) return std::min(1.0, static_cast<double>(evals.load()) / static_cast<double>(opt.max_evals));

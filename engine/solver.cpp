@@ -39,7 +39,7 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
   double budget = opt.seconds > 0 ? opt.seconds : defaultBudgetSeconds(p.numOps());
   deadline.setBudget(budget);
   SearchConfig cfg = resolveConfig(opt);
-  OutputWriter out(p, cfg.model, opt.out, cfg.write_interval_s);
+  OutputWriter out(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
   auto log = [&](const std::string& s) {
     if (!opt.quiet) std::cerr << "[" << formatDouble(std::round(deadline.elapsed() * 1000) / 1000) << "s] " << s << "\n";
   };
@@ -69,10 +69,13 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
   if (blat >= 0) log("baseline: latency " + formatDouble(blat));
   if (blat < 0 || blat > lat) base = quick;
   SearchResult res = runSearch(p, opt, cfg, deadline, out, base);
-  out.flush();
+  // After a signal, write whatever the time; otherwise only if the write ends inside the budget.
+  out.flush(Deadline::signal_received.load() != 0);
   double el = deadline.elapsed();
+  if (out.best() < out.writtenBest())
+    log("a better schedule (latency " + formatDouble(out.best()) + ") was not written: the write would have ended past the budget");
   if (!opt.quiet) {
-    log("done: best latency " + formatDouble(out.best()) + ", found at " + formatDouble(std::round(res.best_found_s * 1000) / 1000) +
+    log("done: best latency " + formatDouble(out.writtenBest()) + ", found at " + formatDouble(std::round(res.best_found_s * 1000) / 1000) +
         " s; " + std::to_string(out.writes()) + " writes; " + std::to_string(res.evaluations) + " evaluations (" +
         std::to_string(static_cast<long>(res.evaluations / std::max(1e-9, el))) + "/s)");
     std::cerr << "  move           evaluated      valid    applied  improved\n";
@@ -85,7 +88,7 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
   }
   if (!opt.stats.empty()) {
     std::ostringstream os;
-    os << "{\n  \"instance\": \"" << p.name << "\",\n  \"best_latency\": " << formatDouble(out.best())
+    os << "{\n  \"instance\": \"" << p.name << "\",\n  \"best_latency\": " << formatDouble(out.writtenBest())
        << ",\n  \"first_write_s\": " << formatDouble(out.firstWriteTime()) << ",\n  \"best_found_s\": "
        << formatDouble(res.best_found_s) << ",\n  \"elapsed_s\": " << formatDouble(el) << ",\n  \"evaluations\": " << res.evaluations
        << ",\n  \"evals_per_s\": " << formatDouble(std::round(res.evaluations / std::max(1e-9, el)))

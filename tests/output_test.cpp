@@ -1,0 +1,89 @@
+// The output writer: every file on disk is a complete, valid schedule; writes are throttled; and
+// with a deadline a write that would end past it is not started (the previous file stays).
+#include <gtest/gtest.h>
+
+#include "cost/json_util.h"
+#include "engine/output.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+struct Ex1 {
+  Problem p = parseProblemFile(test::instancePath("examples/ex1.json"));
+  Schedule worse = parseScheduleFile(test::instancePath("examples/ex1a.schedule.json"), p);   // 6553.6
+  Schedule better = parseScheduleFile(test::instancePath("examples/ex1b.schedule.json"), p);  // 3276.8
+};
+
+double onDisk(const std::string& path, const Problem& p) {
+  Evaluation ev = evaluateSchedule(p, parseScheduleFile(path, p), ModelOptions{});
+  EXPECT_TRUE(ev.valid) << ev.reason;
+  return ev.total;
+}
+
+}  // namespace
+
+TEST(OutputWriter, WritesTheBestAndThrottles) {
+  Ex1 e;
+  std::string path = test::tempPath("writer_throttle.json");
+  OutputWriter w(e.p, ModelOptions{}, path, /*min_interval_s=*/1000);
+  EXPECT_DOUBLE_EQ(w.offer(e.worse, 0, /*force_write=*/true), 6553.6);
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 6553.6);
+  // Better, but inside the interval: pending until the flush.
+  EXPECT_DOUBLE_EQ(w.offer(e.better, 1), 3276.8);
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_DOUBLE_EQ(w.best(), 3276.8);
+  EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
+  w.flush();
+  EXPECT_EQ(w.writes(), 2);
+  EXPECT_DOUBLE_EQ(w.writtenBest(), 3276.8);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
+  // A worse offer changes nothing.
+  EXPECT_DOUBLE_EQ(w.offer(e.worse, 2000), 6553.6);
+  w.flush();
+  EXPECT_EQ(w.writes(), 2);
+}
+
+TEST(OutputWriter, RejectsAnInvalidSchedule) {
+  Ex1 e;
+  std::string path = test::tempPath("writer_invalid.json");
+  OutputWriter w(e.p, ModelOptions{}, path);
+  Schedule bad = e.better;
+  bad.subgraphs[0].gran.k = 0;  // V8
+  EXPECT_LT(w.offer(bad, 0, true), 0);
+  EXPECT_FALSE(w.hasBest());
+  EXPECT_EQ(w.writes(), 0);
+}
+
+TEST(OutputWriter, DoesNotStartAWritePastTheDeadline) {
+  Ex1 e;
+  std::string path = test::tempPath("writer_deadline.json");
+  Deadline dl;
+  dl.setBudget(0);  // already expired: no write can end inside it
+  OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
+  w.offer(e.worse, 0, /*force_write=*/true);  // the first schedule is always written
+  EXPECT_EQ(w.writes(), 1);
+  w.offer(e.better, 0);
+  EXPECT_EQ(w.writes(), 1);
+  w.flush();
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_DOUBLE_EQ(w.best(), 3276.8);
+  EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 6553.6);
+  w.flush(/*may_overrun=*/true);  // the signal path writes whatever the time
+  EXPECT_EQ(w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
+
+  // With time left, the same offer is written (now or at the flush).
+  Deadline later;
+  later.setBudget(60);
+  std::string path2 = test::tempPath("writer_deadline2.json");
+  OutputWriter w2(e.p, ModelOptions{}, path2, 0, &later);
+  w2.offer(e.worse, 0, true);
+  w2.offer(e.better, 0);
+  w2.flush();
+  EXPECT_EQ(w2.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(path2, e.p), 3276.8);
+}
