@@ -6,7 +6,8 @@ namespace mlsys {
 
 std::string ModelOptions::describe() const {
   return std::string("matmul_compute=") +
-         (matmul_compute == MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth");
+         (matmul_compute == MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth") +
+         " matmul_chains=" + (matmul_chains == MatmulChains::Literal ? "literal" : "reject");
 }
 
 void ModelOptions::set(const std::string& key, const std::string& value) {
@@ -18,7 +19,14 @@ void ModelOptions::set(const std::string& key, const std::string& value) {
                        "\" (expected reduction_depth or native_depth)");
     return;
   }
-  throw InputError("unknown model option \"" + key + "\" (known: matmul_compute)");
+  if (key == "matmul_chains") {
+    if (value == "literal") matmul_chains = MatmulChains::Literal;
+    else if (value == "reject") matmul_chains = MatmulChains::Reject;
+    else
+      throw InputError("model option matmul_chains: unknown value \"" + value + "\" (expected literal or reject)");
+    return;
+  }
+  throw InputError("unknown model option \"" + key + "\" (known: matmul_compute, matmul_chains)");
 }
 
 void ModelOptions::setAssignment(const std::string& kv) {

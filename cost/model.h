@@ -10,7 +10,13 @@ struct ModelOptions {
   enum class MatmulCompute : unsigned char { ReductionDepth, NativeDepth };
   MatmulCompute matmul_compute = MatmulCompute::ReductionDepth;
 
-  // "matmul_compute=reduction_depth"
+  // Decision 3: a chain of three or more MatMuls in one subgraph is priced literally (literal,
+  // default; the evaluator warns that the price is likely optimistic) or rejected (reject: rule
+  // "chains", so the search never uses one).
+  enum class MatmulChains : unsigned char { Literal, Reject };
+  MatmulChains matmul_chains = MatmulChains::Literal;
+
+  // "matmul_compute=reduction_depth matmul_chains=literal"
   std::string describe() const;
   // Sets KEY=VALUE; throws InputError naming the key and the accepted values.
   void set(const std::string& key, const std::string& value);

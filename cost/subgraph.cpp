@@ -370,6 +370,9 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
         for (TensorId t : p.ops[ops[i]].outputs)
           for (OpId c : p.consumers[t])
             if (s.inS(c) && p.ops[c].type == OpType::MatMul && !accumulating[posOf(c)]) ++upstreamFeedingUpstream;
+    if (upstreamFeedingUpstream && m.matmul_chains == ModelOptions::MatmulChains::Reject)
+      return fail("chains", "a chain of three or more MatMuls in one subgraph (rejected under model option "
+                            "matmul_chains=reject)");
     if (upstreamFeedingUpstream)
       pl.warnings.push_back("a chain of three or more MatMuls is priced literally (E3/L5); the price is likely optimistic");
   }

@@ -102,7 +102,7 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     if (s["entries"]) cfg.cache_entries = static_cast<long>(num(c, s["entries"], "cache.entries", 1024, 1e8));
   }
   if (auto s = root["model"]) {
-    checkKeys(c, s, "model", {"matmul_compute"});
+    checkKeys(c, s, "model", {"matmul_compute", "matmul_chains"});
     for (auto it = s.begin(); it != s.end(); ++it) {
       try {
         cfg.model.set(it->first.as<std::string>(), it->second.as<std::string>());
@@ -132,7 +132,8 @@ std::string configToYaml(const SearchConfig& c) {
   os << "beam:\n  width: " << c.beam_width << "\n  max_segment: " << c.beam_max_segment
      << "\n  time_share: " << formatDouble(c.beam_time_share) << "\npool:\n  size: " << c.pool_size
      << "\ncache:\n  entries: " << c.cache_entries << "\nmodel:\n  matmul_compute: "
-     << (c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth") << "\n";
+     << (c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth")
+     << "\n  matmul_chains: " << (c.model.matmul_chains == ModelOptions::MatmulChains::Literal ? "literal" : "reject") << "\n";
   return os.str();
 }
 

@@ -98,7 +98,7 @@ bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::v
     // Failures that no granularity can fix: order, connectivity, retention, output shapes.
     if (!cc.valid) {
       std::string_view r = cc.rule;
-      if (r == "V3" || r == "V4" || r == "V6" || r == "V7" || r == "A-6" || r == "E3") break;
+      if (r == "V3" || r == "V4" || r == "V6" || r == "V7" || r == "A-6" || r == "E3" || r == "chains") break;
     }
     if (found && c.w * c.h < bestG.w * bestG.h / 4) break;
   }

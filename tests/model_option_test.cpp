@@ -68,8 +68,8 @@ TEST_P(ModelOption, SingleMatmulK256AtK64) {
   EXPECT_EQ(n.subgraphs[0].cost.latency, 4 * 4000.0);
   EXPECT_EQ(d.total, 8000);
   EXPECT_EQ(n.total, 16000);
-  EXPECT_EQ(d.model.describe(), "matmul_compute=reduction_depth");
-  EXPECT_EQ(n.model.describe(), "matmul_compute=native_depth");
+  EXPECT_EQ(d.model.describe(), "matmul_compute=reduction_depth matmul_chains=literal");
+  EXPECT_EQ(n.model.describe(), "matmul_compute=native_depth matmul_chains=literal");
 }
 
 TEST_P(ModelOption, TotalPerTileIsIndependentOfK) {
@@ -138,10 +138,10 @@ TEST(ModelOptionPlan, BoundFollowsTheModel) {
 
 TEST(ModelOptionParse, SetAndDescribe) {
   ModelOptions m;
-  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth");
+  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=literal");
   m.setAssignment("matmul_compute=native_depth");
   EXPECT_EQ(m, native());
-  EXPECT_EQ(m.describe(), "matmul_compute=native_depth");
+  EXPECT_EQ(m.describe(), "matmul_compute=native_depth matmul_chains=literal");
   m.set("matmul_compute", "reduction_depth");
   EXPECT_EQ(m, ModelOptions{});
   EXPECT_THROW(m.set("matmul_compute", "nope"), InputError);
@@ -168,17 +168,17 @@ TEST(ModelOptionCli, EvaluatePrintsTheModel) {
   Files f = writeSingle();
   test::RunResult d = test::runMlsys({"evaluate", f.problem, f.schedule});
   EXPECT_EQ(d.exit_code, 0) << d.err;
-  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth\n", 0), 0u) << d.out;
+  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal\n", 0), 0u) << d.out;
   EXPECT_NE(d.out.find("total latency: 8000\n"), std::string::npos) << d.out;
   test::RunResult n = test::runMlsys({"evaluate", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
-  EXPECT_EQ(n.out.rfind("model: matmul_compute=native_depth\n", 0), 0u) << n.out;
+  EXPECT_EQ(n.out.rfind("model: matmul_compute=native_depth matmul_chains=literal\n", 0), 0u) << n.out;
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
   n = test::runMlsys({"evaluate", "--walk", "--model", "matmul_compute=native_depth", f.problem, f.schedule});
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
   test::RunResult j = test::runMlsys({"evaluate", "--json", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth matmul_chains=literal\""), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"total_latency\": 16000,"), std::string::npos) << j.out;
 }
 
@@ -200,7 +200,7 @@ TEST(ModelOptionCli, SolveUnderNativeDepthReportsThatModelsLatencies) {
   test::RunResult s = test::runMlsys(
       {"solve", f.problem, out, "--seconds", "1", "--threads", "1", "--model", "matmul_compute=native_depth"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  EXPECT_NE(s.err.find("matmul_compute=native_depth"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("matmul_compute=native_depth matmul_chains=literal"), std::string::npos) << s.err;
   // Its subgraph_latencies are the native_depth figures: no mismatch under that model ...
   test::RunResult n = test::runMlsys({"evaluate", f.problem, out, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
@@ -216,3 +216,54 @@ TEST(ModelOptionCli, SolveUnderNativeDepthReportsThatModelsLatencies) {
 }
 
 }  // namespace
+
+// ---- decision 3: matmul_chains=literal|reject ---------------------------------------------------
+
+// Three 128x128 MatMuls in a chain: T0 x T1 -> T4, T4 x T2 -> T5, T5 x T3 -> T6.
+const char* kChain3 = R"({"widths": [128, 128, 128, 128, 128, 128, 128], "heights": [128, 128, 128, 128, 128, 128, 128],
+  "inputs": [[0, 1], [4, 2], [5, 3]], "outputs": [[4], [5], [6]], "base_costs": [1000, 1000, 1000],
+  "op_types": ["MatMul", "MatMul", "MatMul"],
+  "fast_memory_capacity": 200000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})";
+
+ModelOptions rejectChains() {
+  ModelOptions m;
+  m.matmul_chains = ModelOptions::MatmulChains::Reject;
+  return m;
+}
+
+TEST(ModelOptionChains, ThreeMatmulChainIsLiteralByDefaultAndRejectedOnRequest) {
+  const std::string one = schedAt(128, "[[0, 1, 2]]");
+  Evaluation lit = evalWith(kChain3, one, ModelOptions{}, CostMethod::Auto);
+  ASSERT_TRUE(lit.valid) << lit.reason;
+  ASSERT_EQ(lit.subgraphs.size(), 1u);
+  EXPECT_FALSE(lit.subgraphs[0].warnings.empty());  // "priced literally ... likely optimistic"
+  Evaluation rej = evalWith(kChain3, one, rejectChains(), CostMethod::Auto);
+  EXPECT_FALSE(rej.valid);
+  EXPECT_EQ(rej.rule, "chains") << rej.reason;
+  // Two MatMuls in a subgraph are not a chain of three: valid under both.
+  const std::string two = R"({"subgraphs": [[0, 1], [2]], "granularities": [[128, 128, 128], [128, 128, 128]],
+    "tensors_to_retain": [[], []], "traversal_orders": [null, null], "subgraph_latencies": [0, 0]})";
+  EXPECT_TRUE(evalWith(kChain3, two, rejectChains(), CostMethod::Auto).valid);
+}
+
+TEST(ModelOptionChains, ParseAndDescribe) {
+  ModelOptions m;
+  m.setAssignment("matmul_chains=reject");
+  EXPECT_EQ(m, rejectChains());
+  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=reject");
+  EXPECT_THROW(m.set("matmul_chains", "forbid"), InputError);
+  EXPECT_EQ(m, rejectChains());
+}
+
+TEST(ModelOptionChains, SolveUnderRejectNeverUsesAThreeMatmulChain) {
+  std::string prob = test::tempPath("model_chain3.json"), out = test::tempPath("model_chain3.out.json");
+  test::writeText(prob, kChain3);
+  Problem p = test::problemFromJson(kChain3);
+  test::RunResult r =
+      test::runMlsys({"solve", prob, out, "--seconds", "1", "--threads", "1", "--quiet", "--model", "matmul_chains=reject"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Schedule sr = test::scheduleFromJson(test::readText(out), p);
+  Evaluation ev = evaluateSchedule(p, sr, rejectChains());
+  EXPECT_TRUE(ev.valid) << ev.reason;
+  for (const auto& sg : sr.subgraphs) EXPECT_LT(sg.ops.size(), 3u);
+}
