@@ -1,6 +1,7 @@
 // Writes the best schedule so far: re-checked by the full evaluator, atomically replaced,
 // throttled. The file on disk is always a complete, valid schedule.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -32,9 +33,10 @@ class OutputWriter {
   int writes() const { return writes_; }
   double firstWriteTime() const { return first_write_s_; }
   // Seconds to keep free before the deadline for the end of a search: one more offer's full
-  // evaluation plus two writes, from the slowest measured so far.
+  // evaluation plus two writes, from the slowest measured so far and the estimate for the best.
   double reserveSeconds() const {
-    return eval_s_.load(std::memory_order_relaxed) + 2 * write_s_.load(std::memory_order_relaxed);
+    double w = std::max(write_s_.load(std::memory_order_relaxed), best_write_est_.load(std::memory_order_relaxed));
+    return eval_s_.load(std::memory_order_relaxed) + 2 * w;
   }
 
  private:
@@ -56,8 +58,9 @@ class OutputWriter {
   double last_write_s_ = -1e9;
   double first_write_s_ = -1;
   int writes_ = 0;
-  double sec_per_byte_ = 2e-9;                  // slowest measured; 2 ns/byte before the first write
+  double sec_per_byte_ = 5e-9;  // slowest measured, at least 5 ns/byte (serialise + write + fsync)
   std::atomic<double> eval_s_{0}, write_s_{0};  // slowest full evaluation / write so far
+  std::atomic<double> best_write_est_{0};       // estimated write time of the best schedule
 };
 
 }  // namespace mlsys
