@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -64,11 +65,17 @@ std::vector<OpId> chainTopoOrder(const Problem& p) {
 // segment reads. The B cheapest partial schedules are kept per prefix length.
 namespace {
 
+// A partial schedule is a persistent chain of subgraphs (shared tails), so that extending one
+// costs O(segment), not O(prefix): the beam is linear in the number of ops.
+struct BeamNode {
+  SubgraphSched sg;
+  double lat = 0;
+  std::shared_ptr<const BeamNode> parent;
+};
+
 struct BeamState {
   double cost = 0;
-  std::vector<SubgraphSched> sgs;
-  std::vector<double> lat;
-  std::vector<char> written;
+  std::shared_ptr<const BeamNode> tail;  // the last subgraph (nullptr: empty prefix)
 };
 
 // Memo of bestGranFor per (segment start, length, retained-in, retained-out).
@@ -100,9 +107,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
   std::vector<int> pos(p.numOps());
   for (int i = 0; i < n; ++i) pos[order[i]] = i;
   std::vector<std::vector<BeamState>> beam(n + 1);
-  BeamState init;
-  init.written.assign(p.numTensors(), 0);
-  beam[0].push_back(init);
+  beam[0].push_back(BeamState{});
   static const std::vector<TensorId> kNone;
   GranMemo memo;
   auto insert = [&](std::vector<BeamState>& b, BeamState&& s) {
@@ -135,30 +140,23 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
           }
         }
         if (!ok) continue;
-        // Availability without retention.
-        const auto& rinPrev = st.sgs.empty() ? kNone : st.sgs.back().retain;
-        bool avail = true;
-        std::vector<TensorId> needRetain;
-        for (TensorId t : bnd)
-          if (p.producer[t] >= 0 && !st.written[t]) {
-            if (std::find(rinPrev.begin(), rinPrev.end(), t) == rinPrev.end()) avail = false;
-          }
+        // Every boundary input is available: one produced earlier in the order was written to slow
+        // memory unless the previous subgraph retains it (internal tensors have no later reader,
+        // and a retained tensor is read only by the subgraph right after its producer's).
+        const auto& rinPrev = st.tail ? st.tail->sg.retain : kNone;
         // Variant A: as is (the previous subgraph's retain set is already fixed).
-        if (avail) {
+        {
           SubgraphSched s = seg;
           if (memo.get(ev, i, s, rinPrev)) {
-            BeamState ns = st;
             const CachedCost& c = ev.cost(s, rinPrev);
-            ns.cost += c.latency;
-            for (TensorId t : c.written) ns.written[t] = 1;
-            ns.sgs.push_back(s);
-            ns.lat.push_back(c.latency);
+            BeamState ns{st.cost + c.latency, nullptr};
+            ns.tail = std::make_shared<const BeamNode>(BeamNode{std::move(s), c.latency, st.tail});
             insert(beam[i + L], std::move(ns));
           }
         }
         // Variant B: the previous subgraph retains its outputs that only this segment reads.
-        if (!st.sgs.empty()) {
-          const SubgraphSched& prev = st.sgs.back();
+        if (st.tail) {
+          const SubgraphSched& prev = st.tail->sg;
           std::vector<TensorId> rout = prev.retain;
           for (OpId o : prev.ops)
             for (TensorId t : p.ops[o].outputs) {
@@ -175,15 +173,11 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
           std::sort(rout.begin(), rout.end());
           SubgraphSched prev2 = prev;
           prev2.retain = rout;
-          const auto& rin2 = st.sgs.size() >= 2 ? st.sgs[st.sgs.size() - 2].retain : kNone;
+          const auto& rin2 = st.tail->parent ? st.tail->parent->sg.retain : kNone;
           if (!memo.get(ev, pos[prev2.ops.front()], prev2, rin2)) continue;
           const CachedCost& pc = ev.cost(prev2, rin2);
-          // Availability with the new retain set; retained tensors are no longer written.
-          bool avail2 = true;
-          for (TensorId t : bnd)
-            if (p.producer[t] >= 0 && !st.written[t] && std::find(rout.begin(), rout.end(), t) == rout.end())
-              avail2 = false;
           // Tensors the previous subgraph stops writing must not be needed by anyone else.
+          bool avail2 = true;
           for (TensorId t : rout)
             if (std::find(prev.retain.begin(), prev.retain.end(), t) == prev.retain.end()) {
               for (OpId c : p.consumers[t])
@@ -194,15 +188,9 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
           SubgraphSched s = seg;
           if (!memo.get(ev, i, s, rout)) continue;
           const CachedCost& c = ev.cost(s, rout);
-          BeamState ns = st;
-          ns.cost += pc.latency - ns.lat.back() + c.latency;
-          ns.lat.back() = pc.latency;
-          ns.sgs.back() = prev2;
-          for (TensorId t : rout) ns.written[t] = 0;
-          for (TensorId t : pc.written) ns.written[t] = 1;
-          for (TensorId t : c.written) ns.written[t] = 1;
-          ns.sgs.push_back(s);
-          ns.lat.push_back(c.latency);
+          BeamState ns{st.cost + pc.latency - st.tail->lat + c.latency, nullptr};
+          auto prevNode = std::make_shared<const BeamNode>(BeamNode{std::move(prev2), pc.latency, st.tail->parent});
+          ns.tail = std::make_shared<const BeamNode>(BeamNode{std::move(s), c.latency, std::move(prevNode)});
           insert(beam[i + L], std::move(ns));
         }
       }
@@ -211,7 +199,9 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
     beam[i].shrink_to_fit();
   }
   if (beam[n].empty()) return false;
-  out.subgraphs = beam[n][0].sgs;
+  out.subgraphs.clear();
+  for (const BeamNode* x = beam[n][0].tail.get(); x; x = x->parent.get()) out.subgraphs.push_back(x->sg);
+  std::reverse(out.subgraphs.begin(), out.subgraphs.end());
   out.reported.clear();
   latency = beam[n][0].cost;
   return true;
