@@ -1,6 +1,10 @@
 #include "engine/construct.h"
 
 #include <algorithm>
+#include <map>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "engine/granularity.h"
 
@@ -30,18 +34,93 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m) {
   return s;
 }
 
+namespace {
+
+// Everything bestGranularity's answer depends on, with tensor ids replaced by local indices:
+// per op its type, base cost and operands; per tensor its shape, whether it is a graph input or
+// output, read outside the ops, retained in or out. Graphs built from repeated blocks (layers,
+// heads) then price each distinct shape once. False if a retained tensor is not an operand.
+bool shapeKey(const Problem& p, const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+              const std::vector<TensorId>& rout, std::vector<i64>& key) {
+  std::vector<TensorId> local;
+  auto idx = [&](TensorId t) {
+    auto it = std::find(local.begin(), local.end(), t);
+    if (it != local.end()) return static_cast<i64>(it - local.begin());
+    local.push_back(t);
+    return static_cast<i64>(local.size() - 1);
+  };
+  key.clear();
+  for (OpId o : ops) {
+    const Op& op = p.ops[o];
+    key.insert(key.end(), {-1, static_cast<i64>(op.type), op.base_cost, static_cast<i64>(op.inputs.size())});
+    for (TensorId t : op.inputs) key.push_back(idx(t));
+    for (TensorId t : op.outputs) key.push_back(idx(t));
+  }
+  auto in = [](const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+  for (TensorId t : rin)
+    if (!in(local, t)) return false;
+  for (TensorId t : rout)
+    if (!in(local, t)) return false;
+  for (TensorId t : local) {
+    bool readOutside = false;
+    for (OpId c : p.consumers[t]) readOutside |= std::find(ops.begin(), ops.end(), c) == ops.end();
+    key.insert(key.end(), {-2, p.heights[t], p.widths[t], p.producer[t] < 0, p.is_graph_output[t] ? 1 : 0, readOutside,
+                           in(rin, t), in(rout, t)});
+  }
+  return true;
+}
+
+}  // namespace
+
 Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl) {
   Schedule s = quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
   auto timeUp = [&] { return dl && dl->expired(); };
-  for (auto& sg : s.subgraphs) {
-    if (timeUp()) return s;
-    GranChoice c = bestGranularity(p, m, sg.ops, kNone, kNone);
-    if (c.found) {
-      sg.gran = c.g;
-      sg.trav = c.trav;
+  std::map<std::vector<i64>, GranChoice> memo;
+  std::vector<i64> key;
+  auto bestGranularity = [&](const Problem& pp, const ModelOptions& mm, const std::vector<OpId>& ops,
+                             const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
+    if (!shapeKey(pp, ops, rin, rout, key)) return mlsys::bestGranularity(pp, mm, ops, rin, rout);
+    auto it = memo.find(key);
+    if (it == memo.end()) it = memo.emplace(key, mlsys::bestGranularity(pp, mm, ops, rin, rout)).first;
+    return it->second;
+  };
+  // Pass 1, each op alone: every distinct shape key once, in parallel (the thread count is the
+  // caller's tbb::global_control); an op not reached before the deadline keeps its quick choice.
+  const size_t n = s.subgraphs.size();
+  std::vector<long> rep(n, -1);  // the subgraph whose answer this one shares
+  std::vector<size_t> todo;
+  {
+    std::map<std::vector<i64>, size_t> first;
+    for (size_t i = 0; i < n; ++i) {
+      if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, key)) {
+        auto [it, fresh] = first.emplace(key, i);
+        if (!fresh) { rep[i] = static_cast<long>(it->second); continue; }
+      }
+      todo.push_back(i);
     }
   }
+  std::vector<GranChoice> choice(n);
+  std::vector<char> done(n, 0);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, todo.size(), 8), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t j = r.begin(); j != r.end(); ++j) {
+      if (timeUp()) return;
+      size_t i = todo[j];
+      choice[i] = mlsys::bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
+      done[i] = 1;
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    size_t from = rep[i] >= 0 ? static_cast<size_t>(rep[i]) : i;
+    if (!done[from]) continue;
+    const GranChoice& c = choice[from];
+    if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, key)) memo.emplace(key, c);
+    if (c.found) {
+      s.subgraphs[i].gran = c.g;
+      s.subgraphs[i].trav = c.trav;
+    }
+  }
+  if (timeUp()) return s;
   // Retention: keep an output resident into the next subgraph when all its consumers are there.
   for (size_t i = 0; i + 1 < s.subgraphs.size(); ++i) {
     if (timeUp()) return s;

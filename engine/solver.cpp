@@ -1,5 +1,7 @@
 #include "engine/solver.h"
 
+#include <oneapi/tbb/global_control.h>
+
 #include <cmath>
 #include <iostream>
 #include <thread>
@@ -64,7 +66,11 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
   // 2. The baseline: best granularity per op, plus retention where it helps.
   Deadline baseDl;  // the baseline may use at most a quarter of the budget
   baseDl.setBudget(std::min(deadline.remaining() - cfg.margin_s, 0.25 * budget));
-  Schedule base = baselineSchedule(p, cfg.model, &baseDl);
+  Schedule base;
+  {
+    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
+    base = baselineSchedule(p, cfg.model, &baseDl);
+  }
   double blat = out.offer(base, deadline.elapsed());
   if (blat >= 0) log("baseline: latency " + formatDouble(blat));
   if (blat < 0 || blat > lat) base = quick;
