@@ -78,11 +78,10 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   auto timeUp = [&] { return dl && dl->expired(); };
   std::map<std::vector<i64>, GranChoice> memo;
   std::vector<i64> key;
-  auto bestGranularity = [&](const Problem& pp, const ModelOptions& mm, const std::vector<OpId>& ops,
-                             const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
-    if (!shapeKey(pp, ops, rin, rout, key)) return mlsys::bestGranularity(pp, mm, ops, rin, rout);
+  auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
+    if (!shapeKey(p, ops, rin, rout, key)) return bestGranularity(p, m, ops, rin, rout);
     auto it = memo.find(key);
-    if (it == memo.end()) it = memo.emplace(key, mlsys::bestGranularity(pp, mm, ops, rin, rout)).first;
+    if (it == memo.end()) it = memo.emplace(key, bestGranularity(p, m, ops, rin, rout)).first;
     return it->second;
   };
   // Pass 1, each op alone: every distinct shape key once, in parallel (the thread count is the
@@ -106,7 +105,7 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
     for (size_t j = r.begin(); j != r.end(); ++j) {
       if (timeUp()) return;
       size_t i = todo[j];
-      choice[i] = mlsys::bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
+      choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
       done[i] = 1;
     }
   });
@@ -135,8 +134,8 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
       const auto& rinA = i ? s.subgraphs[i - 1].retain : kNone;
       std::vector<TensorId> rout = a.retain;
       rout.push_back(t);
-      GranChoice ca = bestGranularity(p, m, a.ops, rinA, rout);
-      GranChoice cb = bestGranularity(p, m, b.ops, rout, b.retain);
+      GranChoice ca = memoBest(a.ops, rinA, rout);
+      GranChoice cb = memoBest(b.ops, rout, b.retain);
       if (!ca.found || !cb.found) continue;
       SubgraphCost oldA = costSubgraph(p, planSubgraph(p, m, a.ops, a.gran, rinA, a.retain), a.trav);
       SubgraphCost oldB = costSubgraph(p, planSubgraph(p, m, b.ops, b.gran, a.retain, b.retain), b.trav);
