@@ -1,6 +1,7 @@
 #include "cost/schedule.h"
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "cost/json_util.h"
@@ -101,6 +102,9 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
             o[j], c + ": traversal_orders[" + si + "][" + std::to_string(j) + "]", 0, INT32_MAX)));
     }
     if (!L[i].IsNumber()) throw InputError(c + ": subgraph_latencies[" + si + "] must be a number");
+    // RapidJSON reads some out-of-range literals (e.g. 5922337203685471e300) as infinity.
+    if (!std::isfinite(L[i].GetDouble()))
+      throw InputError(c + ": subgraph_latencies[" + si + "] is out of the range of a double");
     s.reported.push_back(L[i].GetDouble());
     s.subgraphs.push_back(std::move(sg));
   }

@@ -293,6 +293,10 @@ std::vector<BadSchedule> badSchedules() {
        {"rule V1: missing key \"subgraphs\""}},
       {"MissingLatencies", R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]]})",
        {"rule V1: missing key \"subgraph_latencies\""}},
+      // Found by fuzz_schedule: this literal reads as infinity and was re-emitted as "inf".
+      {"InfiniteLatency",
+       R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]], "subgraph_latencies": [5922337203685471e300]})",
+       {"subgraph_latencies[0] is out of the range of a double"}},
       {"SubgraphsNotArray",
        R"({"subgraphs": 3, "granularities": [[128,128,1]], "tensors_to_retain": [[]], "subgraph_latencies": [0]})",
        {"rule V1: \"subgraphs\" must be an array"}},
