@@ -284,7 +284,7 @@ void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
     infos_[at] = cost(s_.subgraphs[at], retainedInto(at));
     lat_[at] = infos_[at].latency;
   }
-  int nx = a + static_cast<int>(c.repl.size());
+  const int nx = a + m;
   if (nx < size()) {
     infos_[nx] = cost(s_.subgraphs[nx], retainedInto(nx));
     lat_[nx] = infos_[nx].latency;

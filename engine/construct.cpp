@@ -89,12 +89,15 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   const size_t n = s.subgraphs.size();
   std::vector<long> rep(n, -1);  // the subgraph whose answer this one shares
   std::vector<size_t> todo;
+  std::vector<std::vector<i64>> keys(n);  // empty: no shape key
   {
     std::map<std::vector<i64>, size_t> first;
     for (size_t i = 0; i < n; ++i) {
-      if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, key)) {
-        auto [it, fresh] = first.emplace(key, i);
+      if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, keys[i])) {
+        auto [it, fresh] = first.emplace(keys[i], i);
         if (!fresh) { rep[i] = static_cast<long>(it->second); continue; }
+      } else {
+        keys[i].clear();
       }
       todo.push_back(i);
     }
@@ -113,7 +116,7 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
     size_t from = rep[i] >= 0 ? static_cast<size_t>(rep[i]) : i;
     if (!done[from]) continue;
     const GranChoice& c = choice[from];
-    if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, key)) memo.emplace(key, c);
+    if (!keys[i].empty()) memo.emplace(std::move(keys[i]), c);
     if (c.found) {
       s.subgraphs[i].gran = c.g;
       s.subgraphs[i].trav = c.trav;

@@ -38,6 +38,8 @@ class OutputWriter {
     double w = std::max(write_s_.load(std::memory_order_relaxed), best_write_est_.load(std::memory_order_relaxed));
     return eval_s_.load(std::memory_order_relaxed) + 2 * w;
   }
+  // How long before the deadline a search must stop: the configured margin, or 1.5x the reserve.
+  double stopMargin(double margin_s) const { return std::max(margin_s, 1.5 * reserveSeconds() + 0.01); }
 
  private:
   void writeLocked();

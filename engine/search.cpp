@@ -176,15 +176,6 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
           const auto& rin2 = st.tail->parent ? st.tail->parent->sg.retain : kNone;
           if (!memo.get(ev, pos[prev2.ops.front()], prev2, rin2)) continue;
           const CachedCost& pc = ev.cost(prev2, rin2);
-          // Tensors the previous subgraph stops writing must not be needed by anyone else.
-          bool avail2 = true;
-          for (TensorId t : rout)
-            if (std::find(prev.retain.begin(), prev.retain.end(), t) == prev.retain.end()) {
-              for (OpId c : p.consumers[t])
-                if (!(pos[c] >= i && pos[c] < i + L) && std::find(prev.ops.begin(), prev.ops.end(), c) == prev.ops.end())
-                  avail2 = false;
-            }
-          if (!avail2) continue;
           SubgraphSched s = seg;
           if (!memo.get(ev, i, s, rout)) continue;
           const CachedCost& c = ev.cost(s, rout);
@@ -233,7 +224,7 @@ struct Shared {
   bool stopNow() const {
     if (done.load(std::memory_order_relaxed) || Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
     if (opt.max_evals > 0) return evals.load(std::memory_order_relaxed) >= opt.max_evals;
-    return dl.remaining() <= std::max(cfg.margin_s, 1.5 * out.reserveSeconds() + 0.01);
+    return dl.remaining() <= out.stopMargin(cfg.margin_s);
   }
   double fraction() const {
     if (opt.max_evals > 0) return std::min(1.0, static_cast<double>(evals.load()) / static_cast<double>(opt.max_evals));
@@ -347,6 +338,10 @@ class Worker {
       best = ev_.total();
       bestIsCurrent = false;
     };
+    auto offerBestToPool = [&] {
+      snapshot();
+      sh_.pool.offer(bestS, best);
+    };
     long sinceImprove = 0, sinceSync = 0, local = 0;
     double wsum = 0;
     for (double w : weights_) wsum += w;
@@ -399,20 +394,17 @@ class Worker {
       }
       if (sinceSync >= sh_.cfg.sa_sync_every) {
         sinceSync = 0;
-        snapshot();
-        sh_.pool.offer(bestS, best);
+        offerBestToPool();
       }
       if (sinceImprove >= sh_.cfg.sa_restart_after) {
         sinceImprove = 0;
         Schedule s;
         double l;
-        snapshot();
-        sh_.pool.offer(bestS, best);
+        offerBestToPool();
         if (sh_.pool.sample(rng_, s, l)) ev_.reset(s);
       }
     }
-    snapshot();
-    sh_.pool.offer(bestS, best);
+    offerBestToPool();
     sh_.improved(bestS, best, who);
   }
 

@@ -52,11 +52,7 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
       cfg.model.describe());
   // 1. A valid schedule on disk at once: each op alone at the largest granularity that fits.
   Schedule quick = quickSchedule(p, cfg.model);
-  double t0 = deadline.elapsed();
-  double lat = out.offer(quick, t0, true);
-  // The end of the search re-checks and writes the best schedule (a full evaluation) once or
-  // twice: keep room for that on large graphs.
-  cfg.margin_s = std::max(cfg.margin_s, 4 * (deadline.elapsed() - t0) + 0.02);
+  double lat = out.offer(quick, deadline.elapsed(), true);
   if (lat < 0) {
     std::cerr << "mlsys: internal error: the first schedule is invalid\n";
     return 1;
@@ -65,7 +61,7 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
       formatDouble(lowerBound(p, cfg.model).value()) + ")");
   // 2. The baseline: best granularity per op, plus retention where it helps.
   Deadline baseDl;  // the baseline may use at most a quarter of the budget
-  baseDl.setBudget(std::min(deadline.remaining() - cfg.margin_s, 0.25 * budget));
+  baseDl.setBudget(std::min(deadline.remaining() - out.stopMargin(cfg.margin_s), 0.25 * budget));
   Schedule base;
   {
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
