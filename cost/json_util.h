@@ -19,10 +19,6 @@ rapidjson::Document parseJsonText(const std::string& text, const std::string& wh
 // Shortest decimal string that reads back as the same double ("6553.6", not "6553.6000000000004").
 std::string formatDouble(double v);
 
-// Writes `content` to `path` atomically: `<path>.tmp.<pid>` in the same directory, fsync, rename.
-// Throws std::runtime_error with errno text on failure.
-void writeFileAtomic(const std::string& path, const std::string& content);
-
 // Requires member `key` of object `obj` (context names the enclosing object for messages).
 const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key,
                                       const std::string& context);

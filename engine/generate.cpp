@@ -5,6 +5,7 @@
 #include <cxxopts.hpp>
 
 #include "cost/json_util.h"
+#include "engine/files.h"
 #include "engine/commands.h"
 #include "engine/generator.h"
 

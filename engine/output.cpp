@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "cost/json_util.h"
+#include "engine/files.h"
 #include "cost/subgraph.h"
 
 namespace mlsys {

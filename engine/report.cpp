@@ -17,6 +17,7 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
+#include "engine/files.h"
 #include "engine/commands.h"
 
 namespace mlsys {

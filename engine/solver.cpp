@@ -9,6 +9,7 @@
 
 #include "cost/bound.h"
 #include "cost/json_util.h"
+#include "engine/files.h"
 #include "engine/config.h"
 #include "engine/construct.h"
 #include "engine/output.h"
