@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "cost/interrupt.h"
+
 namespace mlsys {
 namespace {
 
@@ -57,6 +59,11 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
   std::vector<char> written(p.numTensors(), 0), covered(p.numOps(), 0);
   static const std::vector<TensorId> kNone;
   for (int i = 0; i < n; ++i) {
+    if ((i & 63) == 63 && interrupted()) {
+      fail(-1, "interrupted", "the evaluation was interrupted by a signal");
+      ev.interrupted = true;
+      return ev;
+    }
     const SubgraphSched& sg = s.subgraphs[i];
     const auto& rin = i > 0 ? s.subgraphs[i - 1].retain : kNone;
     SubgraphPlan pl = planSubgraph(p, m, sg.ops, sg.gran, rin, sg.retain);

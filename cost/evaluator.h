@@ -23,6 +23,7 @@ struct Evaluation {
   double total = 0;     // exact sum of the subgraph rationals, rounded once
   std::vector<std::string> warnings;
   ModelOptions model;
+  bool interrupted = false;  // abandoned on a signal (see cost/interrupt.h): not a verdict
 };
 
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m,

@@ -1,5 +1,7 @@
 #include "cost/incremental.h"
 
+#include "cost/interrupt.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -91,6 +93,11 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
     // the search treats it as unavailable (the full evaluator still prices it on request).
     cc.valid = false;
     cc.rule = "walk-limit";
+  } else if (pl.valid && sg.trav.kind != TraversalKind::Raster && pl.tiles() > kMaxWrittenOrderTiles) {
+    // A non-raster order is written out tile by tile: the search never adopts one it could not
+    // write (a snake over 2^34 tiles of a 2^24-wide tensor made the best unwritable).
+    cc.valid = false;
+    cc.rule = "order-size";
   } else if (pl.valid) {
     SubgraphCost sc = costSubgraph(p_, pl, sg.trav, CostMethod::Auto);
     cc.valid = sc.valid;
@@ -116,6 +123,16 @@ void IncrementalEvaluator::reset(const Schedule& s) {
   infos_.clear();
   lat_.clear();
   for (int i = 0; i < n; ++i) {
+    if ((i & 63) == 63 && interrupted()) {
+      // Abandoned on a signal: leave an empty, consistent, invalid state (the worker stops).
+      s_.subgraphs.clear();
+      infos_.clear();
+      lat_.clear();
+      rebuildIndex();
+      total_ = 0;
+      valid_ = false;
+      return;
+    }
     infos_.push_back(cost(s_.subgraphs[i], retainedInto(i)));
     lat_.push_back(infos_.back().latency);
   }

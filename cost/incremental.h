@@ -20,6 +20,9 @@ namespace mlsys {
 // Subgraphs that need the step walk (see SubgraphPlan::fast_ok) and have more steps than this
 // are not offered to the search.
 inline constexpr i64 kMaxSearchWalkSteps = 1 << 16;
+// The search uses non-raster traversal orders only on grids of at most this many tiles: the
+// output format writes them out tile by tile (about 9 bytes a tile, ~9 MB here).
+inline constexpr i64 kMaxWrittenOrderTiles = 1 << 20;
 
 struct Change {
   int first = 0;

@@ -1,5 +1,8 @@
 #include "engine/cli.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <iomanip>
@@ -10,9 +13,12 @@
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
+#include "cost/interrupt.h"
 #include "cost/json_util.h"
 #include "engine/commands.h"
 #include "engine/config.h"
+#include "engine/files.h"
+#include "engine/output.h"
 #include "engine/solver.h"
 
 namespace mlsys {
@@ -174,14 +180,29 @@ int cmdBound(int argc, char** argv) {
 }
 
 extern "C" void onSignal(int sig) {
+  // Before the first schedule exists there is nothing to write: exit at once (async-signal-safe).
+  if (!OutputWriter::has_schedule.load()) ::_exit(128 + sig);
   Deadline::signal_received.store(sig);
   Deadline::stop_requested.store(true);
+  g_interrupt.store(true);  // abandon long evaluations (cost/interrupt.h)
+}
+
+// Refuses (usage error) when two of the named files are one: a run must never overwrite its
+// problem, nor write its stats or trace over its output.
+void checkDistinctFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+  for (size_t i = 0; i < files.size(); ++i)
+    for (size_t j = i + 1; j < files.size(); ++j)
+      if (!files[i].second.empty() && !files[j].second.empty() && sameFile(files[i].second, files[j].second))
+        throw UsageError(files[i].first + " ('" + files[i].second + "') and " + files[j].first + " ('" + files[j].second +
+                         "') are the same file");
 }
 
 int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
-  // Only solve catches SIGTERM/SIGINT (to write its best and exit 128+N); other commands die.
-  std::signal(SIGTERM, onSignal);
-  std::signal(SIGINT, onSignal);
+  // Only solve catches SIGTERM/SIGINT/SIGHUP (to write its best and exit 128+N); other commands die.
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
   cxxopts::Options o("mlsys solve", "Search for the lowest-latency valid schedule within a wall-clock budget.");
   o.add_options()("s,seconds", "Wall-clock budget for the whole process (default: from the instance size, inside the contest limit)",
                   cxxopts::value<double>())("t,threads", "Worker threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))(
@@ -209,6 +230,10 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   }
   so.threads = r["threads"].as<int>();
   if (so.threads < 0) throw UsageError("--threads must be >= 0");
+  if (so.threads > maxThreads()) {
+    std::cerr << "mlsys: --threads " << so.threads << " capped to " << maxThreads() << "\n";
+    so.threads = maxThreads();
+  }
   so.seed = r["seed"].as<uint64_t>();
   if (r.count("max-evals")) {
     so.max_evals = r["max-evals"].as<int64_t>();
@@ -224,7 +249,9 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
     std::cout << configToYaml(cfg);
     return 0;
   }
-  Problem p = parseProblemFile(files[0]);
+  checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
+  // Not destroyed (see solve): the process ends with _Exit.
+  const Problem& p = *new Problem(parseProblemFile(files[0]));
   return solve(p, so, deadline);
 }
 

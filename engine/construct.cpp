@@ -62,8 +62,11 @@ bool shapeKey(const Problem& p, const std::vector<OpId>& ops, const std::vector<
   for (TensorId t : rout)
     if (!in(local, t)) return false;
   for (TensorId t : local) {
-    bool readOutside = false;
-    for (OpId c : p.consumers[t]) readOutside |= std::find(ops.begin(), ops.end(), c) == ops.end();
+    // Consumer lists hold distinct ops, so t is read outside iff it has more consumers than ops
+    // of the set read it (a scan of its consumers per op was quadratic in the fan-out).
+    size_t readers = 0;
+    for (OpId o : ops) readers += std::count(p.ops[o].inputs.begin(), p.ops[o].inputs.end(), t);
+    bool readOutside = p.consumers[t].size() > readers;
     key.insert(key.end(), {-2, p.heights[t], p.widths[t], p.producer[t] < 0, p.is_graph_output[t] ? 1 : 0, readOutside,
                            in(rin, t), in(rout, t)});
   }
@@ -72,8 +75,8 @@ bool shapeKey(const Problem& p, const std::vector<OpId>& ops, const std::vector<
 
 }  // namespace
 
-Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl) {
-  Schedule s = quickSchedule(p, m);
+Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl, const Schedule* quick) {
+  Schedule s = quick ? *quick : quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
   auto timeUp = [&] { return dl && dl->expired(); };
   std::map<std::vector<i64>, GranChoice> memo;
@@ -93,6 +96,7 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   {
     std::map<std::vector<i64>, size_t> first;
     for (size_t i = 0; i < n; ++i) {
+      if ((i & 1023) == 1023 && timeUp()) return s;
       if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, keys[i])) {
         auto [it, fresh] = first.emplace(keys[i], i);
         if (!fresh) { rep[i] = static_cast<long>(it->second); continue; }
@@ -116,13 +120,17 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
     size_t from = rep[i] >= 0 ? static_cast<size_t>(rep[i]) : i;
     if (!done[from]) continue;
     const GranChoice& c = choice[from];
-    if (!keys[i].empty()) memo.emplace(std::move(keys[i]), c);
     if (c.found) {
       s.subgraphs[i].gran = c.g;
       s.subgraphs[i].trav = c.trav;
     }
   }
   if (timeUp()) return s;
+  // The memo for the retention pass (only once there is time for it: 200,000 keys take ~0.1 s).
+  for (size_t i = 0; i < n; ++i) {
+    size_t from = rep[i] >= 0 ? static_cast<size_t>(rep[i]) : i;
+    if (done[from] && !keys[i].empty()) memo.emplace(std::move(keys[i]), choice[from]);
+  }
   // Retention: keep an output resident into the next subgraph when all its consumers are there.
   for (size_t i = 0; i + 1 < s.subgraphs.size(); ++i) {
     if (timeUp()) return s;

@@ -14,8 +14,10 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m);
 // Each op alone, in topological order, with its best granularity; retains an output into the
 // next subgraph where all its consumers are there and it lowers the latency. Always valid for a
 // problem that parsed (every op fits alone at [1,1,1]).
-// Stops improving (keeping what it has, still valid) when `dl` expires.
-Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl = nullptr);
+// Stops improving (keeping what it has, still valid) when `dl` expires. `quick`, if given, is
+// quickSchedule(p, m) already built by the caller (it is linear but not free on huge graphs).
+Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl = nullptr,
+                          const Schedule* quick = nullptr);
 
 
 }  // namespace mlsys

@@ -1,11 +1,30 @@
-// Output files: atomic replacement of regular files.
+// Output files: atomic replacement of regular files, in-place writes for everything else, clean-up
+// of temporary files left by killed runs, and file identity (two names for one file).
 #pragma once
 #include <string>
 
 namespace mlsys {
 
-// Writes `content` to `path` atomically: `<path>.tmp.<pid>` in the same directory, fsync, rename.
-// Throws std::runtime_error with errno text on failure.
+// Where a write to `path` lands: symlinks are followed (the link stays a link and its target is
+// replaced), `.` and `..` are resolved.
+std::string resolveOutputPath(const std::string& path);
+
+// True when `path` exists and is not a regular file once symlinks are followed (a device, a FIFO,
+// a socket): such a file is written in place, never replaced.
+bool isSpecialFile(const std::string& path);
+
+// Writes `content` to `path`. A regular (or absent) file is replaced atomically: a temporary file
+// `<path>.tmp.<pid>.XXXXXX` is created exclusively (mkstemp: never follows a pre-placed symlink)
+// in the same directory, written, fsynced and renamed over the path. A special file is opened
+// without O_CREAT and written in place. Throws std::runtime_error with errno text on failure.
 void writeFileAtomic(const std::string& path, const std::string& content);
+
+// Removes `<path>.tmp.<pid>` and `<path>.tmp.<pid>.XXXXXX` files whose process no longer exists
+// (left by a run killed during a write). Files of live processes are kept. Returns the count.
+int removeStaleTemps(const std::string& path);
+
+// True when the two names denote the same file: same device and inode when both exist, otherwise
+// the same resolved path.
+bool sameFile(const std::string& a, const std::string& b);
 
 }  // namespace mlsys

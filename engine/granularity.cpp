@@ -40,7 +40,7 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
         SubgraphPlan pl = planSubgraph(p, m, ops, g, rin, rout);
         if (!pl.valid) continue;
         for (TraversalKind tk : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
-          if (tk != TraversalKind::Raster && pl.tiles() < 3) continue;
+          if (tk != TraversalKind::Raster && (pl.tiles() < 3 || pl.tiles() > kMaxWrittenOrderTiles)) continue;
           Traversal tr{tk, {}};
           SubgraphCost c = costSubgraph(p, pl, tr);
           if (!c.valid) continue;

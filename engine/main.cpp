@@ -1,4 +1,5 @@
 // mlsys: schedule search for the MLSys 2026 graph-scheduling problem.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -7,6 +8,8 @@
 
 int main(int argc, char** argv) {
   mlsys::Deadline deadline;  // first thing: the budget covers parsing, search and writing
+  // A closed stdout/stderr (`... 2>&1 | head -c 10`) must not kill a search: writes fail with EPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   int code = mlsys::runCli(argc, argv, deadline);
   // Everything is written and flushed; skip the destructors of large caches (budget overruns).
   std::fflush(stdout);

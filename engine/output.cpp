@@ -22,11 +22,17 @@ void raiseTo(std::atomic<double>& a, double v) {
 
 }  // namespace
 
+OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, std::string path, double min_interval_s,
+                           const Deadline* deadline)
+    : p_(p), m_(m), path_(std::move(path)), min_interval_(min_interval_s), dl_(deadline),
+      in_place_(isSpecialFile(path_)) {}
+
 double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   auto t0 = std::chrono::steady_clock::now();
   Evaluation ev = evaluateSchedule(p_, s, m_);
+  if (ev.interrupted) return kInterrupted;
   raiseTo(eval_s_, secondsSince(t0));
-  if (!ev.valid) return -1;
+  if (!ev.valid) return kInvalid;
   std::lock_guard<std::mutex> lk(mu_);
   if (best_total_ >= 0 && ev.total >= best_total_) return ev.total;
   best_ = s;
@@ -35,22 +41,28 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   for (const auto& r : ev.subgraphs) best_lat_.push_back(r.cost.latency);
   best_total_ = ev.total;
   pending_ = true;
+  has_schedule.store(true);
   best_write_est_.store(estimateWriteLocked(), std::memory_order_relaxed);
   if (dl_) now_s = dl_->elapsed();  // another offer may have written while this one waited
-  // Writes are throttled to at most one per min_interval, and to a third of the time at most
-  // when a write is slow.
-  double interval = std::max(min_interval_, 3 * write_s_.load(std::memory_order_relaxed));
-  if (force_write || (now_s - last_write_s_ >= interval && fitsLocked())) {
-    writeLocked();
-    last_write_s_ = now_s;
-    if (first_write_s_ < 0) first_write_s_ = now_s;
-  }
+  if (!in_place_ && (force_write || (dueLocked(now_s) && fitsLocked()))) writeLocked(now_s);
   return ev.total;
 }
 
-void OutputWriter::flush(bool may_overrun) {
+void OutputWriter::flushDue(double now_s) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (pending_ && (may_overrun || fitsLocked())) writeLocked();
+  if (pending_ && !in_place_ && dueLocked(now_s) && fitsLocked()) writeLocked(now_s);
+}
+
+bool OutputWriter::flushFinal(bool after_signal) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (pending_ && (after_signal || fitsLocked(kFinalGraceS))) writeLocked(dl_ ? dl_->elapsed() : 0);
+  return !pending_;
+}
+
+bool OutputWriter::dueLocked(double now_s) const {
+  // At most one write per min_interval, and writing a third of the time at most when writes are slow.
+  double interval = std::max(min_interval_, 3 * write_s_.load(std::memory_order_relaxed));
+  return now_s - last_write_s_ >= interval;
 }
 
 double OutputWriter::estimateWriteLocked() const {
@@ -67,12 +79,12 @@ double OutputWriter::estimateWriteLocked() const {
   return bytes * sec_per_byte_;
 }
 
-bool OutputWriter::fitsLocked() const {
+bool OutputWriter::fitsLocked(double grace_s) const {
   // 1.5x: write speed varies with the page cache and the disk (88-128 MB took 0.24-0.67 s).
-  return !dl_ || 1.5 * estimateWriteLocked() <= dl_->remaining();
+  return !dl_ || 1.5 * estimateWriteLocked() <= dl_->remaining() + grace_s;
 }
 
-void OutputWriter::writeLocked() {
+void OutputWriter::writeLocked(double now_s) {
   auto t0 = std::chrono::steady_clock::now();
   std::string json = scheduleToJson(best_, p_, best_lat_);
   writeFileAtomic(path_, json);
@@ -82,6 +94,8 @@ void OutputWriter::writeLocked() {
   written_total_ = best_total_;
   pending_ = false;
   ++writes_;
+  last_write_s_ = now_s;
+  if (first_write_s_ < 0) first_write_s_ = now_s;
 }
 
 double OutputWriter::best() const {

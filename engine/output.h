@@ -13,45 +13,65 @@ namespace mlsys {
 
 class OutputWriter {
  public:
+  // offer() results besides a latency.
+  static constexpr double kInvalid = -1, kInterrupted = -2;
+  // Seconds a final write may end past the deadline: a small schedule is still written when the
+  // process runs late (a loaded or stopped machine); the harness scores the last complete file
+  // and a kill during the write leaves the previous one (atomic rename).
+  static constexpr double kFinalGraceS = 0.1;
+
   // With a deadline, a write that is estimated to end after it is not started (the previous file
   // stays): schedules with explicit traversal orders on huge tile grids can take tens of MB.
+  // A path that is not a regular file (/dev/null, a FIFO) is written once, by the final flush.
   OutputWriter(const Problem& p, const ModelOptions& m, std::string path, double min_interval_s = 0.1,
-               const Deadline* deadline = nullptr)
-      : p_(p), m_(m), path_(std::move(path)), min_interval_(min_interval_s), dl_(deadline) {}
+               const Deadline* deadline = nullptr);
 
   // Offers a schedule. It is re-evaluated from scratch; if valid and better than the best so far
-  // it becomes the best and is written (now, or at the next flush if a write happened less than
-  // min_interval ago). Returns its evaluated latency, or -1 if it was invalid.
+  // it becomes the best and is written now if `force_write` or if the last write is at least
+  // min_interval old (otherwise by the next flushDue). Returns its evaluated latency, kInvalid,
+  // or kInterrupted (a signal stopped the evaluation).
   double offer(const Schedule& s, double now_s, bool force_write = false);
-  // Writes the pending best, if any, unless the write would end past the deadline (and
-  // may_overrun is false). Safe to call from the signal-exit path.
-  void flush(bool may_overrun = false);
+  // Writes the pending best if the last write is at least min_interval old and the write fits
+  // before the deadline. Called periodically (every 20 ms) while the search runs, so that a new
+  // best is on disk within min_interval (+ the period) of being found.
+  void flushDue(double now_s);
+  // The last write of a run: writes the pending best if it fits before the deadline plus
+  // kFinalGraceS, or unconditionally after a signal. Returns false if a pending best was left
+  // unwritten.
+  bool flushFinal(bool after_signal);
   double best() const;         // the best valid schedule offered (written or pending)
   double writtenBest() const;  // the latency of the schedule on disk, -1 if none
   bool hasBest() const;
-  const Schedule& bestSchedule() const { return best_; }
+  bool inPlace() const { return in_place_; }
   int writes() const { return writes_; }
   double firstWriteTime() const { return first_write_s_; }
-  // Seconds to keep free before the deadline for the end of a search: one more offer's full
-  // evaluation plus two writes, from the slowest measured so far and the estimate for the best.
+  // Seconds to keep free before the deadline for the end of a search: a worker's step that cannot
+  // be interrupted (an evaluator rebuild costs about two full evaluations), one more offer's full
+  // evaluation, and two writes, from the slowest measured so far and the estimate for the best.
   double reserveSeconds() const {
     double w = std::max(write_s_.load(std::memory_order_relaxed), best_write_est_.load(std::memory_order_relaxed));
-    return eval_s_.load(std::memory_order_relaxed) + 2 * w;
+    return 3 * eval_s_.load(std::memory_order_relaxed) + 2 * w;
   }
   // How long before the deadline a search must stop: the configured margin, or 1.5x the reserve.
   double stopMargin(double margin_s) const { return std::max(margin_s, 1.5 * reserveSeconds() + 0.01); }
 
+  // Set once the first schedule has been accepted: from then on a signal ends the run through the
+  // normal path (the best is written); before, the signal handler exits at once (nothing to write).
+  static inline std::atomic<bool> has_schedule{false};
+
  private:
-  void writeLocked();
+  void writeLocked(double now_s);
+  bool dueLocked(double now_s) const;
   // Estimated seconds to serialise and write the best schedule (from its size and the slowest
   // measured seconds per byte).
   double estimateWriteLocked() const;
-  bool fitsLocked() const;
+  bool fitsLocked(double grace_s = 0) const;
   const Problem& p_;
   ModelOptions m_;
   std::string path_;
   double min_interval_;
   const Deadline* dl_;
+  bool in_place_ = false;
   mutable std::mutex mu_;
   Schedule best_;
   std::vector<double> best_lat_;

@@ -215,6 +215,7 @@ struct Shared {
   std::atomic<long> evals{0};
   std::atomic<long> accepted{0};  // applied SA moves
   std::atomic<bool> done{false};
+  std::atomic<bool> warned_no_move{false};
   std::mutex mu;  // trace, stats, best bookkeeping
   FILE* trace = nullptr;
   double best = 1e300;
@@ -244,6 +245,7 @@ struct Shared {
       if (lat >= best) return;
     }
     double checked = out.offer(s, dl.elapsed());
+    if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
     std::lock_guard<std::mutex> lk(mu);
     if (checked < 0) {
       std::cerr << "mlsys: internal error: " << who << " produced a schedule the full evaluator rejects; ignored\n";
@@ -252,7 +254,11 @@ struct Shared {
     if (checked < best) {
       best = checked;
       best_found_s = dl.elapsed();
-      if (trace) std::fprintf(trace, "%.4f,%s,%s\n", dl.elapsed(), who.c_str(), formatDouble(checked).c_str());
+      if (trace) {
+        // Flushed line by line: the trace must survive a SIGKILL.
+        std::fprintf(trace, "%.4f,%s,%s\n", dl.elapsed(), who.c_str(), formatDouble(checked).c_str());
+        std::fflush(trace);
+      }
     }
   }
 };
@@ -273,7 +279,8 @@ class Worker {
   }
 
   void run() {
-    if (kind_ == "beam") runBeam();
+    // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
+    if (kind_ == "beam" && !sh_.stopNow()) runBeam();
     if (!sh_.stopNow()) runSA();
     std::lock_guard<std::mutex> lk(sh_.mu);
     for (size_t i = 0; i < moves_.size(); ++i) {
@@ -346,7 +353,7 @@ class Worker {
       snapshot();
       sh_.pool.offer(bestS, best);
     };
-    long sinceImprove = 0, sinceSync = 0, local = 0;
+    long sinceImprove = 0, sinceSync = 0, local = 0, proposals = 0;
     double wsum = 0;
     for (double w : weights_) wsum += w;
     if (moves_.empty()) return;
@@ -373,7 +380,16 @@ class Worker {
       size_t mi = 0;
       while (mi + 1 < moves_.size() && r >= weights_[mi]) r -= weights_[mi++];
       Change c;
-      if (!moves_[mi]->propose(ev_, rng_, c)) continue;
+      if (!moves_[mi]->propose(ev_, rng_, c)) {
+        // No enabled move has applied to this schedule in many tries: it never will (the moves
+        // depend only on the schedule, which nothing changes). Say so rather than spin silently.
+        if (local >= kNoMoveTries && proposals == 0) {
+          warnNoMove();
+          break;
+        }
+        continue;
+      }
+      ++proposals;
       DeltaEval d = ev_.evaluate(c);
       sh_.evals.fetch_add(1, std::memory_order_relaxed);
       auto& st = stats_[mi];
@@ -412,6 +428,19 @@ class Worker {
     sh_.improved(bestS, best, who);
   }
 
+  static constexpr long kNoMoveTries = 20000;
+  void warnNoMove() {
+    if (sh_.warned_no_move.exchange(true)) return;
+    std::string names;
+    for (const auto& m : moves_) {
+      if (!names.empty()) names += ", ";
+      names += m->name();
+    }
+    std::lock_guard<std::mutex> lk(sh_.mu);
+    std::cerr << "warning: no enabled move applies to this schedule (enabled: " << names
+              << "); the annealing workers stop\n";
+  }
+
   Shared& sh_;
   std::string kind_;
   Rng rng_, acc_rng_;
@@ -432,10 +461,11 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
     sh.trace = std::fopen(opt.trace.c_str(), "w");
     if (!sh.trace) throw InputError("--trace: cannot write '" + opt.trace + "'");
     std::fprintf(sh.trace, "seconds,worker,latency\n");
+    std::fflush(sh.trace);
   }
   sh.best = out.best();
   sh.pool.offer(start, out.best());
-  int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = resolveThreads(opt.threads);
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < threads; ++i)
@@ -455,6 +485,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
     while (running.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       double t = deadline.elapsed();
+      // A best deferred by the write throttle goes to disk here, within write_interval_s + 20 ms.
+      if (!Deadline::stop_requested.load()) out.flushDue(t);
       if (t < next || opt.quiet) continue;
       long e = sh.evals.load(), acc = sh.accepted.load();
       double rate = (e - lastEvals) / std::max(1e-9, t - lastT);

@@ -3,6 +3,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <thread>
 #include <sstream>
@@ -32,6 +33,16 @@ double defaultBudgetSeconds(int n) {
   return lim <= 2 ? 1.5 : lim * 0.9;
 }
 
+int resolveThreads(int requested) {
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return requested > 0 ? std::min(requested, maxThreads()) : hw;
+}
+
+int maxThreads() {
+  // Each worker holds its own evaluator and cache; far more workers than cores only costs memory.
+  return std::max(64, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 SearchConfig resolveConfig(const SolveOptions& opt) {
   SearchConfig cfg = opt.config.empty() ? SearchConfig{} : loadConfig(opt.config);
   if (opt.model_set) cfg.model = opt.model;
@@ -42,41 +53,54 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
   double budget = opt.seconds > 0 ? opt.seconds : defaultBudgetSeconds(p.numOps());
   deadline.setBudget(budget);
   SearchConfig cfg = resolveConfig(opt);
-  OutputWriter out(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
   auto log = [&](const std::string& s) {
     if (!opt.quiet) std::cerr << "[" << formatDouble(std::round(deadline.elapsed() * 1000) / 1000) << "s] " << s << "\n";
   };
-  int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Temporary files of earlier runs killed during a write (their process is gone).
+  for (const std::string& f : {opt.out, opt.stats})
+    if (!f.empty())
+      if (int n = removeStaleTemps(f)) log("removed " + std::to_string(n) + " stale temporary file(s) of '" + f + "'");
+  OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
+  if (out.inPlace()) log("'" + opt.out + "' is not a regular file: it is written in place, once, at the end");
+  int threads = resolveThreads(opt.threads);
   log("mlsys " MLSYS_VERSION ": " + p.name + ", " + std::to_string(p.numOps()) + " ops, " + std::to_string(p.numTensors()) +
       " tensors; budget " + formatDouble(budget) + " s; threads " + std::to_string(threads) + "; seed " +
       std::to_string(opt.seed) + (opt.max_evals > 0 ? "; max-evals " + std::to_string(opt.max_evals) : "") + "; model " +
       cfg.model.describe());
   // 1. A valid schedule on disk at once: each op alone at the largest granularity that fits.
-  Schedule quick = quickSchedule(p, cfg.model);
+  // The large objects of a run are never destroyed: main ends with _Exit, and freeing millions of
+  // small vectors took ~0.1 s on 200,000 ops, half of what a signal allows (exit within 0.2 s).
+  Schedule& quick = *new Schedule(quickSchedule(p, cfg.model));
   double lat = out.offer(quick, deadline.elapsed(), true);
+  if (lat == OutputWriter::kInterrupted) return 128 + Deadline::signal_received.load();
   if (lat < 0) {
     std::cerr << "mlsys: internal error: the first schedule is invalid\n";
     return 1;
   }
-  log("first schedule written: latency " + formatDouble(lat) + " (lower bound " +
-      formatDouble(lowerBound(p, cfg.model).value()) + ")");
+  log(std::string(out.inPlace() ? "first schedule ready" : "first schedule written") + ": latency " + formatDouble(lat) +
+      " (lower bound " + formatDouble(lowerBound(p, cfg.model).value()) + ")");
   // 2. The baseline: best granularity per op, plus retention where it helps.
   Deadline baseDl;  // the baseline may use at most a quarter of the budget
   baseDl.setBudget(std::min(deadline.remaining() - out.stopMargin(cfg.margin_s), 0.25 * budget));
-  Schedule base;
+  Schedule& base = *new Schedule;
   {
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
-    base = baselineSchedule(p, cfg.model, &baseDl);
+    base = baselineSchedule(p, cfg.model, &baseDl, &quick);
   }
-  double blat = out.offer(base, deadline.elapsed());
-  if (blat >= 0) log("baseline: latency " + formatDouble(blat));
-  if (blat < 0 || blat > lat) base = quick;
-  SearchResult res = runSearch(p, opt, cfg, deadline, out, base);
-  // After a signal, write whatever the time; otherwise only if the write ends inside the budget.
-  out.flush(Deadline::signal_received.load() != 0);
-  double el = deadline.elapsed();
-  if (out.best() < out.writtenBest())
+  SearchResult res;
+  // After a signal, go straight to the final write.
+  if (!Deadline::stop_requested.load()) {
+    // Nothing to re-check when the baseline was stopped before it changed anything.
+    double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed());
+    if (blat >= 0) log("baseline: latency " + formatDouble(blat));
+    if (blat < 0 || blat > lat) base = quick;
+    if (!Deadline::stop_requested.load()) res = runSearch(p, opt, cfg, deadline, out, base);
+  }
+  // After a signal, write whatever the time; otherwise if the write ends inside the budget (plus a
+  // small grace, so that a late process still writes a small schedule).
+  if (!out.flushFinal(Deadline::signal_received.load() != 0))
     log("a better schedule (latency " + formatDouble(out.best()) + ") was not written: the write would have ended past the budget");
+  double el = deadline.elapsed();
   if (!opt.quiet) {
     log("done: best latency " + formatDouble(out.writtenBest()) + ", found at " + formatDouble(std::round(res.best_found_s * 1000) / 1000) +
         " s; " + std::to_string(out.writes()) + " writes; " + std::to_string(res.evaluations) + " evaluations (" +
@@ -99,6 +123,7 @@ int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline) {
     writeFileAtomic(opt.stats, os.str());
   }
   int sig = Deadline::signal_received.load();
+  if (sig) log("stopped by signal " + std::to_string(sig) + " (" + strsignal(sig) + "); the best schedule is on disk");
   return sig ? 128 + sig : 0;
 }
 

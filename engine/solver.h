@@ -26,6 +26,10 @@ struct SearchConfig;
 // The config file (or defaults) with the CLI overrides applied.
 SearchConfig resolveConfig(const SolveOptions& opt);
 
+// Worker threads for a --threads value: 0 = all cores; capped at maxThreads().
+int resolveThreads(int requested);
+int maxThreads();
+
 // Contest time limit by op count (2/5/15/30/60/120 s) and the budget we use within it.
 double contestLimitSeconds(int numOps);
 double defaultBudgetSeconds(int numOps);

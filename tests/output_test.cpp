@@ -36,13 +36,16 @@ TEST(OutputWriter, WritesTheBestAndThrottles) {
   EXPECT_EQ(w.writes(), 1);
   EXPECT_DOUBLE_EQ(w.best(), 3276.8);
   EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
-  w.flush();
+  w.flushDue(500);  // still inside the interval
+  EXPECT_EQ(w.writes(), 1);
+  w.flushDue(1000);  // the periodic flush writes it once the interval has passed
   EXPECT_EQ(w.writes(), 2);
   EXPECT_DOUBLE_EQ(w.writtenBest(), 3276.8);
   EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
   // A worse offer changes nothing.
   EXPECT_DOUBLE_EQ(w.offer(e.worse, 2000), 6553.6);
-  w.flush();
+  w.flushDue(3000);
+  EXPECT_TRUE(w.flushFinal(false));
   EXPECT_EQ(w.writes(), 2);
 }
 
@@ -61,18 +64,20 @@ TEST(OutputWriter, DoesNotStartAWritePastTheDeadline) {
   Ex1 e;
   std::string path = test::tempPath("writer_deadline.json");
   Deadline dl;
-  dl.setBudget(0);  // already expired: no write can end inside it
+  dl.setBudget(-1);  // expired a second ago: no write can end inside it, even with the final grace
   OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
   w.offer(e.worse, 0, /*force_write=*/true);  // the first schedule is always written
   EXPECT_EQ(w.writes(), 1);
   w.offer(e.better, 0);
   EXPECT_EQ(w.writes(), 1);
-  w.flush();
+  w.flushDue(5);
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_FALSE(w.flushFinal(false));
   EXPECT_EQ(w.writes(), 1);
   EXPECT_DOUBLE_EQ(w.best(), 3276.8);
   EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
   EXPECT_DOUBLE_EQ(onDisk(path, e.p), 6553.6);
-  w.flush(/*may_overrun=*/true);  // the signal path writes whatever the time
+  EXPECT_TRUE(w.flushFinal(/*after_signal=*/true));  // the signal path writes whatever the time
   EXPECT_EQ(w.writes(), 2);
   EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
 
@@ -83,7 +88,23 @@ TEST(OutputWriter, DoesNotStartAWritePastTheDeadline) {
   OutputWriter w2(e.p, ModelOptions{}, path2, 0, &later);
   w2.offer(e.worse, 0, true);
   w2.offer(e.better, 0);
-  w2.flush();
+  w2.flushFinal(false);
   EXPECT_EQ(w2.writes(), 2);
   EXPECT_DOUBLE_EQ(onDisk(path2, e.p), 3276.8);
+}
+
+// Issue 11: a process that runs late (stopped, loaded machine) still writes a small pending best
+// at the end instead of exiting with an older schedule on disk.
+TEST(OutputWriter, FinalFlushWritesASmallBestJustPastTheDeadline) {
+  Ex1 e;
+  std::string path = test::tempPath("writer_late.json");
+  Deadline dl;
+  dl.setBudget(0);  // just expired
+  OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
+  w.offer(e.worse, 0, true);
+  w.offer(e.better, 0);
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_TRUE(w.flushFinal(false));
+  EXPECT_EQ(w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
 }

@@ -1,0 +1,703 @@
+// Hardening of `mlsys solve` at the CLI level: timely writes, special and colliding output paths,
+// temporary files, large inputs, signals (STOP/CONT, TERM, HUP, KILL, PIPE), absurd thread
+// counts and configs whose moves never apply. Every test runs the real binary (MLSYS_BIN) in a
+// child process, with generous time limits; children still running at the end are killed.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/test_util.h"
+
+using namespace mlsys;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void sleepFor(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+// A fresh directory for one test (under the shared test temp dir).
+std::string freshDir(const std::string& name) {
+  static int counter = 0;
+  std::string d = test::tempPath("hard_" + name + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::create_directories(d);
+  return d;
+}
+
+// Example 5 of the spec (the small instance of tests/solve_test.cpp).
+const char* kEx5 = R"({"widths":[128,128,128,128,128],"heights":[128,128,128,128,128],
+    "inputs":[[0,1],[3,2]],"outputs":[[3],[4]],"base_costs":[2000,2000],"op_types":["MatMul","MatMul"],
+    "fast_memory_capacity":45000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})";
+
+std::string ex5In(const std::string& dir) {
+  std::string p = dir + "/ex5.json";
+  test::writeText(p, kEx5);
+  return p;
+}
+
+std::string bench(const std::string& stem) {
+  for (const auto& f : test::sharedBenchmarks())
+    if (fs::path(f).stem() == stem) return f;
+  return "";
+}
+
+const char* kNoBench = "../shared/benchmarks (mlsys-2026-21.json) is absent: this test needs a contest instance";
+
+// A child process running MLSYS_BIN (or another program). Killed (SIGKILL) and reaped on
+// destruction if it is still running.
+struct Child {
+  pid_t pid = -1;
+  Clock::time_point start;
+  bool reaped = false;
+  int status = 0;
+
+  Child() = default;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() { killAndReap(); }
+
+  // Waits at most timeout_s for the exit; true if it exited (status set).
+  bool wait(double timeout_s) {
+    if (reaped) return true;
+    if (pid <= 0) {  // never started
+      reaped = true;
+      status = -1;
+      return true;
+    }
+    auto t0 = Clock::now();
+    for (;;) {
+      pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        reaped = true;
+        return true;
+      }
+      if (r < 0 && errno != EINTR) {
+        reaped = true;
+        status = -1;
+        return true;
+      }
+      if (secondsSince(t0) >= timeout_s) return false;
+      sleepFor(0.005);
+    }
+  }
+  bool running() {
+    if (reaped) return false;
+    return !wait(0);
+  }
+  void signal(int sig) {
+    if (!reaped && pid > 0) ::kill(pid, sig);
+  }
+  void killAndReap() {
+    if (pid > 0 && !reaped) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      reaped = true;
+    }
+  }
+  // The exit code, or 1000 + N when killed by signal N.
+  int code() const {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+    return -1;
+  }
+  std::string describe() const {
+    if (!reaped) return "still running";
+    if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "status " + std::to_string(status);
+  }
+};
+
+struct SpawnOpts {
+  std::string out_file = "/dev/null";  // stdout
+  std::string err_file = "/dev/null";  // stderr (ignored if err_fd >= 0)
+  int err_fd = -1;                     // use this fd as stderr
+  int gate_fd = -1;                    // read end of a pipe: block until it is readable / closed
+  std::vector<int> close_in_child;     // other fds to close in the child
+};
+
+SpawnOpts errFile(const std::string& path) {
+  SpawnOpts o;
+  o.err_file = path;
+  return o;
+}
+SpawnOpts errFd(int fd) {
+  SpawnOpts o;
+  o.err_fd = fd;
+  return o;
+}
+// stderr to `path`; the child waits until `gate_read` is readable or at EOF (the parent closes
+// `gate_write`).
+SpawnOpts gated(const std::string& path, int gate_read, int gate_write) {
+  SpawnOpts o;
+  o.err_file = path;
+  o.gate_fd = gate_read;
+  o.close_in_child = {gate_write};
+  return o;
+}
+
+// Forks and execs MLSYS_BIN with `args` (argv[0] excluded). SIGPIPE is reset to its default action
+// and the signal mask cleared in the child, so that the test process' own dispositions do not leak.
+void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpts& o = {}, const char* prog = MLSYS_BIN) {
+  std::vector<std::string> storage;
+  storage.push_back(prog);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  c.start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // Child: only async-signal-safe calls.
+    ::signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGINT, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int fd : o.close_in_child) ::close(fd);
+    if (o.gate_fd >= 0) {
+      char b;
+      while (::read(o.gate_fd, &b, 1) < 0 && errno == EINTR) {
+      }
+      ::close(o.gate_fd);
+    }
+    // The opened files are O_CLOEXEC; dup2 gives fds 0-2 without it.
+    int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in >= 0) ::dup2(in, 0);
+    int out = ::open(o.out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out >= 0) ::dup2(out, 1);
+    if (o.err_fd >= 0) {
+      ::dup2(o.err_fd, 2);
+    } else {
+      int err = ::open(o.err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (err >= 0) ::dup2(err, 2);
+    }
+    ::execv(prog, argv.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0) << "fork failed: " << std::strerror(errno);
+  c.pid = pid;
+}
+
+// Sum of "subgraph_latencies" of a schedule text; nullopt if it does not parse.
+std::optional<double> latencyOfText(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str(), text.size());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("subgraph_latencies")) return std::nullopt;
+  const auto& a = d["subgraph_latencies"];
+  if (!a.IsArray() || a.Empty()) return std::nullopt;
+  double s = 0;
+  for (const auto& v : a.GetArray()) {
+    if (!v.IsNumber()) return std::nullopt;
+    s += v.GetDouble();
+  }
+  return s;
+}
+
+std::optional<double> latencyOfFile(const std::string& path) {
+  std::ifstream i(path, std::ios::binary);
+  if (!i) return std::nullopt;
+  std::ostringstream s;
+  s << i.rdbuf();
+  return latencyOfText(s.str());
+}
+
+std::string formatNum(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// a <= b up to the rounding of summing the per-subgraph latencies.
+bool leq(double a, double b) { return a <= b + 1e-9 * std::max(1.0, std::fabs(b)); }
+bool same(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
+struct TraceRow {
+  double seconds;
+  std::string worker;
+  double latency;
+};
+
+// Reads `seconds,worker,latency`; `header` gets the first line.
+std::vector<TraceRow> readTrace(const std::string& path, std::string* header = nullptr) {
+  std::vector<TraceRow> rows;
+  std::istringstream in(test::readText(path));
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (first) {
+      if (header) *header = line;
+      first = false;
+      continue;
+    }
+    if (line.empty()) continue;
+    size_t a = line.find(','), b = line.rfind(',');
+    if (a == std::string::npos || b == a) continue;
+    try {
+      rows.push_back({std::stod(line.substr(0, a)), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1))});
+    } catch (...) {
+    }
+  }
+  return rows;
+}
+
+// Resident set size of a process in kB (0 if unknown).
+long rssKb(pid_t pid) {
+  std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(st, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return 0;
+}
+
+int evaluateExit(const std::string& problem, const std::string& sol, std::string* msg = nullptr) {
+  auto r = test::runMlsys({"evaluate", problem, sol});
+  if (msg) *msg = r.out + r.err;
+  return r.exit_code;
+}
+
+// A problem of 200,000 ops (generated once per test binary run).
+std::string bigInstance() {
+  static std::string path = [] {
+    std::string d = freshDir("big");
+    std::string p = d + "/big.json";
+    auto r = test::runMlsys({"generate", "--family", "random", "--size", "200000", "--seed", "1", "-o", p});
+    return r.exit_code == 0 ? p : std::string();
+  }();
+  return path;
+}
+
+}  // namespace
+
+// 1a. Every improvement reaches the file within write_interval_s (0.1 s) of being found.
+// mlsys-2026-21 improves once, at ~0.08 s: whether that lands inside the throttle interval of the
+// first write depends on the machine, so mlsys-2026-2 (improvements at ~5 ms) is checked too.
+static void checkPromptWrites(const std::string& p) {
+  SCOPED_TRACE(p);
+  std::string d = freshDir("timely"), out = d + "/out.json", trace = d + "/trace.csv";
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "3", "--threads", "2", "--trace", trace, "-q"}, errFile(d + "/err.txt"));
+  struct Poll {
+    double t, lat;
+  };
+  std::vector<Poll> polls;
+  int unparsable = 0;  // ignored (the writes are atomic renames, so there should be none)
+  for (;;) {
+    bool done = c.wait(0);
+    double t = secondsSince(c.start);
+    if (fs::exists(out)) {
+      if (auto l = latencyOfFile(out)) polls.push_back({t, *l});
+      else ++unparsable;
+    }
+    if (done || t > 20) break;
+    sleepFor(0.02);
+  }
+  ASSERT_TRUE(c.wait(0)) << "solve --seconds 3 still running after 20 s";
+  ASSERT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  auto rows = readTrace(trace);
+  ASSERT_FALSE(rows.empty()) << "the trace has no improvements";
+  ASSERT_FALSE(polls.empty()) << "the output was never readable";
+  const double slack = 0.1 /*write_interval_s*/ + 0.35;
+  int late = 0;
+  std::ostringstream why;
+  for (const auto& r : rows) {
+    double seen = -1;
+    for (const auto& pl : polls)
+      if (leq(pl.lat, r.latency)) {
+        seen = pl.t;
+        break;
+      }
+    if (seen < 0 || seen > r.seconds + slack) {
+      if (++late <= 5)
+        why << "  improvement to " << formatNum(r.latency) << " found at " << r.seconds << " s (worker " << r.worker
+            << ") was " << (seen < 0 ? std::string("never on disk") : "first on disk at " + std::to_string(seen) + " s")
+            << "\n";
+    }
+  }
+  EXPECT_EQ(late, 0) << late << " of " << rows.size() << " improvements were on disk later than found + " << slack
+                     << " s (" << polls.size() << " polls, " << unparsable << " unparsable):\n"
+                     << why.str();
+}
+
+TEST(HardeningCli, ImprovementsAreWrittenPromptly) {
+  if (bench("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
+  for (const char* stem : {"mlsys-2026-21", "mlsys-2026-2"})
+    if (std::string p = bench(stem); !p.empty()) checkPromptWrites(p);
+}
+
+// 1b. A process stopped past its deadline still writes its best when it resumes.
+static void checkStopCont(const std::string& p) {
+  SCOPED_TRACE(p);
+  std::string d = freshDir("stopcont"), out = d + "/out.json", trace = d + "/trace.csv";
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "2", "--trace", trace}, errFile(d + "/err.txt"));
+  sleepFor(0.5);
+  c.signal(SIGSTOP);
+  sleepFor(2.0);
+  c.signal(SIGCONT);
+  ASSERT_TRUE(c.wait(20)) << "no exit within 20 s of SIGCONT";
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  auto rows = readTrace(trace);
+  ASSERT_FALSE(rows.empty()) << "the trace has no improvements";
+  double best = rows[0].latency;
+  for (const auto& r : rows) best = std::min(best, r.latency);
+  auto l = latencyOfFile(out);
+  ASSERT_TRUE(l.has_value()) << "the output is not a schedule";
+  EXPECT_TRUE(same(*l, best)) << "on disk " << formatNum(*l) << ", best in the trace " << formatNum(best);
+  EXPECT_EQ(evaluateExit(p, out), 0);
+}
+
+TEST(HardeningCli, StopContPastTheDeadlineWritesTheBest) {
+  if (bench("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
+  for (const char* stem : {"mlsys-2026-21", "mlsys-2026-2"})
+    if (std::string p = bench(stem); !p.empty()) checkStopCont(p);
+}
+
+// 2a. A character device as output (/dev/null's numbers) is written in place, never replaced.
+TEST(HardeningCli, CharacterDeviceOutputIsNotReplaced) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mknod a character device";
+  std::string d = freshDir("chardev"), p = ex5In(d), dev = d + "/null";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) != 0)
+    GTEST_SKIP() << "mknod " << dev << " c 1 3 failed: " << std::strerror(errno);
+  int probe = ::open(dev.c_str(), O_WRONLY);
+  if (probe < 0) GTEST_SKIP() << "the device node cannot be opened here (nodev mount?): " << std::strerror(errno);
+  ::close(probe);
+  Child c;
+  spawn(c, {"solve", p, dev, "--seconds", "1"}, errFile(d + "/err.txt"));
+  ASSERT_TRUE(c.wait(20)) << "solve --seconds 1 still running after 20 s";
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  struct stat st {};
+  ASSERT_EQ(::lstat(dev.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << dev << " is no longer a character device";
+  for (const auto& e : fs::directory_iterator(d))
+    EXPECT_EQ(e.path().filename().string().find("null.tmp"), std::string::npos) << "left behind: " << e.path();
+}
+
+// 2b. A FIFO as output: written once, at the end, with the final best; still a FIFO afterwards.
+TEST(HardeningCli, FifoOutputGetsExactlyOneSchedule) {
+  std::string d = freshDir("fifo"), p = ex5In(d), fifo = d + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0) << std::strerror(errno);
+  std::atomic<bool> stop{false};
+  std::promise<void> opened;
+  std::string got;
+  bool reader_error = false;
+  std::thread reader([&] {
+    // Non-blocking open succeeds without a writer; poll() reports nothing until a writer has
+    // connected, then POLLIN/POLLHUP; read() == 0 after that is the writer's EOF.
+    int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    opened.set_value();
+    if (fd < 0) {
+      reader_error = true;
+      return;
+    }
+    auto t0 = Clock::now();
+    bool stopping = false;
+    for (;;) {
+      pollfd pf{fd, POLLIN, 0};
+      int n = ::poll(&pf, 1, 50);
+      if (n > 0) {
+        char buf[65536];
+        ssize_t k = ::read(fd, buf, sizeof buf);
+        if (k > 0) {
+          got.append(buf, static_cast<size_t>(k));
+          continue;
+        }
+        // The writer closed (an open that wrote nothing, e.g. a probe, does not end the reading).
+        if (k == 0 && (pf.revents & POLLHUP) && !got.empty()) break;
+        if (k < 0 && errno != EAGAIN && errno != EINTR) break;
+        if (k == 0) sleepFor(0.01);
+      }
+      if (stopping) break;
+      if (stop.load() || secondsSince(t0) > 30) stopping = true;  // one more round to drain
+    }
+    ::close(fd);
+  });
+  opened.get_future().wait();
+  Child c;
+  spawn(c, {"solve", p, fifo, "--seconds", "1"}, errFile(d + "/err.txt"));
+  bool exited = c.wait(20);
+  if (!exited) c.killAndReap();
+  stop.store(true);
+  reader.join();
+  ASSERT_FALSE(reader_error) << "cannot open the FIFO for reading";
+  ASSERT_TRUE(exited) << "solve --seconds 1 into a FIFO still running after 20 s (blocked on the FIFO?)";
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << fifo << " is no longer a FIFO";
+  ASSERT_FALSE(got.empty()) << "the reader got nothing from the FIFO";
+  rapidjson::Document doc;
+  doc.Parse(got.c_str(), got.size());
+  EXPECT_FALSE(doc.HasParseError()) << "the FIFO did not carry exactly one JSON document (" << got.size()
+                                    << " bytes):\n"
+                                    << got.substr(0, 2000);
+  std::string copy = d + "/from_fifo.json";
+  test::writeText(copy, got);
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, copy, &msg), 0) << msg;
+}
+
+// 3. A symlink planted at the temporary file's name is not followed.
+TEST(HardeningCli, TemporaryFileDoesNotFollowASymlink) {
+  std::string d = freshDir("symlink"), p = ex5In(d), out = d + "/out.json", victim = d + "/victim";
+  test::writeText(victim, "precious");
+  int gate[2];
+  ASSERT_EQ(::pipe2(gate, O_CLOEXEC), 0);
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "1", "-q"}, gated(d + "/err.txt", gate[0], gate[1]));
+  ::close(gate[0]);
+  std::string tmp = out + ".tmp." + std::to_string(c.pid);
+  std::error_code ec;
+  fs::create_symlink(victim, tmp, ec);
+  ::close(gate[1]);  // release the child (EOF on the gate)
+  ASSERT_FALSE(ec) << "cannot create " << tmp << ": " << ec.message();
+  ASSERT_TRUE(c.wait(20)) << "solve --seconds 1 still running after 20 s";
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  EXPECT_EQ(test::readText(victim), "precious") << "the symlinked victim was overwritten";
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+  struct stat st {};
+  ASSERT_EQ(::lstat(out.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode)) << out << " is not a regular file (the planted symlink was renamed over it?)";
+}
+
+// 4. Temporary files of dead processes are removed; those of live processes are left alone.
+TEST(HardeningCli, StaleTemporaryFilesAreCleanedUp) {
+  std::string d = freshDir("stale"), p = ex5In(d), out = d + "/out.json";
+  pid_t dead = -1;
+  {
+    Child t;
+    spawn(t, {}, {}, "/bin/true");
+    ASSERT_TRUE(t.wait(10));
+    dead = t.pid;
+  }
+  ASSERT_NE(::kill(dead, 0), 0) << "pid " << dead << " was reused already";
+  std::string deadTmp = out + ".tmp." + std::to_string(dead), liveTmp = out + ".tmp." + std::to_string(::getpid());
+  test::writeText(deadTmp, "left by a dead process");
+  test::writeText(liveTmp, "being written by a live process");
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "1"}, errFile(d + "/err.txt"));
+  ASSERT_TRUE(c.wait(20)) << "solve --seconds 1 still running after 20 s";
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  EXPECT_FALSE(fs::exists(deadTmp)) << deadTmp << " (pid " << dead << " has exited) was not removed";
+  EXPECT_TRUE(fs::exists(liveTmp)) << liveTmp << " (pid " << ::getpid() << " is alive) was removed";
+  if (fs::exists(liveTmp)) {
+    EXPECT_EQ(test::readText(liveTmp), "being written by a live process");
+  }
+  EXPECT_EQ(evaluateExit(p, out), 0);
+}
+
+// 5a. A 200,000-op problem keeps (roughly) its budget.
+TEST(HardeningCli, LargeInputKeepsTheBudget) {
+  std::string big = bigInstance();
+  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
+  std::string d = freshDir("bigbudget"), out = d + "/out.json";
+  Child c;
+  spawn(c, {"solve", big, out, "--seconds", "2", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
+  bool exited = c.wait(15);
+  double t = secondsSince(c.start);
+  c.killAndReap();
+  ASSERT_TRUE(exited) << "solve --seconds 2 on 200,000 ops still running after 15 s (killed)";
+  EXPECT_EQ(c.code(), 0) << c.describe() << " after " << t << " s\n" << test::readText(d + "/err.txt");
+  std::string msg;
+  EXPECT_EQ(evaluateExit(big, out, &msg), 0) << msg.substr(0, 2000);
+  if (!HasFailure()) fs::remove(out);  // ~8 MB
+}
+
+// 5b. ... and answers SIGTERM promptly.
+TEST(HardeningCli, LargeInputAnswersSigtermPromptly) {
+  std::string big = bigInstance();
+  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
+  std::string d = freshDir("bigterm"), out = d + "/out.json";
+  Child c;
+  spawn(c, {"solve", big, out, "--seconds", "30", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
+  sleepFor(1.5);
+  ASSERT_TRUE(c.running()) << "exited before SIGTERM: " << c.describe() << "\n" << test::readText(d + "/err.txt");
+  c.signal(SIGTERM);
+  auto t0 = Clock::now();
+  bool exited = c.wait(3.0);
+  if (!exited) exited = c.wait(5.0);  // a little longer, for the message only
+  double t = secondsSince(t0);
+  c.killAndReap();
+  EXPECT_LE(t, 3.0) << "exit " << t << " s after SIGTERM" << (exited ? "" : " (still running, killed)");
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(c.code(), 143) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  std::string msg;
+  EXPECT_EQ(evaluateExit(big, out, &msg), 0) << msg.substr(0, 2000);
+  if (!HasFailure()) fs::remove(out);  // ~8 MB
+}
+
+// 6. A closed stderr (EPIPE) neither kills the process nor shortens the run.
+TEST(HardeningCli, ClosedStderrPipeIsNotFatal) {
+  std::string p = bench("mlsys-2026-21");
+  std::string d = freshDir("sigpipe");
+  if (p.empty()) p = ex5In(d);
+  std::string out = d + "/out.json", stats = d + "/stats.json";
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ::close(fds[0]);  // no reader ever: every write to stderr gets EPIPE (or SIGPIPE)
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "2", "--stats", stats}, errFd(fds[1]));
+  ::close(fds[1]);
+  ASSERT_TRUE(c.wait(20)) << "solve --seconds 2 still running after 20 s";
+  double t = secondsSince(c.start);
+  EXPECT_EQ(c.code(), 0) << c.describe() << " after " << t << " s";
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+  ASSERT_TRUE(fs::exists(stats)) << "no --stats file";
+  rapidjson::Document s;
+  std::string st = test::readText(stats);
+  s.Parse(st.c_str(), st.size());
+  ASSERT_FALSE(s.HasParseError()) << st;
+  ASSERT_TRUE(s.IsObject() && s.HasMember("elapsed_s") && s["elapsed_s"].IsNumber()) << st;
+  EXPECT_GE(s["elapsed_s"].GetDouble(), 1.5) << "the run was cut short:\n" << st;
+}
+
+// 7. Output, --stats and --trace paths that name the problem (or each other) are refused.
+TEST(HardeningCli, PathCollisionsAreRefused) {
+  std::string d = freshDir("collide"), p = d + "/p.json", out = d + "/out.json", s = d + "/s.json";
+  fs::create_directories(d + "/sub");
+  std::string link = d + "/link.json";
+  fs::create_symlink(p, link);
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+  };
+  std::vector<Case> cases = {
+      {"solve P P", {p, p}},
+      {"solve P OUT --stats P", {p, out, "--stats", p}},
+      {"solve P OUT --trace P", {p, out, "--trace", p}},
+      {"solve P OUT --stats OUT", {p, out, "--stats", out}},
+      {"solve P OUT --trace OUT", {p, out, "--trace", out}},
+      {"solve P OUT --stats S --trace S", {p, out, "--stats", s, "--trace", s}},
+      {"solve P DIR/./sub/../p.json", {p, d + "/./sub/../p.json"}},
+      {"solve P L (L -> P)", {p, link}},
+  };
+  for (const auto& k : cases) {
+    test::writeText(p, kEx5);
+    fs::remove(out);
+    fs::remove(s);
+    std::vector<std::string> args = {"solve"};
+    args.insert(args.end(), k.args.begin(), k.args.end());
+    for (const char* a : {"--seconds", "0.5", "-q"}) args.push_back(a);
+    auto r = test::runMlsys(args);
+    EXPECT_EQ(r.exit_code, 2) << k.name << "\n" << r.err;
+    EXPECT_NE(r.err.find("same file"), std::string::npos) << k.name << ": stderr does not say \"same file\":\n" << r.err;
+    EXPECT_EQ(test::readText(p), kEx5) << k.name << ": the problem file was modified";
+    struct stat st {};
+    EXPECT_TRUE(::lstat(link.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) << k.name << ": the symlink was replaced";
+    if (::lstat(link.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+      fs::remove(link);
+      fs::create_symlink(p, link);
+    }
+  }
+}
+
+// 8. SIGHUP is handled like SIGTERM: the best is written and the exit code is 128 + 1.
+TEST(HardeningCli, SighupWritesTheBestAndExits129) {
+  std::string p = bench("mlsys-2026-21");
+  std::string d = freshDir("sighup");
+  if (p.empty()) p = ex5In(d);
+  std::string out = d + "/out.json";
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "30", "-q"}, errFile(d + "/err.txt"));
+  sleepFor(1.0);
+  ASSERT_TRUE(c.running()) << "exited before SIGHUP: " << c.describe();
+  c.signal(SIGHUP);
+  auto t0 = Clock::now();
+  bool exited = c.wait(3.0);
+  double t = secondsSince(t0);
+  c.killAndReap();
+  ASSERT_TRUE(exited) << "still running 3 s after SIGHUP (killed)";
+  EXPECT_LE(t, 3.0);
+  EXPECT_EQ(c.code(), 129) << c.describe() << "\n" << test::readText(d + "/err.txt");
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+}
+
+// 9. The trace is on disk line by line: a SIGKILL loses nothing already found.
+TEST(HardeningCli, TraceSurvivesSigkill) {
+  std::string p = bench("mlsys-2026-21");
+  if (p.empty()) GTEST_SKIP() << kNoBench;
+  std::string d = freshDir("tracekill"), out = d + "/out.json", trace = d + "/trace.csv";
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "10", "--threads", "2", "--trace", trace, "-q"}, errFile(d + "/err.txt"));
+  sleepFor(2.0);
+  ASSERT_TRUE(c.running()) << "exited before SIGKILL: " << c.describe();
+  c.signal(SIGKILL);
+  ASSERT_TRUE(c.wait(10));
+  std::string header;
+  auto rows = readTrace(trace, &header);
+  EXPECT_EQ(header, "seconds,worker,latency") << "trace:\n" << test::readText(trace);
+  EXPECT_GE(rows.size(), 1u) << "no data rows in the trace after SIGKILL at 2 s:\n" << test::readText(trace);
+  EXPECT_EQ(evaluateExit(p, out), 0) << "after SIGKILL the file on disk is the last complete schedule";
+}
+
+// 10. An absurd thread count is capped (with a message), not obeyed.
+TEST(HardeningCli, HugeThreadCountIsCapped) {
+  std::string d = freshDir("threads"), p = ex5In(d), out = d + "/out.json", err = d + "/err.txt";
+  Child c;
+  spawn(c, {"solve", p, out, "--seconds", "1", "--threads", "2147483647"}, errFile(err));
+  // Guard the machine: a process that tries to honour the count grows by ~0.5 GB/s.
+  long peak_kb = 0;
+  bool exited = false;
+  for (auto t0 = Clock::now(); secondsSince(t0) < 20;) {
+    if ((exited = c.wait(0.05))) break;
+    peak_kb = std::max(peak_kb, rssKb(c.pid));
+    if (peak_kb > 2L * 1024 * 1024) break;
+  }
+  c.killAndReap();
+  ASSERT_LE(peak_kb, 2L * 1024 * 1024) << "solve --threads 2147483647 on ex5 used more than 2 GB (killed)";
+  ASSERT_TRUE(exited) << "solve --threads 2147483647 --seconds 1 still running after 20 s (killed)";
+  std::string e = test::readText(err);
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << e.substr(0, 3000);
+  EXPECT_NE(e.find("capped"), std::string::npos) << "no message that the thread count was capped:\n" << e.substr(0, 3000);
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+}
+
+// 11. A config whose only enabled move never applies: a warning, no spinning, exit 0.
+TEST(HardeningCli, OnlyInapplicableMovesEnabledWarns) {
+  std::string d = freshDir("nomoves"), p = ex5In(d), out = d + "/out.json", err = d + "/err.txt", cfg = d + "/cfg.yaml";
+  test::writeText(cfg,
+                  "sa:\n  moves:\n    merge: 0\n    split: 0\n    move-op: 0\n    recompute: 0\n    granularity: 0\n"
+                  "    traversal: 0\n    retain: 0\n    reorder: 0\n    uncompute: 1\n");
+  Child c;
+  spawn(c, {"solve", p, out, "-c", cfg, "--seconds", "1"}, errFile(err));
+  bool exited = c.wait(20);
+  c.killAndReap();
+  ASSERT_TRUE(exited) << "solve --seconds 1 still running after 20 s (killed)";
+  std::string e = test::readText(err);
+  EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << e;
+  EXPECT_NE(e.find("no enabled move"), std::string::npos) << "no warning that no enabled move applies:\n" << e;
+  std::string msg;
+  EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+}
