@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <queue>
 #include <sstream>
+#include <string_view>
 
 #include "cost/json_util.h"
 
@@ -18,17 +19,18 @@ const rapidjson::Value& requireArray(const rapidjson::Value& doc, const char* ke
   return v;
 }
 
-std::vector<TensorId> readTensorList(const rapidjson::Value& v, const std::string& field, i64 nt,
-                                     const std::string& ctx) {
-  if (!v.IsArray()) throw InputError(ctx + ": " + field + " must be an array of tensor indices");
+// Reads outputs[o] / inputs[o]: a list of tensor indices or, if `bare_ok`, a single index
+// (read as a one-element list, named field[0] in errors).
+std::vector<TensorId> readTensorList(const JsonDoc& d, const rapidjson::Value& v, const std::string& field, i64 nt,
+                                     const std::string& ctx, bool bare_ok) {
+  const bool bare = !v.IsArray();
+  if (bare && !bare_ok) throw InputError(ctx + ": " + field + " must be an array of tensor indices");
+  const rapidjson::SizeType n = bare ? 1 : v.Size();
   std::vector<TensorId> out;
-  for (rapidjson::SizeType j = 0; j < v.Size(); ++j) {
-    std::string f = ctx + ": " + field + "[" + std::to_string(j) + "]";
-    if (!v[j].IsInt64()) throw InputError(f + ": tensor index must be an integer");
-    i64 t = v[j].GetInt64();
-    if (t < 0 || t >= nt)
-      throw InputError(f + ": tensor index " + std::to_string(t) + " is out of range [0, " +
-                       std::to_string(nt - 1) + "]");
+  out.reserve(n);
+  for (rapidjson::SizeType j = 0; j < n; ++j) {
+    const i64 t = d.requireInt(bare ? v : v[j], 0, nt - 1, [&] { return ctx + ": " + field + "[" + std::to_string(j) + "]"; },
+                               "tensor index ");
     out.push_back(static_cast<TensorId>(t));
   }
   return out;
@@ -142,7 +144,11 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
 
 Problem parseProblemText(const std::string& json, const std::string& name) {
   const std::string ctx = name;
-  rapidjson::Document doc = parseJsonText(json, ctx);
+  // Only the keys read below are stored; others (comments, metadata, junk) are skipped unstored.
+  const JsonDoc d = parseJsonDoc(json, ctx,
+                                 {"widths", "heights", "inputs", "outputs", "base_costs", "op_types",
+                                  "fast_memory_capacity", "slow_memory_bandwidth", "native_granularity"});
+  const rapidjson::Document& doc = d.doc;
   if (!doc.IsObject()) throw InputError(ctx + ": top level must be a JSON object");
   Problem p;
   p.name = name;
@@ -165,42 +171,39 @@ Problem parseProblemText(const std::string& json, const std::string& name) {
   sameLen(O, "outputs");
   sameLen(B, "base_costs");
   const i64 nt = W.Size();
+  p.widths.reserve(W.Size());
+  p.heights.reserve(W.Size());
   for (rapidjson::SizeType t = 0; t < W.Size(); ++t) {
-    p.widths.push_back(requireInt(W[t], ctx + ": " + idx("widths", t), 1, kMaxDim));
-    p.heights.push_back(requireInt(H[t], ctx + ": " + idx("heights", t), 1, kMaxDim));
+    p.widths.push_back(d.requireInt(W[t], 1, kMaxDim, [&] { return ctx + ": " + idx("widths", t); }));
+    p.heights.push_back(d.requireInt(H[t], 1, kMaxDim, [&] { return ctx + ": " + idx("heights", t); }));
   }
+  p.ops.reserve(no);
   for (rapidjson::SizeType o = 0; o < no; ++o) {
     Op op;
     if (!T[o].IsString()) throw InputError(ctx + ": " + idx("op_types", o) + ": must be a string");
-    std::string ty = T[o].GetString();
+    const std::string_view ty(T[o].GetString(), T[o].GetStringLength());
     if (ty == "MatMul") op.type = OpType::MatMul;
     else if (ty == "Pointwise") op.type = OpType::Pointwise;
-    else throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + ty + "\" (expected \"MatMul\" or \"Pointwise\")");
-    op.inputs = readTensorList(I[o], idx("inputs", o), nt, ctx);
+    else throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + std::string(ty) + "\" (expected \"MatMul\" or \"Pointwise\")");
+    op.inputs = readTensorList(d, I[o], idx("inputs", o), nt, ctx, false);
     // outputs[o] may be a list (the contest format) or, leniently, a bare index.
-    if (O[o].IsArray()) op.outputs = readTensorList(O[o], idx("outputs", o), nt, ctx);
-    else {
-      rapidjson::Value tmp(rapidjson::kArrayType);
-      rapidjson::Document::AllocatorType a;
-      rapidjson::Value copy(O[o], a);
-      tmp.PushBack(copy, a);
-      op.outputs = readTensorList(tmp, idx("outputs", o), nt, ctx);
-    }
-    op.base_cost = requireInt(B[o], ctx + ": " + idx("base_costs", o), 0, kMaxBaseCost);
+    op.outputs = readTensorList(d, O[o], idx("outputs", o), nt, ctx, true);
+    op.base_cost = d.requireInt(B[o], 0, kMaxBaseCost, [&] { return ctx + ": " + idx("base_costs", o); });
     p.ops.push_back(std::move(op));
   }
-  p.capacity = requireInt(requireMember(doc, "fast_memory_capacity", ctx), ctx + ": fast_memory_capacity", 1, kMaxCapacity);
-  p.bandwidth = requireInt(requireMember(doc, "slow_memory_bandwidth", ctx), ctx + ": slow_memory_bandwidth", 1, kMaxBandwidth);
+  p.capacity = d.requireInt(requireMember(doc, "fast_memory_capacity", ctx), 1, kMaxCapacity,
+                            [&] { return ctx + ": fast_memory_capacity"; });
+  p.bandwidth = d.requireInt(requireMember(doc, "slow_memory_bandwidth", ctx), 1, kMaxBandwidth,
+                             [&] { return ctx + ": slow_memory_bandwidth"; });
   const auto& N = requireArray(doc, "native_granularity", ctx);
-  if (N.Size() < 1 || N.Size() > 2)
+  // Exactly [N, N]: a one-entry list used to be accepted although the format has two.
+  if (N.Size() != 2)
     throw InputError(ctx + ": \"native_granularity\" must have 2 entries, got " + std::to_string(N.Size()));
-  p.native = requireInt(N[0], ctx + ": native_granularity[0]", 1, kMaxDim);
-  if (N.Size() == 2) {
-    i64 n1 = requireInt(N[1], ctx + ": native_granularity[1]", 1, kMaxDim);
-    if (n1 != p.native)
-      throw InputError(ctx + ": native_granularity [" + std::to_string(p.native) + "," + std::to_string(n1) +
-                       "] must have equal entries (the native size N applies to w, h and k)");
-  }
+  p.native = d.requireInt(N[0], 1, kMaxDim, [&] { return ctx + ": native_granularity[0]"; });
+  const i64 n1 = d.requireInt(N[1], 1, kMaxDim, [&] { return ctx + ": native_granularity[1]"; });
+  if (n1 != p.native)
+    throw InputError(ctx + ": native_granularity [" + std::to_string(p.native) + "," + std::to_string(n1) +
+                     "] must have equal entries (the native size N applies to w, h and k)");
   finalizeProblem(p, ctx);
   return p;
 }

@@ -1,5 +1,8 @@
 #include "cost/schedule.h"
 
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -47,7 +50,10 @@ std::vector<int32_t> traversalOrder(const Traversal& t, i64 ntw, i64 nth) {
 }
 
 Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx) {
-  rapidjson::Document doc = parseJsonText(json, ctx);
+  // Only the keys read below are stored; others are skipped unstored.
+  const JsonDoc d = parseJsonDoc(json, ctx,
+                                 {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders"});
+  const rapidjson::Document& doc = d.doc;
   const std::string c = ctx + ": rule V1";
   if (!doc.IsObject()) throw InputError(c + ": top level must be a JSON object");
   auto arr = [&](const char* key) -> const rapidjson::Value& {
@@ -76,35 +82,42 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
   same(L, "subgraph_latencies");
   if (T) same(*T, "traversal_orders");
   Schedule s;
+  s.subgraphs.reserve(n);
+  s.reported.reserve(n);
+  // Field names are built only on error (lambdas): traversal orders can hold millions of entries.
   for (rapidjson::SizeType i = 0; i < n; ++i) {
     SubgraphSched sg;
-    std::string si = std::to_string(i);
+    auto at = [&](const char* field) { return c + ": " + field + "[" + std::to_string(i) + "]"; };
     if (!S[i].IsArray() || S[i].Size() == 0)
-      throw InputError(c + ": subgraphs[" + si + "] must be a non-empty array of op indices");
+      throw InputError(at("subgraphs") + " must be a non-empty array of op indices");
+    sg.ops.reserve(S[i].Size());
     for (rapidjson::SizeType j = 0; j < S[i].Size(); ++j)
-      sg.ops.push_back(static_cast<OpId>(
-          requireInt(S[i][j], c + ": subgraphs[" + si + "][" + std::to_string(j) + "] (op index)", 0, p.numOps() - 1)));
+      sg.ops.push_back(static_cast<OpId>(d.requireInt(
+          S[i][j], 0, p.numOps() - 1, [&] { return at("subgraphs") + "[" + std::to_string(j) + "] (op index)"; })));
     if (!G[i].IsArray() || G[i].Size() != 3)
-      throw InputError(c + ": granularities[" + si + "] must be an array [w, h, k]");
-    sg.gran.w = requireInt(G[i][0], c + ": granularities[" + si + "][0] (w)", 1, kMaxDim);
-    sg.gran.h = requireInt(G[i][1], c + ": granularities[" + si + "][1] (h)", 1, kMaxDim);
-    sg.gran.k = requireInt(G[i][2], c + ": granularities[" + si + "][2] (k)", 1, kMaxDim);
-    if (!R[i].IsArray()) throw InputError(c + ": tensors_to_retain[" + si + "] must be an array");
+      throw InputError(at("granularities") + " must be an array [w, h, k]");
+    sg.gran.w = d.requireInt(G[i][0], 1, kMaxDim, [&] { return at("granularities") + "[0] (w)"; });
+    sg.gran.h = d.requireInt(G[i][1], 1, kMaxDim, [&] { return at("granularities") + "[1] (h)"; });
+    sg.gran.k = d.requireInt(G[i][2], 1, kMaxDim, [&] { return at("granularities") + "[2] (k)"; });
+    if (!R[i].IsArray()) throw InputError(at("tensors_to_retain") + " must be an array");
+    sg.retain.reserve(R[i].Size());
     for (rapidjson::SizeType j = 0; j < R[i].Size(); ++j)
-      sg.retain.push_back(static_cast<TensorId>(requireInt(
-          R[i][j], c + ": tensors_to_retain[" + si + "][" + std::to_string(j) + "] (tensor index)", 0, p.numTensors() - 1)));
+      sg.retain.push_back(static_cast<TensorId>(d.requireInt(
+          R[i][j], 0, p.numTensors() - 1,
+          [&] { return at("tensors_to_retain") + "[" + std::to_string(j) + "] (tensor index)"; })));
     if (T && !(*T)[i].IsNull()) {
       const auto& o = (*T)[i];
-      if (!o.IsArray()) throw InputError(c + ": traversal_orders[" + si + "] must be null or an array of tile indices");
+      if (!o.IsArray()) throw InputError(at("traversal_orders") + " must be null or an array of tile indices");
       sg.trav.kind = TraversalKind::Custom;
+      sg.trav.order.reserve(o.Size());
       for (rapidjson::SizeType j = 0; j < o.Size(); ++j)
-        sg.trav.order.push_back(static_cast<int32_t>(requireInt(
-            o[j], c + ": traversal_orders[" + si + "][" + std::to_string(j) + "]", 0, INT32_MAX)));
+        sg.trav.order.push_back(static_cast<int32_t>(
+            d.requireInt(o[j], 0, INT32_MAX, [&] { return at("traversal_orders") + "[" + std::to_string(j) + "]"; })));
     }
-    if (!L[i].IsNumber()) throw InputError(c + ": subgraph_latencies[" + si + "] must be a number");
+    if (!L[i].IsNumber()) throw InputError(at("subgraph_latencies") + " must be a number");
     // RapidJSON reads some out-of-range literals (e.g. 5922337203685471e300) as infinity.
     if (!std::isfinite(L[i].GetDouble()))
-      throw InputError(c + ": subgraph_latencies[" + si + "] is out of the range of a double");
+      throw InputError(at("subgraph_latencies") + " is out of the range of a double");
     s.reported.push_back(L[i].GetDouble());
     s.subgraphs.push_back(std::move(sg));
   }
@@ -116,56 +129,51 @@ Schedule parseScheduleFile(const std::string& path, const Problem& p) {
 }
 
 std::string scheduleToJson(const Schedule& s, const Problem& p, const std::vector<double>& latencies) {
-  // Appends to one string with std::to_chars: explicit traversal orders can hold millions of
-  // tile indices, and the writer re-serialises the best schedule several times a second.
-  std::string os;
-  auto num = [&](i64 v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    os.append(buf, r.ptr);
-  };
+  // RapidJSON's PrettyWriter: two-space indent, arrays on one line ("[0, 1]"). Latencies go in as
+  // raw numbers formatted by formatDouble (shortest round trip; RapidJSON would write 26000.0).
+  rapidjson::StringBuffer buf;
+  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+  w.SetIndent(' ', 2);
+  w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
   auto ints = [&](const auto& v) {
-    os += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) os += ", ";
-      num(static_cast<i64>(v[i]));
-    }
-    os += ']';
+    w.StartArray();
+    for (auto x : v) w.Int64(static_cast<int64_t>(x));
+    w.EndArray();
   };
   const size_t n = s.subgraphs.size();
-  os += "{\n  \"subgraphs\": [";
-  for (size_t i = 0; i < n; ++i) {
-    if (i) os += ", ";
-    ints(s.subgraphs[i].ops);
+  w.StartObject();
+  w.Key("subgraphs");
+  w.StartArray();
+  for (const auto& sg : s.subgraphs) ints(sg.ops);
+  w.EndArray();
+  w.Key("granularities");
+  w.StartArray();
+  for (const auto& sg : s.subgraphs) ints(std::initializer_list<i64>{sg.gran.w, sg.gran.h, sg.gran.k});
+  w.EndArray();
+  w.Key("tensors_to_retain");
+  w.StartArray();
+  for (const auto& sg : s.subgraphs) ints(sg.retain);
+  w.EndArray();
+  w.Key("traversal_orders");
+  w.StartArray();
+  for (const auto& sg : s.subgraphs) {
+    if (sg.trav.kind == TraversalKind::Raster) w.Null();
+    else if (sg.trav.kind == TraversalKind::Custom) ints(sg.trav.order);
+    else {  // snakes: expanded on the subgraph's grid (from its outputs)
+      auto [ntw, nth] = subgraphGrid(p, sg);
+      ints(traversalOrder(sg.trav, ntw, nth));
+    }
   }
-  os += "],\n  \"granularities\": [";
+  w.EndArray();
+  w.Key("subgraph_latencies");
+  w.StartArray();
   for (size_t i = 0; i < n; ++i) {
-    const auto& g = s.subgraphs[i].gran;
-    if (i) os += ", ";
-    ints(std::vector<i64>{g.w, g.h, g.k});
+    std::string v = i < latencies.size() ? formatDouble(latencies[i]) : "0";
+    w.RawValue(v.c_str(), v.size(), rapidjson::kNumberType);
   }
-  os += "],\n  \"tensors_to_retain\": [";
-  for (size_t i = 0; i < n; ++i) {
-    if (i) os += ", ";
-    ints(s.subgraphs[i].retain);
-  }
-  os += "],\n  \"traversal_orders\": [";
-  for (size_t i = 0; i < n; ++i) {
-    if (i) os += ", ";
-    const auto& sg = s.subgraphs[i];
-    if (sg.trav.kind == TraversalKind::Raster) { os += "null"; continue; }
-    if (sg.trav.kind == TraversalKind::Custom) { ints(sg.trav.order); continue; }
-    // Snakes: expand on the subgraph's grid (from its outputs).
-    auto [ntw, nth] = subgraphGrid(p, sg);
-    ints(traversalOrder(sg.trav, ntw, nth));
-  }
-  os += "],\n  \"subgraph_latencies\": [";
-  for (size_t i = 0; i < n; ++i) {
-    if (i) os += ", ";
-    os += i < latencies.size() ? formatDouble(latencies[i]) : "0";
-  }
-  os += "]\n}\n";
-  return os;
+  w.EndArray();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize()) + "\n";
 }
 
 }  // namespace mlsys
