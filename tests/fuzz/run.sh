@@ -24,6 +24,7 @@ if [[ -z "$cxx" ]]; then
   exit 2
 fi
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+mkdir -p "$build"
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$here" -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" >"$build.configure.log" 2>&1 \
     || { cat "$build.configure.log" >&2; echo "run.sh: configure failed" >&2; exit 2; }
