@@ -539,7 +539,11 @@ TEST(HardeningCli, LargeInputAnswersSigtermPromptly) {
   std::string d = freshDir("bigterm"), out = d + "/out.json";
   Child c;
   spawn(c, {"solve", big, out, "--seconds", "30", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
-  sleepFor(1.5);
+  // Signal once the first schedule is on disk (before it, there is nothing to write and the run
+  // exits at once: see FirstScheduleNotReadyExitsAtOnce), in the middle of the baseline.
+  for (int i = 0; i < 2000 && !fs::exists(out) && c.running(); ++i) sleepFor(0.01);
+  ASSERT_TRUE(fs::exists(out)) << "no first schedule within 20 s";
+  sleepFor(0.3);
   ASSERT_TRUE(c.running()) << "exited before SIGTERM: " << c.describe() << "\n" << test::readText(d + "/err.txt");
   c.signal(SIGTERM);
   auto t0 = Clock::now();
@@ -553,6 +557,22 @@ TEST(HardeningCli, LargeInputAnswersSigtermPromptly) {
   std::string msg;
   EXPECT_EQ(evaluateExit(big, out, &msg), 0) << msg.substr(0, 2000);
   if (!HasFailure()) fs::remove(out);  // ~8 MB
+}
+
+// 5c. A signal before the first schedule exists (here while parsing and building it) ends the
+// run at once with 128+N and leaves no file: there is nothing valid to write yet.
+TEST(HardeningCli, FirstScheduleNotReadyExitsAtOnce) {
+  std::string big = bigInstance();
+  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
+  std::string d = freshDir("bigearly"), out = d + "/out.json";
+  Child c;
+  spawn(c, {"solve", big, out, "--seconds", "30", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
+  sleepFor(0.05);
+  if (fs::exists(out)) GTEST_SKIP() << "the first schedule was already written after 50 ms";
+  c.signal(SIGTERM);
+  ASSERT_TRUE(c.wait(3.0)) << "still running 3 s after SIGTERM";
+  EXPECT_EQ(c.code(), 143) << c.describe();
+  EXPECT_FALSE(fs::exists(out));
 }
 
 // 6. A closed stderr (EPIPE) neither kills the process nor shortens the run.
