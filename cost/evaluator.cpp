@@ -47,7 +47,7 @@ double exactTotal(const std::vector<SubgraphReport>& sg) {
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method) {
   Evaluation ev;
   ev.model = m;
-  auto fail = [&](int sg, const std::string& rule, const std::string& why) {
+  auto fail = [&](int sg, Rule rule, const std::string& why) {
     if (!ev.valid) return;  // keep the first violation
     ev.valid = false;
     ev.rule = rule;
@@ -55,12 +55,12 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
     ev.reason = (sg >= 0 ? "subgraph " + std::to_string(sg) + ": " : std::string()) + why;
   };
   const int n = static_cast<int>(s.subgraphs.size());
-  if (n == 0) fail(-1, "V1", "the schedule has no subgraphs");
+  if (n == 0) fail(-1, Rule::V1, "the schedule has no subgraphs");
   std::vector<char> written(p.numTensors(), 0), covered(p.numOps(), 0);
   static const std::vector<TensorId> kNone;
   for (int i = 0; i < n; ++i) {
     if ((i & 63) == 63 && interrupted()) {
-      fail(-1, "interrupted", "the evaluation was interrupted by a signal");
+      fail(-1, Rule::Interrupted, "the evaluation was interrupted by a signal");
       ev.interrupted = true;
       return ev;
     }
@@ -86,17 +86,17 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
         std::string why = "tensor " + std::to_string(t) + " (produced by op " + std::to_string(p.producer[t]) +
                           ") is needed but not available: it is not a graph input, not retained by subgraph " +
                           std::to_string(i - 1) + ", and no earlier subgraph wrote it to slow memory";
-        fail(i, "V5", why);
+        fail(i, Rule::V5, why);
       }
       for (TensorId t : pl.written) written[t] = 1;
     }
     ev.subgraphs.push_back(std::move(rep));
   }
   for (int o = 0; o < p.numOps(); ++o)
-    if (!covered[o]) { fail(-1, "V2", "op " + std::to_string(o) + " appears in no subgraph"); break; }
+    if (!covered[o]) { fail(-1, Rule::V2, "op " + std::to_string(o) + " appears in no subgraph"); break; }
   for (int t = 0; t < p.numTensors(); ++t)
     if (p.is_graph_output[t] && !written[t]) {
-      fail(-1, "V7", "graph output tensor " + std::to_string(t) + " never reaches slow memory (it is never a non-retained output)");
+      fail(-1, Rule::V7, "graph output tensor " + std::to_string(t) + " never reaches slow memory (it is never a non-retained output)");
       break;
     }
   ev.total = exactTotal(ev.subgraphs);

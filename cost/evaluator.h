@@ -16,7 +16,7 @@ struct SubgraphReport {
 
 struct Evaluation {
   bool valid = true;
-  std::string rule;    // first violated rule, e.g. "V5"
+  Rule rule = Rule::None;  // first violated rule
   std::string reason;  // "subgraph 3: tensor 7 is not available: ..."
   int bad_subgraph = -1;
   std::vector<SubgraphReport> subgraphs;

@@ -64,11 +64,14 @@ const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key) {
 
 const CachedCost& CostCache::insert(uint64_t h, std::vector<i64> key, CachedCost c) {
   if (cur_.size() >= cap_ / 2) {
-    old_ = std::move(cur_);
+    old_ = std::move(cur_);  // frees the previous old generation
     cur_ = {};
     cur_.reserve(cap_ / 2);
+    ++epoch_;
   }
-  Entry& e = cur_[h];
+  auto [it, fresh] = cur_.try_emplace(h);
+  if (!fresh) ++epoch_;  // a colliding key replaces the entry in place
+  Entry& e = it->second;
   e.key = std::move(key);
   e.cost = std::move(c);
   return e.cost;
@@ -92,24 +95,20 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
     // Only the step walk can price this exactly and it would take too long inside a search:
     // the search treats it as unavailable (the full evaluator still prices it on request).
     cc.valid = false;
-    cc.rule = "walk-limit";
+    cc.rule = Rule::WalkLimit;
   } else if (pl.valid && sg.trav.kind != TraversalKind::Raster && pl.tiles() > kMaxWrittenOrderTiles) {
     // A non-raster order is written out tile by tile: the search never adopts one it could not
     // write (a snake over 2^34 tiles of a 2^24-wide tensor made the best unwritable).
     cc.valid = false;
-    cc.rule = "order-size";
+    cc.rule = Rule::OrderSize;
   } else if (pl.valid) {
     SubgraphCost sc = costSubgraph(p_, pl, sg.trav, CostMethod::Auto);
     cc.valid = sc.valid;
     cc.latency = sc.latency;
-    cc.peak_ws = sc.peak_ws;
-    if (!sc.valid) cc.rule = sc.rule == "V10" ? "V10" : sc.rule == "range" ? "range" : "V11";
+    cc.rule = sc.rule;
   } else {
     cc.valid = false;
-    static const char* rules[] = {"V1", "V3", "V4", "V6", "V7", "V8", "V9", "E2", "E3", "A-6", "chains"};
-    cc.rule = "?";
-    for (const char* r : rules)
-      if (pl.rule == r) cc.rule = r;
+    cc.rule = pl.rule;
   }
   cc.written = std::move(pl.written);
   cc.boundary = std::move(pl.boundary_inputs);
@@ -137,8 +136,7 @@ void IncrementalEvaluator::reset(const Schedule& s) {
     lat_.push_back(infos_.back().latency);
   }
   rebuildIndex();
-  total_ = 0;
-  for (double l : lat_) total_ += l;
+  total_ = sumLatencies();
   // Validity from the full evaluator once (cheap relative to a search).
   valid_ = evaluateSchedule(p_, s_, m_).valid;
 }
@@ -208,26 +206,25 @@ bool IncrementalEvaluator::availabilityOk(const Change& c, const std::vector<con
 
 DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
   DeltaEval d;
+  d.epoch = cache_.epoch();  // before the first look-up: pricing may itself free entries
   const int n = size(), a = c.first, end = c.first + c.count;
   assert(a >= 0 && end <= n);
-  thread_local std::vector<const CachedCost*> rc;
-  rc.clear();
+  std::vector<const CachedCost*>& rc = d.repl;
+  rc.reserve(c.repl.size());
   bool ok = true;
-  const char* rule = "";
+  Rule rule = Rule::None;
   const auto& rin0 = retainedInto(a);
   double total = total_;
   for (int i = a; i < end; ++i) total -= lat_[i];
   for (size_t i = 0; i < c.repl.size(); ++i) {
     const CachedCost& cc = cost(c.repl[i], i == 0 ? rin0 : c.repl[i - 1].retain);
     rc.push_back(&cc);
-    d.repl_lat.push_back(cc.latency);
     total += cc.latency;
     if (ok && !cc.valid) { ok = false; rule = cc.rule; }
   }
   const CachedCost* next = nullptr;
   if (end < n) {
     next = &cost(s_.subgraphs[end], c.repl.empty() ? rin0 : c.repl.back().retain);
-    d.next_lat = next->latency;
     total += next->latency - lat_[end];
     if (ok && !next->valid) { ok = false; rule = next->rule; }
   }
@@ -246,25 +243,26 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
       for (OpId o : sg.ops) ++scratch_op_[o];
     for (int i = a; i < end && ok; ++i)
       for (OpId o : s_.subgraphs[i].ops)
-        if (op_count_[o] + scratch_op_[o] <= 0) { ok = false; rule = "V2"; break; }
+        if (op_count_[o] + scratch_op_[o] <= 0) { ok = false; rule = Rule::V2; break; }
     for (int i = a; i < end; ++i)
       for (OpId o : s_.subgraphs[i].ops) scratch_op_[o] = 0;
     for (const auto& sg : c.repl)
       for (OpId o : sg.ops) scratch_op_[o] = 0;
   }
-  if (ok && structural && !availabilityOk(c, rc, next)) { ok = false; rule = "V5"; }
+  if (ok && structural && !availabilityOk(c, rc, next)) { ok = false; rule = Rule::V5; }
   if (ok && !valid_) {
     // The current schedule is invalid somewhere else: only a full check can tell.
     Schedule copy = s_;
     copy.subgraphs.erase(copy.subgraphs.begin() + a, copy.subgraphs.begin() + end);
     copy.subgraphs.insert(copy.subgraphs.begin() + a, c.repl.begin(), c.repl.end());
     Evaluation ev = evaluateSchedule(p_, copy, m_);
-    if (!ev.valid) { ok = false; rule = "full"; }
+    if (!ev.valid) { ok = false; rule = Rule::Full; }
   }
   d.valid = ok;
   d.rule = rule;
   d.total = total;
   d.delta = total - total_;
+  d.next = next;
   return d;
 }
 
@@ -297,13 +295,16 @@ void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
     lat_.erase(lat_.begin() + a + m, lat_.begin() + end);
   }
   for (int i = 0; i < m; ++i) s_.subgraphs[a + i] = c.repl[i];
+  // The costs evaluate() priced, unless the cache has since freed or replaced entries.
+  assert(d.repl.size() == c.repl.size());
+  const bool priced = d.epoch == cache_.epoch();
   for (int at = a; at < a + m; ++at) {
-    infos_[at] = cost(s_.subgraphs[at], retainedInto(at));
+    infos_[at] = priced ? *d.repl[at - a] : cost(s_.subgraphs[at], retainedInto(at));
     lat_[at] = infos_[at].latency;
   }
   const int nx = a + m;
   if (nx < size()) {
-    infos_[nx] = cost(s_.subgraphs[nx], retainedInto(nx));
+    infos_[nx] = priced ? *d.next : cost(s_.subgraphs[nx], retainedInto(nx));
     lat_[nx] = infos_[nx].latency;
   }
   if (shift != 0)
@@ -312,8 +313,10 @@ void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
         for (int& x : v)
           if (x > end) x += shift;
   for (int i = a; i <= std::min(nx, size() - 1); ++i) index(i, +1);
-  total_ = 0;
-  for (double l : lat_) total_ += l;
+  // The total is re-summed left to right, not updated by d.delta: the search's decisions read
+  // it, and the rounding of an updated total drifts from the sum's (seeded runs change, e.g.
+  // mlsys-2026-10 under bench/identical.sh). n additions, no pricing.
+  total_ = sumLatencies();
   valid_ = d.valid;
 #ifndef NDEBUG
   assert(checkAgainstFull() && "incremental evaluation disagrees with the full evaluator");
@@ -325,6 +328,12 @@ void IncrementalEvaluator::apply(const Change& c, const DeltaEval& d) {
     assert(oc == op_count_ && w == writers_ && r == readers_ && "incremental index drifted");
   }
 #endif
+}
+
+double IncrementalEvaluator::sumLatencies() const {
+  double t = 0;
+  for (double l : lat_) t += l;
+  return t;
 }
 
 bool IncrementalEvaluator::checkAgainstFull() const {

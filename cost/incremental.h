@@ -30,23 +30,26 @@ struct Change {
   std::vector<SubgraphSched> repl;
 };
 
-struct DeltaEval {
-  bool valid = false;
-  const char* rule = "";   // first violated rule (static string), "" if valid
-  double total = 0;        // new total latency (valid or not: sum of the priced parts)
-  double delta = 0;        // total - current total
-  std::vector<double> repl_lat;
-  double next_lat = 0;     // new latency of the subgraph after the range (if any)
-};
-
 // What the search needs to know about one priced subgraph.
 struct CachedCost {
   bool valid = false;
-  const char* rule = "";
+  Rule rule = Rule::None;
   double latency = 0;
-  i64 peak_ws = 0;
   std::vector<TensorId> written;   // O(S) minus retained
   std::vector<TensorId> boundary;  // boundary inputs
+};
+
+struct DeltaEval {
+  bool valid = false;
+  Rule rule = Rule::None;  // first violated rule
+  double total = 0;        // new total latency (valid or not: sum of the priced parts)
+  double delta = 0;        // total - current total
+  // What evaluate() priced, for apply(): the costs of the replacement subgraphs and of the
+  // subgraph after the range (null if none), entries of the cache, valid while the cache stays
+  // at `epoch` (its epoch when evaluate() began).
+  std::vector<const CachedCost*> repl;
+  const CachedCost* next = nullptr;
+  uint64_t epoch = 0;
 };
 
 // Bounded memo of subgraph costs. Owned by one worker (no locking). When full, the older half
@@ -58,7 +61,10 @@ class CostCache {
   const CachedCost& insert(uint64_t h, std::vector<i64> key, CachedCost c);
   uint64_t hits = 0, misses = 0;
   size_t size() const { return cur_.size() + old_.size(); }
-  void clear() { cur_.clear(); old_.clear(); }
+  void clear() { cur_.clear(); old_.clear(); ++epoch_; }
+  // Changes whenever an entry handed out may have been freed or overwritten: pointers returned
+  // under one epoch stay valid while it lasts.
+  uint64_t epoch() const { return epoch_; }
 
  private:
   struct Entry {
@@ -66,6 +72,7 @@ class CostCache {
     CachedCost cost;
   };
   size_t cap_;
+  uint64_t epoch_ = 0;
   // One entry per 64-bit hash; the full key is compared, and a colliding key replaces the entry.
   std::unordered_map<uint64_t, Entry> cur_, old_;
 };
@@ -92,8 +99,9 @@ class IncrementalEvaluator {
 
   // Prices a change without mutating the schedule.
   DeltaEval evaluate(const Change& c);
-  // Commits a change priced by evaluate(). In debug builds, asserts the result equals the full
-  // evaluator's (total and validity).
+  // Commits a change priced by evaluate() on the current schedule, with the costs evaluate()
+  // looked up (looked up again only if the cache has moved to another epoch since). In debug
+  // builds, asserts the result equals the full evaluator's (total and validity).
   void apply(const Change& c, const DeltaEval& d);
 
   // Cost of one subgraph in context (cached).
@@ -106,6 +114,7 @@ class IncrementalEvaluator {
 
  private:
   void rebuildIndex();
+  double sumLatencies() const;  // left to right: the total the search has always compared
   // Adds (sign +1) or removes (-1) subgraph i's entries in the V2/V5/V7 index.
   void index(int i, int sign);
   bool availabilityOk(const Change& c, const std::vector<const CachedCost*>& rc, const CachedCost* next) const;

@@ -8,6 +8,8 @@
 // by walking every step (the oracle) or by evaluating one representative step per step class
 // (first tile, same row, row change, first/middle/last k-step, edge tiles) and multiplying by
 // the class size. Exact: within a class the slices reloaded and their sizes are identical.
+// Files: plan.cpp (planSubgraph, one function per rule group), step.h (one step's slices and
+// price), walk.cpp (the walk), step_classes.cpp (the classes), subgraph.cpp (costSubgraph).
 //
 // Latencies are exact rationals: a subgraph with denominator D (K of its accumulating MatMul,
 // N under native_depth, 1 without MatMul) has step latencies max(c/D, m/B) = max(c*B, m*D)/(D*B).
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "cost/model.h"
+#include "cost/rule.h"
 #include "cost/schedule.h"
 
 namespace mlsys {
@@ -38,7 +41,7 @@ struct SliceTpl {
 
 struct SubgraphPlan {
   bool valid = true;
-  std::string rule;    // e.g. "V8"
+  Rule rule = Rule::None;
   std::string reason;  // precise, names ops/tensors/numbers
   std::vector<std::string> warnings;
 
@@ -68,7 +71,8 @@ struct SubgraphPlan {
 
 struct SubgraphCost {
   bool valid = true;
-  std::string rule, reason;
+  Rule rule = Rule::None;
+  std::string reason;
   i128 num = 0;  // latency = num / den exactly
   i128 den = 1;
   double latency = 0;
@@ -77,10 +81,10 @@ struct SubgraphCost {
   i64 compute_bound_steps = 0;  // compute >= load + store
   i64 memory_bound_steps = 0;
   bool fast = false;  // priced by step classes (true) or by the walk
-  bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, rule "range")
+  bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, Rule::Range)
 };
 
-// The step walk is refused above this many steps (rule "range"); step classes have no limit.
+// The step walk is refused above this many steps (Rule::Range); step classes have no limit.
 inline constexpr i64 kMaxWalkSteps = i64{1} << 30;
 
 enum class CostMethod : uint8_t { Auto, Walk, Fast };

@@ -1,5 +1,7 @@
 #include "engine/config.h"
 
+#include <charconv>
+#include <map>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -31,17 +33,39 @@ double num(const Ctx& c, const YAML::Node& n, const std::string& key, double lo,
   return v;
 }
 
+// Integer keys take decimal integer literals only: "2.7" used to be truncated to 2 silently.
+long integer(const Ctx& c, const YAML::Node& n, const std::string& key, long lo, long hi) {
+  if (!n.IsScalar()) c.fail(n, key, "expected an integer, got a non-scalar");
+  const std::string& s = n.Scalar();
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+' && b + 1 != e && b[1] != '-') ++b;  // from_chars takes '-' but not '+'
+  long v = 0;
+  auto r = std::from_chars(b, e, v);
+  if (r.ec == std::errc::invalid_argument || r.ptr != e) c.fail(n, key, "expected an integer, got \"" + s + "\"");
+  if (r.ec == std::errc::result_out_of_range || v < lo || v > hi)
+    c.fail(n, key, "value " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+// Checks that `m` is a mapping with known, distinct keys. yaml-cpp keeps every pair of a map
+// with a repeated key but m["key"] returns the first, so repeats would be silently ignored.
 void checkKeys(const Ctx& c, const YAML::Node& m, const std::string& section, const std::vector<std::string>& known) {
   if (!m.IsMap()) c.fail(m, section, "expected a mapping");
+  std::map<std::string, int> seen;  // key -> line (1-based) of its first occurrence
   for (auto it = m.begin(); it != m.end(); ++it) {
-    std::string k = it->first.as<std::string>();
+    if (!it->first.IsScalar()) c.fail(it->first, section.empty() ? "(top level)" : section, "keys must be plain names");
+    const std::string& k = it->first.Scalar();
+    const std::string full = (section.empty() ? "" : section + ".") + k;
     bool ok = false;
     for (const auto& x : known) ok |= x == k;
     if (!ok) {
       std::string list;
       for (const auto& x : known) list += (list.empty() ? "" : ", ") + x;
-      c.fail(it->first, (section.empty() ? "" : section + ".") + k, "unknown key (known: " + list + ")");
+      c.fail(it->first, full, "unknown key (known: " + list + ")");
     }
+    auto [first, fresh] = seen.emplace(k, it->first.Mark().line + 1);
+    if (!fresh) c.fail(it->first, full, "duplicate key (first at line " + std::to_string(first->second) + ")");
   }
 }
 
@@ -64,9 +88,11 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
       if (!w.IsSequence() || w.size() == 0) c.fail(w, "search.workers", "expected a non-empty list of worker kinds (sa, beam)");
       cfg.workers.clear();
       for (const auto& x : w) {
-        std::string k = x.as<std::string>();
-        if (k != "sa" && k != "beam") c.fail(x, "search.workers", "unknown worker kind \"" + k + "\" (known: sa, beam)");
-        cfg.workers.push_back(k);
+        if (!x.IsScalar()) c.fail(x, "search.workers", "expected a worker kind (sa, beam), got a non-scalar");
+        const std::string& k = x.Scalar();
+        std::optional<WorkerKind> kind = parseWorkerKind(k);
+        if (!kind) c.fail(x, "search.workers", "unknown worker kind \"" + k + "\" (known: sa, beam)");
+        cfg.workers.push_back(*kind);
       }
     }
     if (s["log_interval_s"]) cfg.log_interval_s = num(c, s["log_interval_s"], "search.log_interval_s", 0.01, 3600);
@@ -77,8 +103,8 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     checkKeys(c, s, "sa", {"t0", "t1", "restart_after", "sync_every", "moves"});
     if (s["t0"]) cfg.sa_t0 = num(c, s["t0"], "sa.t0", 0, 1);
     if (s["t1"]) cfg.sa_t1 = num(c, s["t1"], "sa.t1", 0, 1);
-    if (s["restart_after"]) cfg.sa_restart_after = static_cast<long>(num(c, s["restart_after"], "sa.restart_after", 1, 1e12));
-    if (s["sync_every"]) cfg.sa_sync_every = static_cast<long>(num(c, s["sync_every"], "sa.sync_every", 1, 1e12));
+    if (s["restart_after"]) cfg.sa_restart_after = integer(c, s["restart_after"], "sa.restart_after", 1, 1000000000000);
+    if (s["sync_every"]) cfg.sa_sync_every = integer(c, s["sync_every"], "sa.sync_every", 1, 1000000000000);
     if (auto mv = s["moves"]) {
       checkKeys(c, mv, "sa.moves", moveNames());
       for (auto it = mv.begin(); it != mv.end(); ++it) {
@@ -89,23 +115,25 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
   }
   if (auto s = root["beam"]) {
     checkKeys(c, s, "beam", {"width", "max_segment", "time_share"});
-    if (s["width"]) cfg.beam_width = static_cast<int>(num(c, s["width"], "beam.width", 1, 1024));
-    if (s["max_segment"]) cfg.beam_max_segment = static_cast<int>(num(c, s["max_segment"], "beam.max_segment", 1, 64));
+    if (s["width"]) cfg.beam_width = static_cast<int>(integer(c, s["width"], "beam.width", 1, 1024));
+    if (s["max_segment"]) cfg.beam_max_segment = static_cast<int>(integer(c, s["max_segment"], "beam.max_segment", 1, 64));
     if (s["time_share"]) cfg.beam_time_share = num(c, s["time_share"], "beam.time_share", 0, 1);
   }
   if (auto s = root["pool"]) {
     checkKeys(c, s, "pool", {"size"});
-    if (s["size"]) cfg.pool_size = static_cast<int>(num(c, s["size"], "pool.size", 1, 1024));
+    if (s["size"]) cfg.pool_size = static_cast<int>(integer(c, s["size"], "pool.size", 1, 1024));
   }
   if (auto s = root["cache"]) {
     checkKeys(c, s, "cache", {"entries"});
-    if (s["entries"]) cfg.cache_entries = static_cast<long>(num(c, s["entries"], "cache.entries", 1024, 1e8));
+    if (s["entries"]) cfg.cache_entries = integer(c, s["entries"], "cache.entries", 1024, 100000000);
   }
   if (auto s = root["model"]) {
     checkKeys(c, s, "model", {"matmul_compute", "matmul_chains"});
     for (auto it = s.begin(); it != s.end(); ++it) {
+      // (as<std::string>() of a list would throw a yaml-cpp error naming neither file nor key)
+      if (!it->second.IsScalar()) c.fail(it->second, "model." + it->first.Scalar(), "expected a scalar value");
       try {
-        cfg.model.set(it->first.as<std::string>(), it->second.as<std::string>());
+        cfg.model.set(it->first.Scalar(), it->second.Scalar());
       } catch (const InputError& e) {
         c.fail(it->second, "model." + it->first.as<std::string>(), e.what());
       }
@@ -124,7 +152,7 @@ SearchConfig loadConfig(const std::string& path) {
 std::string configToYaml(const SearchConfig& c) {
   std::ostringstream os;
   os << "search:\n  workers: [";
-  for (size_t i = 0; i < c.workers.size(); ++i) os << (i ? ", " : "") << c.workers[i];
+  for (size_t i = 0; i < c.workers.size(); ++i) os << (i ? ", " : "") << workerKindName(c.workers[i]);
   os << "]\n  log_interval_s: " << formatDouble(c.log_interval_s) << "\n  write_interval_s: " << formatDouble(c.write_interval_s)
      << "\n  margin_s: " << formatDouble(c.margin_s) << "\nsa:\n  t0: " << formatDouble(c.sa_t0) << "\n  t1: " << formatDouble(c.sa_t1)
      << "\n  restart_after: " << c.sa_restart_after << "\n  sync_every: " << c.sa_sync_every << "\n  moves:\n";

@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "cost/model.h"
+#include "engine/worker_kind.h"
 
 namespace mlsys {
 
 struct SearchConfig {
   // search:
-  std::vector<std::string> workers = {"beam", "sa"};  // kinds assigned to threads round-robin
+  std::vector<WorkerKind> workers = {WorkerKind::Beam, WorkerKind::Annealing};  // assigned to threads round-robin
   double log_interval_s = 2.0;    // progress line period on stderr
   double write_interval_s = 0.1;  // at most one output write per interval (<= 10 writes/s)
   double margin_s = 0.15;         // stop searching this long before the deadline

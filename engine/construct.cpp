@@ -6,29 +6,16 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
-#include "engine/granularity.h"
+#include "cost/granularity.h"
 
 namespace mlsys {
 
 Schedule quickSchedule(const Problem& p, const ModelOptions& m) {
   Schedule s;
-  static const std::vector<TensorId> kNone;
   for (OpId o : p.topo) {
     SubgraphSched sg;
     sg.ops = {o};
-    TensorId out = p.ops[o].outputs[0];
-    Granularity g{std::min(p.native, p.widths[out]), std::min(p.native, p.heights[out]),
-                  p.ops[o].type == OpType::MatMul ? std::min(p.native, p.ops[o].K) : 1};
-    // Halve the largest side until the op fits (it fits at [1,1,1], checked by the parser).
-    for (int guard = 0; guard < 200; ++guard) {
-      SubgraphPlan pl = planSubgraph(p, m, sg.ops, g, kNone, kNone);
-      if (pl.valid && costSubgraph(p, pl, {}).valid) break;
-      if (g.k >= g.w && g.k >= g.h && g.k > 1) g.k = (g.k + 1) / 2;
-      else if (g.w >= g.h && g.w > 1) g.w = (g.w + 1) / 2;
-      else if (g.h > 1) g.h = (g.h + 1) / 2;
-      else break;
-    }
-    sg.gran = g;
+    sg.gran = firstFitting(p, m, o);
     s.subgraphs.push_back(std::move(sg));
   }
   return s;

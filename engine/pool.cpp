@@ -46,14 +46,6 @@ bool ElitePool::sample(Rng& rng, Schedule& out, double& latency) const {
   return true;
 }
 
-bool ElitePool::best(Schedule& out, double& latency) const {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (elites_.empty()) return false;
-  out = elites_[0].s;
-  latency = elites_[0].latency;
-  return true;
-}
-
 int ElitePool::size() const {
   std::lock_guard<std::mutex> lk(mu_);
   return static_cast<int>(elites_.size());

@@ -18,7 +18,6 @@ class ElitePool {
   bool offer(const Schedule& s, double latency);
   // A schedule drawn with bias to the best (index floor(K * u^2)); false if empty.
   bool sample(Rng& rng, Schedule& out, double& latency) const;
-  bool best(Schedule& out, double& latency) const;
   int size() const;
 
   static std::string encode(const Schedule& s);

@@ -1,10 +1,12 @@
-// The solve command: baseline on disk first, then search until the deadline.
+// The solve command's search: a first schedule on disk at once, the baseline, then the search
+// until the deadline, and the final write. Its summary and --stats are engine/cli/solve_report.cpp.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "cost/evaluator.h"
 #include "engine/deadline.h"
+#include "engine/run_state.h"
 
 namespace mlsys {
 
@@ -34,7 +36,32 @@ int maxThreads();
 double contestLimitSeconds(int numOps);
 double defaultBudgetSeconds(int numOps);
 
-// Returns the process exit code. The output file holds a valid schedule from the first write on.
-int solve(const Problem& p, const SolveOptions& opt, Deadline& deadline);
+// Timestamped lines on stderr ("[1.234s] text", seconds since the start of the process); none
+// when `quiet`.
+class RunLog {
+ public:
+  RunLog(const Deadline& dl, bool quiet) : dl_(dl), quiet_(quiet) {}
+  void operator()(const std::string& line) const;
+
+ private:
+  const Deadline& dl_;
+  bool quiet_;
+};
+
+// What a solve run did.
+struct SolveOutcome {
+  // False: it ended before the search (a signal during the first write, or an internal error),
+  // with `exit_code`; there is nothing to summarise.
+  bool searched = false;
+  int exit_code = 0;
+  int threads = 0;
+  SearchResult search;
+  double written_best = -1;   // the latency of the schedule on disk
+  double first_write_s = -1;  // when the first schedule was on disk
+  int writes = 0;
+};
+
+// The output file holds a valid schedule from the first write on. Progress goes to `log`.
+SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log);
 
 }  // namespace mlsys

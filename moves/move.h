@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/granularity.h"
 #include "cost/incremental.h"
 
 namespace mlsys {
@@ -31,10 +32,7 @@ class Move {
 std::unique_ptr<Move> makeMove(const std::string& name);
 const std::vector<std::string>& moveNames();
 
-// Shared helpers.
-// Best valid granularity among a few cheap variants of sg.gran (clamped k, halvings); false if
-// none is valid. Updates sg.gran.
-bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin);
+// Shared helpers (and repairGranularity, from cost/granularity.h).
 // Ops of `ops` with duplicates removed (first occurrence kept).
 std::vector<OpId> uniqueOps(const std::vector<OpId>& ops);
 // Keeps only retained tensors that the subgraph produces and that are not graph outputs.

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <string_view>
 
 #include "moves/move.h"
 #include "moves/moves.h"
@@ -68,42 +67,6 @@ bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, Su
   out.count = count;
   out.repl = {std::move(a), std::move(b)};
   return true;
-}
-
-bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
-  const Problem& p = ev.problem();
-  i64 kmax = p.native;
-  bool anyMM = false;
-  for (OpId o : sg.ops)
-    if (p.ops[o].type == OpType::MatMul) { anyMM = true; kmax = std::min(kmax, p.ops[o].K); }
-  Granularity g0 = sg.gran;
-  g0.k = anyMM ? std::min(std::max<i64>(g0.k, 1), kmax) : 1;
-  std::vector<Granularity> cands = {g0};
-  Granularity g = g0;
-  for (int i = 0; i < 6; ++i) {
-    // Halve the largest side (k first on ties: it does not change the tile count).
-    if (anyMM && g.k >= g.w && g.k >= g.h && g.k > 1) g.k = (g.k + 1) / 2;
-    else if (g.w >= g.h && g.w > 1) g.w = (g.w + 1) / 2;
-    else if (g.h > 1) g.h = (g.h + 1) / 2;
-    cands.push_back(g);
-  }
-  if (anyMM && g0.k != kmax) cands.push_back({g0.w, g0.h, kmax});
-  bool found = false;
-  double best = 0;
-  Granularity bestG = g0;
-  for (const auto& c : cands) {
-    sg.gran = c;
-    const CachedCost& cc = ev.cost(sg, rin);
-    if (cc.valid && (!found || cc.latency < best)) { found = true; best = cc.latency; bestG = c; }
-    // Failures that no granularity can fix: order, connectivity, retention, output shapes.
-    if (!cc.valid) {
-      std::string_view r = cc.rule;
-      if (r == "V3" || r == "V4" || r == "V6" || r == "V7" || r == "A-6" || r == "E3" || r == "chains") break;
-    }
-    if (found && c.w * c.h < bestG.w * bestG.h / 4) break;
-  }
-  sg.gran = bestG;
-  return found;
 }
 
 }  // namespace mlsys

@@ -92,7 +92,7 @@ TEST_P(ExampleTest, MatchesSpecFigures) {
   EXPECT_EQ(ev.model, ModelOptions{});
   if (!ex.valid) {
     EXPECT_FALSE(ev.valid);
-    EXPECT_EQ(ev.rule, ex.rule) << ev.reason;
+    EXPECT_EQ(ruleName(ev.rule), ex.rule) << ev.reason;
     EXPECT_EQ(ev.bad_subgraph, 0);
     EXPECT_NE(ev.reason.find("subgraph 0"), std::string::npos) << ev.reason;
     EXPECT_NE(ev.reason.find("45000"), std::string::npos) << ev.reason;
@@ -228,7 +228,7 @@ TEST(Examples, Ex2OldCapacityIsOom) {
   Schedule s = parseScheduleFile(test::instancePath("examples/ex2b.schedule.json"), p);
   Evaluation ev = evaluateSchedule(p, s, ModelOptions{});
   EXPECT_FALSE(ev.valid);
-  EXPECT_EQ(ev.rule, "V11");
+  EXPECT_EQ(ev.rule, Rule::V11);
   EXPECT_NE(ev.reason.find("working set 32768"), std::string::npos) << ev.reason;
 }
 

@@ -239,7 +239,7 @@ TEST(ModelOptionChains, ThreeMatmulChainIsLiteralByDefaultAndRejectedOnRequest) 
   EXPECT_FALSE(lit.subgraphs[0].warnings.empty());  // "priced literally ... likely optimistic"
   Evaluation rej = evalWith(kChain3, one, rejectChains(), CostMethod::Auto);
   EXPECT_FALSE(rej.valid);
-  EXPECT_EQ(rej.rule, "chains") << rej.reason;
+  EXPECT_EQ(rej.rule, Rule::Chains) << rej.reason;
   // Two MatMuls in a subgraph are not a chain of three: valid under both.
   const std::string two = R"({"subgraphs": [[0, 1], [2]], "granularities": [[128, 128, 128], [128, 128, 128]],
     "tensors_to_retain": [[], []], "traversal_orders": [null, null], "subgraph_latencies": [0, 0]})";

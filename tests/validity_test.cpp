@@ -90,7 +90,7 @@ Evaluation eval(const std::string& problem, const std::string& schedule) {
 void expectInvalid(const Evaluation& ev, const std::string& rule, int subgraph,
                    std::initializer_list<const char*> mentions) {
   EXPECT_FALSE(ev.valid);
-  EXPECT_EQ(ev.rule, rule) << ev.reason;
+  EXPECT_EQ(ruleName(ev.rule), rule) << ev.reason;
   EXPECT_EQ(ev.bad_subgraph, subgraph) << ev.reason;
   if (subgraph >= 0) {
     EXPECT_EQ(ev.reason.rfind("subgraph " + std::to_string(subgraph) + ": ", 0), 0u) << ev.reason;
@@ -377,7 +377,7 @@ TEST(V8Granularity, NonPositiveFailsInPlan) {
   Problem p = test::problemFromJson(example("ex1"));
   SubgraphPlan pl = planSubgraph(p, ModelOptions{}, {0, 1}, {128, 0, 1}, {}, {});
   EXPECT_FALSE(pl.valid);
-  EXPECT_EQ(pl.rule, "V8");
+  EXPECT_EQ(pl.rule, Rule::V8);
   EXPECT_NE(pl.reason.find("must be positive, got [128,0,1]"), std::string::npos) << pl.reason;
 }
 

@@ -126,7 +126,8 @@ inline void evaluateAndCompare(const Problem& p, const Schedule& s) {
     if (ws.all > maxWalk()) continue;
     Evaluation b = evaluateSchedule(p, s, m, CostMethod::Walk);
     if (a.valid != b.valid || a.rule != b.rule || a.subgraphs.size() != b.subgraphs.size())
-      bug("Auto and Walk disagree on validity: " + a.rule + " '" + a.reason + "' vs " + b.rule + " '" + b.reason + "'");
+      bug(std::string("Auto and Walk disagree on validity: ") + ruleName(a.rule) + " '" + a.reason + "' vs " +
+          ruleName(b.rule) + " '" + b.reason + "'");
     for (size_t i = 0; i < a.subgraphs.size(); ++i) {
       const auto &x = a.subgraphs[i].cost, &y = b.subgraphs[i].cost;
       if (x.valid != y.valid) bug("Auto and Walk disagree on subgraph " + std::to_string(i) + " validity");

@@ -1,4 +1,4 @@
-// Sub-commands implemented outside cli.cpp. Each takes the arguments after the command name
+// Sub-commands implemented outside cli.cpp, and what the commands share. Each takes the arguments after the command name
 // (argv[0] is the command) and returns the exit code; bad input throws InputError.
 #pragma once
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include <cxxopts.hpp>
 
 #include "cost/model.h"
+#include "engine/solver.h"
 
 namespace mlsys {
 
@@ -16,14 +17,19 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Shared by every command (defined in engine/cli.cpp).
+// Shared by every command (defined in engine/cli/cli.cpp).
 void addModelOption(cxxopts::Options& o);                       // --model KEY=VALUE (repeatable)
 ModelOptions modelFrom(const cxxopts::ParseResult& r);          // bad values are UsageError
 cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv);  // cxxopts errors -> UsageError
 // The positional file arguments; exactly n of them, or UsageError naming `usage`.
 std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage);
 
-int cmdReport(int argc, char** argv);    // engine/report.cpp
-int cmdGenerate(int argc, char** argv);  // engine/generate.cpp
+int cmdEvaluate(int argc, char** argv);  // engine/cli/evaluate.cpp
+int cmdReport(int argc, char** argv);    // engine/cli/report.cpp
+int cmdGenerate(int argc, char** argv);  // engine/cli/generate.cpp
+
+// The end of `solve` (engine/cli/solve_report.cpp): the summary and the move table on stderr
+// (unless quiet), --stats; returns the exit code (128+N after signal N).
+int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o);
 
 }  // namespace mlsys

@@ -18,7 +18,8 @@
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
 #include "engine/files.h"
-#include "engine/commands.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/schedule_facts.h"
 
 namespace mlsys {
 namespace {
@@ -169,31 +170,29 @@ std::vector<TracePoint> readTrace(const std::string& path) {
 
 // ---------------------------------------------------------------- per-subgraph facts
 
-enum class Bound { Compute, Memory, Mixed, Invalid };
-
 struct SgView {
   int index = 0;
   double start = 0, latency = 0;
-  Bound bound = Bound::Compute;
+  SubgraphBound bound = SubgraphBound::Compute;
   i64 retained_ws = 0;  // sum |t| of tensors retained into and out of the subgraph
 };
 
-const char* boundClass(Bound b) {
+const char* boundClass(SubgraphBound b) {
   switch (b) {
-    case Bound::Compute: return "cb";
-    case Bound::Memory: return "mb";
-    case Bound::Mixed: return "mx";
-    case Bound::Invalid: return "bad";
+    case SubgraphBound::Compute: return "cb";
+    case SubgraphBound::Memory: return "mb";
+    case SubgraphBound::Mixed: return "mx";
+    case SubgraphBound::Invalid: return "bad";
   }
   return "";
 }
 
-const char* boundLabel(Bound b) {
+const char* boundLabel(SubgraphBound b) {
   switch (b) {
-    case Bound::Compute: return "compute";
-    case Bound::Memory: return "memory";
-    case Bound::Mixed: return "mixed";
-    case Bound::Invalid: return "INVALID";
+    case SubgraphBound::Compute: return "compute";
+    case SubgraphBound::Memory: return "memory";
+    case SubgraphBound::Mixed: return "mixed";
+    case SubgraphBound::Invalid: return "INVALID";
   }
   return "";
 }
@@ -237,7 +236,7 @@ std::string tooltip(const Ctx& c, int i) {
     << fmtFixed(100.0 * static_cast<double>(rp.cost.peak_ws) / static_cast<double>(c.p.capacity), 1) << "%)";
   o << "\ncompute-bound steps " << rp.cost.compute_bound_steps << ", memory-bound steps " << rp.cost.memory_bound_steps;
   if (!sg.retain.empty()) o << "\nretains " << tensorsText(c.p, sg.retain);
-  if (!rp.cost.valid) o << "\nINVALID (" << rp.cost.rule << "): " << rp.cost.reason;
+  if (!rp.cost.valid) o << "\nINVALID (" << ruleName(rp.cost.rule) << "): " << rp.cost.reason;
   return esc(o.str());
 }
 
@@ -303,7 +302,7 @@ std::string renderHeader(const Ctx& c) {
     << esc(c.problem_path) << " &middot; schedule " << esc(c.schedule_path) << " &middot; model "
     << esc(c.ev.model.describe()) << "</div></header>\n<main>\n";
   if (!c.ev.valid) {
-    o << "<div class=\"banner\"><b>INVALID schedule &mdash; rule " << esc(c.ev.rule) << "</b><br>" << esc(c.ev.reason);
+    o << "<div class=\"banner\"><b>INVALID schedule &mdash; rule " << esc(ruleName(c.ev.rule)) << "</b><br>" << esc(c.ev.reason);
     if (c.ev.bad_subgraph >= 0)
       o << " <a href=\"#sg-" << c.ev.bad_subgraph << "\">(go to subgraph " << c.ev.bad_subgraph << ")</a>";
     o << "<br><small>Latencies below are what the cost model computes for each subgraph; the contest would score this "
@@ -311,7 +310,7 @@ std::string renderHeader(const Ctx& c) {
   }
   double lbv = c.lb.value();
   o << "<div class=\"cards\">\n";
-  o << card(c.ev.valid ? "ok" : "no", "validity", c.ev.valid ? "valid" : "INVALID (" + esc(c.ev.rule) + ")",
+  o << card(c.ev.valid ? "ok" : "no", "validity", c.ev.valid ? "valid" : "INVALID (" + esc(ruleName(c.ev.rule)) + ")",
             c.ev.valid ? "all rules V1&ndash;V11 hold" : "first violated rule");
   o << card("", "total latency", fmtNum(c.ev.total), esc(std::to_string(c.s.subgraphs.size())) + " subgraphs");
   o << card("", "lower bound", fmtNum(lbv),
@@ -319,7 +318,7 @@ std::string renderHeader(const Ctx& c) {
   o << card("", "gap to bound", lbv > 0 ? fmtFixed(100.0 * (c.ev.total - lbv) / lbv, 1) + "%" : "n/a",
             lbv > 0 ? "latency / bound = " + fmtFixed(c.ev.total / lbv, 3) : "");
   double tc = 0, tm = 0, tx = 0;
-  for (const auto& v : c.sg) (v.bound == Bound::Compute ? tc : v.bound == Bound::Memory ? tm : tx) += v.latency;
+  for (const auto& v : c.sg) (v.bound == SubgraphBound::Compute ? tc : v.bound == SubgraphBound::Memory ? tm : tx) += v.latency;
   double tot = c.ev.total > 0 ? c.ev.total : 1;
   o << card("", "time by bound",
             "<span style=\"color:var(--cb)\">" + fmtFixed(100 * tc / tot, 0) + "%</span> / <span style=\"color:var(--mb)\">" +
@@ -390,7 +389,7 @@ std::string renderTimeline(const Ctx& c) {
     double x = left + (t - rs[r]) * scale, w = lat(i) * scale;
     t += lat(i);
     const auto& v = c.sg[i];
-    double wDraw = std::max(w, v.bound == Bound::Invalid ? 4.0 : 0.8);
+    double wDraw = std::max(w, v.bound == SubgraphBound::Invalid ? 4.0 : 0.8);
     o << "<a href=\"#sg-" << i << "\"><rect class=\"sg " << boundClass(v.bound) << (i == c.ev.bad_subgraph ? " badsg" : "")
       << "\" data-sg=\"" << i << "\" x=\"" << px(x) << "\" y=\"" << px(y) << "\" width=\"" << px(wDraw) << "\" height=\""
       << px(rowH) << "\"><title>" << tooltip(c, i) << "</title></rect></a>\n";
@@ -398,7 +397,7 @@ std::string renderTimeline(const Ctx& c) {
     if (w >= 7.0 * static_cast<double>(lab.size()) + 4)
       labels << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(y + rowH / 2 + 4) << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#fff\" pointer-events=\"none\">"
              << lab << "</text>\n";
-    if (v.bound == Bound::Invalid)
+    if (v.bound == SubgraphBound::Invalid)
       labels << "<path d=\"M" << px(x + wDraw / 2 - 6) << " " << px(y - 8) << " h12 l-6 7 z\" fill=\"#d62728\"/>\n";
   }
   o << labels.str() << "</svg>\n";
@@ -591,8 +590,8 @@ std::string renderTable(const Ctx& c) {
       << "% of total\"><div class=\"bar\"><span class=\"lat\" style=\"width:" << fmtFixed(maxLat > 0 ? 100 * v.latency / maxLat : 0, 1)
       << "%\"></span></div><em>" << (rp.cost.valid ? fmtNum(v.latency) : "&mdash;") << "</em></div></td>";
     o << "<td><span class=\"tag " << boundClass(v.bound) << "\">" << boundLabel(v.bound) << "</span>";
-    if (v.bound == Bound::Mixed) o << " <small>" << rp.cost.compute_bound_steps << "/" << rp.cost.steps << " compute</small>";
-    if (!rp.cost.valid) o << "<br><small>" << esc(rp.cost.rule) << ": " << esc(rp.cost.reason) << "</small>";
+    if (v.bound == SubgraphBound::Mixed) o << " <small>" << rp.cost.compute_bound_steps << "/" << rp.cost.steps << " compute</small>";
+    if (!rp.cost.valid) o << "<br><small>" << esc(ruleName(rp.cost.rule)) << ": " << esc(rp.cost.reason) << "</small>";
     o << "</td><td>";
     for (OpId op : sg.ops) {
       const Op& opd = c.p.ops[op];
@@ -688,25 +687,19 @@ int cmdReport(int argc, char** argv) {
     v.start = exactTotal(prefix);
     v.latency = cost.valid ? cost.latency : 0;
     prefix.push_back(ev.subgraphs[i]);
-    v.bound = !cost.valid                       ? Bound::Invalid
-              : cost.memory_bound_steps == 0    ? Bound::Compute
-              : cost.compute_bound_steps == 0   ? Bound::Memory
-                                                : Bound::Mixed;
+    v.bound = boundOf(cost);
     auto addSizes = [&](const std::vector<TensorId>& ts) {
       for (TensorId x : ts) v.retained_ws += p.size(x);
     };
     if (i > 0) addSizes(s.subgraphs[i - 1].retain);
     addSizes(s.subgraphs[i].retain);
     c.sg.push_back(v);
-    if (i < s.reported.size() && cost.valid &&
-        std::abs(s.reported[i] - cost.latency) > 1e-9 * std::max(1.0, std::abs(cost.latency)))
-      c.warnings.push_back("subgraph " + std::to_string(i) + ": reported latency " + formatDouble(s.reported[i]) +
-                           " differs from the computed " + formatDouble(cost.latency));
   }
+  for (std::string& w : reportedLatencyWarnings(s, ev)) c.warnings.push_back(std::move(w));
   writeFileAtomic(out, renderPage(c, r.count("trace") ? &trace : nullptr));
   std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", " << s.subgraphs.size() << " subgraphs, latency "
-            << formatDouble(ev.total) << (ev.valid ? "" : ", INVALID rule " + ev.rule) << ")\n";
-  if (!ev.valid) std::cerr << "mlsys: invalid schedule (rule " << ev.rule << "): " << ev.reason << "\n";
+            << formatDouble(ev.total) << (ev.valid ? "" : ", INVALID rule " + std::string(ruleName(ev.rule))) << ")\n";
+  if (!ev.valid) std::cerr << "mlsys: invalid schedule (rule " << ruleName(ev.rule) << "): " << ev.reason << "\n";
   return ev.valid ? 0 : 1;
 }
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/cli.h"
+#include "engine/cli/cli.h"
 #include "engine/deadline.h"
 
 int main(int argc, char** argv) {

@@ -1,25 +1,23 @@
-#include "engine/cli.h"
+#include "engine/cli/cli.h"
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include <cxxopts.hpp>
+#include <fmt/format.h>
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/interrupt.h"
 #include "cost/json_util.h"
-#include "engine/commands.h"
+#include "engine/cli/commands.h"
 #include "engine/config.h"
 #include "engine/files.h"
 #include "engine/output.h"
-#include "engine/solver.h"
 
 namespace mlsys {
 
@@ -72,93 +70,6 @@ const char* kUsage =
     "\n"
     "Run 'mlsys COMMAND --help' for the options of a command.\n"
     "Exit codes: 0 ok, 1 bad input / invalid schedule / runtime error, 2 usage, 128+N on signal N.\n";
-
-std::string opsList(const std::vector<OpId>& ops) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < ops.size(); ++i) os << (i ? "," : "") << ops[i];
-  os << "]";
-  return os.str();
-}
-
-int cmdEvaluate(int argc, char** argv) {
-  cxxopts::Options o("mlsys evaluate", "Check a schedule against every validity rule and price it exactly.");
-  o.add_options()("json", "Print the result as JSON on stdout")(
-      "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")(
-      "h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
-  addModelOption(o);
-  o.parse_positional({"positional"});
-  o.positional_help("PROBLEM.json SOLUTION.json");
-  auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) { std::cout << o.help() << "\nExit codes: 0 valid, 1 invalid or bad input, 2 usage.\n"; return 0; }
-  auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [--model K=V]... [--json]");
-  ModelOptions m = modelFrom(r);
-  Problem p = parseProblemFile(files[0]);
-  Schedule s = parseScheduleFile(files[1], p);
-  Evaluation ev = evaluateSchedule(p, s, m, r.count("walk") ? CostMethod::Walk : CostMethod::Auto);
-  std::vector<std::string> warnings = ev.warnings;
-  for (size_t i = 0; i < ev.subgraphs.size() && i < s.reported.size(); ++i) {
-    double got = s.reported[i], want = ev.subgraphs[i].cost.latency;
-    if (ev.subgraphs[i].cost.valid && std::abs(got - want) > 1e-9 * std::max(1.0, std::abs(want)))
-      warnings.push_back("subgraph " + std::to_string(i) + ": reported latency " + formatDouble(got) +
-                         " differs from the computed " + formatDouble(want));
-  }
-  if (r.count("json")) {
-    std::ostringstream os;
-    os << "{\n  \"valid\": " << (ev.valid ? "true" : "false") << ",\n  \"model\": \"" << m.describe() << "\"";
-    if (!ev.valid) {
-      std::string reason;
-      for (char c : ev.reason) {
-        if (c == '"' || c == '\\') reason += '\\';
-        reason += c;
-      }
-      os << ",\n  \"rule\": \"" << ev.rule << "\",\n  \"reason\": \"" << reason << "\"";
-    }
-    os << ",\n  \"total_latency\": " << formatDouble(ev.total) << ",\n  \"subgraphs\": [";
-    for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
-      const auto& rp = ev.subgraphs[i];
-      os << (i ? "," : "") << "\n    {\"index\": " << i << ", \"valid\": " << (rp.cost.valid ? "true" : "false")
-         << ", \"latency\": " << formatDouble(rp.cost.latency) << ", \"steps\": " << rp.cost.steps
-         << ", \"tiles\": [" << rp.ntw << ", " << rp.nth << "], \"k_steps\": " << rp.nk
-         << ", \"peak_working_set\": " << rp.cost.peak_ws << ", \"compute_bound_steps\": " << rp.cost.compute_bound_steps
-         << ", \"memory_bound_steps\": " << rp.cost.memory_bound_steps << "}";
-    }
-    os << "\n  ],\n  \"warnings\": [";
-    for (size_t i = 0; i < warnings.size(); ++i) os << (i ? ", " : "") << "\"" << warnings[i] << "\"";
-    os << "]\n}\n";
-    std::cout << os.str();
-  } else {
-    std::cout << "model: " << m.describe() << "\n";
-    std::cout << "capacity: " << p.capacity << "  bandwidth: " << p.bandwidth << "  native: " << p.native << "\n";
-    std::cout << std::left << std::setw(5) << "sg" << std::setw(22) << "ops" << std::setw(16) << "[w,h,k]" << std::setw(10)
-              << "tiles" << std::setw(8) << "ksteps" << std::setw(9) << "steps" << std::setw(16) << "latency"
-              << std::setw(11) << "peak_ws" << "bound\n";
-    for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
-      const auto& rp = ev.subgraphs[i];
-      const auto& g = s.subgraphs[i].gran;
-      std::string ops = opsList(s.subgraphs[i].ops);
-      if (ops.size() > 20) ops = ops.substr(0, 17) + "...";
-      std::ostringstream gs, ts;
-      gs << "[" << g.w << "," << g.h << "," << g.k << "]";
-      ts << rp.ntw << "x" << rp.nth;
-      std::string bound = !rp.cost.valid ? "INVALID"
-                          : rp.cost.memory_bound_steps == 0 ? "compute"
-                          : rp.cost.compute_bound_steps == 0 ? "memory"
-                          : (rp.cost.compute_bound_steps >= rp.cost.memory_bound_steps ? "mostly compute" : "mostly memory");
-      if (rp.cost.valid && rp.cost.compute_bound_steps && rp.cost.memory_bound_steps)
-        bound += " (" + std::to_string(rp.cost.compute_bound_steps) + "/" + std::to_string(rp.cost.steps) + " compute)";
-      std::cout << std::setw(5) << i << std::setw(22) << ops << std::setw(16) << gs.str() << std::setw(10) << ts.str()
-                << std::setw(8) << rp.nk << std::setw(9) << rp.cost.steps << std::setw(16) << formatDouble(rp.cost.latency)
-                << std::setw(11) << rp.cost.peak_ws << bound << "\n";
-    }
-    std::cout << "total latency: " << formatDouble(ev.total) << "\n";
-    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
-    if (ev.valid) std::cout << "valid: yes\n";
-    else std::cout << "valid: no\ninvalid (rule " << ev.rule << "): " << ev.reason << "\n";
-  }
-  if (!ev.valid) std::cerr << "mlsys: invalid schedule (rule " << ev.rule << "): " << ev.reason << "\n";
-  return ev.valid ? 0 : 1;
-}
 
 int cmdBound(int argc, char** argv) {
   cxxopts::Options o("mlsys bound", "A lower bound on the latency of any valid schedule.");
@@ -230,10 +141,8 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   }
   so.threads = r["threads"].as<int>();
   if (so.threads < 0) throw UsageError("--threads must be >= 0");
-  if (so.threads > maxThreads()) {
-    std::cerr << "mlsys: --threads " << so.threads << " capped to " << maxThreads() << "\n";
-    so.threads = maxThreads();
-  }
+  // solve() caps the count (resolveThreads); say so before the run starts.
+  if (so.threads > maxThreads()) std::cerr << fmt::format("mlsys: --threads {} capped to {}\n", so.threads, maxThreads());
   so.seed = r["seed"].as<uint64_t>();
   if (r.count("max-evals")) {
     so.max_evals = r["max-evals"].as<int64_t>();
@@ -252,7 +161,9 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
   // Not destroyed (see solve): the process ends with _Exit.
   const Problem& p = *new Problem(parseProblemFile(files[0]));
-  return solve(p, so, deadline);
+  RunLog log(deadline, so.quiet);
+  SolveOutcome outcome = solve(p, so, deadline, log);
+  return reportSolve(p, so, deadline, log, outcome);
 }
 
 

@@ -6,7 +6,7 @@
 
 #include "cost/json_util.h"
 #include "engine/files.h"
-#include "engine/commands.h"
+#include "engine/cli/commands.h"
 #include "engine/generator.h"
 
 namespace mlsys {

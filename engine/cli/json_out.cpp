@@ -1,0 +1,148 @@
+#include "engine/cli/json_out.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include <rapidjson/encodings.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "cost/json_util.h"
+
+namespace mlsys {
+namespace {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+// A file name may hold any bytes; JSON text must be UTF-8: invalid sequences become U+FFFD.
+std::string validUtf8(const std::string& s) {
+  struct In {  // the input stream RapidJSON's UTF8<>::Validate reads
+    using Ch = char;
+    const char* p;
+    const char* end;
+    Ch Peek() const { return p < end ? *p : '\0'; }
+    Ch Take() { return p < end ? *p++ : '\0'; }
+  };
+  struct Out {
+    using Ch = char;
+    std::string& s;
+    void Put(Ch c) { s.push_back(c); }
+  };
+  std::string o;
+  o.reserve(s.size());
+  In in{s.data(), s.data() + s.size()};
+  while (in.p < in.end) {
+    const char* start = in.p;
+    std::string ch;
+    Out out{ch};
+    if (rapidjson::UTF8<>::Validate(in, out)) {
+      o += ch;
+    } else {
+      o += "\xEF\xBF\xBD";
+      in.p = start + 1;  // the next byte may start a valid sequence
+    }
+  }
+  return o;
+}
+
+// Values: strings (escaped by the writer), numbers in the evaluator's shortest round-trip text
+// ("6915.2", "16000"; null if not finite), booleans and integers.
+void put(Writer& w, const std::string& s) {
+  const std::string v = validUtf8(s);
+  w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()), true);
+}
+
+void put(Writer& w, double v) {
+  if (!std::isfinite(v)) {
+    w.Null();
+    return;
+  }
+  const std::string s = formatDouble(v);
+  w.RawValue(s.c_str(), s.size(), rapidjson::kNumberType);
+}
+
+template <class T>
+  requires std::is_integral_v<T>
+void put(Writer& w, T v) {
+  if constexpr (std::is_same_v<T, bool>) w.Bool(v);
+  else if constexpr (std::is_signed_v<T>) w.Int64(v);
+  else w.Uint64(v);
+}
+
+template <class T>
+void field(Writer& w, const char* key, const T& v) {
+  w.Key(key);
+  put(w, v);
+}
+
+// One document: two-space indentation, a final newline.
+struct Doc {
+  rapidjson::StringBuffer buf;
+  Writer w{buf};
+  Doc() { w.SetIndent(' ', 2); }
+  std::string text() const { return std::string(buf.GetString(), buf.GetSize()) + "\n"; }
+};
+
+}  // namespace
+
+std::string statsJson(const SolveStats& s) {
+  Doc d;
+  Writer& w = d.w;
+  w.StartObject();
+  field(w, "instance", s.instance);
+  field(w, "best_latency", s.best_latency);
+  field(w, "first_write_s", s.first_write_s);
+  field(w, "best_found_s", s.best_found_s);
+  field(w, "elapsed_s", s.elapsed_s);
+  field(w, "evaluations", s.evaluations);
+  field(w, "evals_per_s", s.evals_per_s);
+  field(w, "writes", s.writes);
+  field(w, "threads", s.threads);
+  field(w, "seed", s.seed);
+  w.EndObject();
+  return d.text();
+}
+
+std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const std::vector<std::string>& warnings) {
+  Doc d;
+  Writer& w = d.w;
+  w.StartObject();
+  field(w, "valid", ev.valid);
+  field(w, "model", m.describe());
+  if (!ev.valid) {
+    field(w, "rule", std::string(ruleName(ev.rule)));
+    field(w, "reason", ev.reason);
+  }
+  field(w, "total_latency", ev.total);
+  w.Key("subgraphs");
+  w.StartArray();
+  for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
+    const SubgraphReport& rp = ev.subgraphs[i];
+    w.StartObject();
+    field(w, "index", i);
+    field(w, "valid", rp.cost.valid);
+    field(w, "latency", rp.cost.latency);
+    field(w, "steps", rp.cost.steps);
+    w.Key("tiles");
+    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);  // [ntw, nth] on one line
+    w.StartArray();
+    put(w, rp.ntw);
+    put(w, rp.nth);
+    w.EndArray();
+    w.SetFormatOptions(rapidjson::kFormatDefault);
+    field(w, "k_steps", rp.nk);
+    field(w, "peak_working_set", rp.cost.peak_ws);
+    field(w, "compute_bound_steps", rp.cost.compute_bound_steps);
+    field(w, "memory_bound_steps", rp.cost.memory_bound_steps);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("warnings");
+  w.StartArray();
+  for (const std::string& s : warnings) put(w, s);
+  w.EndArray();
+  w.EndObject();
+  return d.text();
+}
+
+}  // namespace mlsys

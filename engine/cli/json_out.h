@@ -1,0 +1,30 @@
+// Every JSON document the program writes besides schedules (those are cost/schedule.cpp):
+// the `solve --stats` summary and `evaluate --json`. Written with RapidJSON's PrettyWriter, so
+// names and messages are escaped whatever they hold; numbers keep the evaluator's shortest
+// round-trip form (formatDouble).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/evaluator.h"
+
+namespace mlsys {
+
+// The `solve --stats` summary (keys in this order).
+struct SolveStats {
+  std::string instance;
+  double best_latency = -1;  // of the schedule on disk
+  double first_write_s = -1, best_found_s = 0, elapsed_s = 0;
+  long evaluations = 0;
+  double evals_per_s = 0;
+  int writes = 0, threads = 0;
+  uint64_t seed = 0;
+};
+std::string statsJson(const SolveStats& s);
+
+// `evaluate --json`: validity (rule and reason when invalid), the model, the total, one object
+// per subgraph, and `warnings` (the evaluator's and the reported-latency ones).
+std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const std::vector<std::string>& warnings);
+
+}  // namespace mlsys

@@ -1,0 +1,48 @@
+// The end of `mlsys solve`: the summary on stderr (best latency, writes, evaluations, the table of
+// move kinds), the --stats JSON, and the exit code.
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cost/json_util.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/json_out.h"
+#include "engine/files.h"
+
+namespace mlsys {
+
+int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o) {
+  if (!o.searched) return o.exit_code;
+  const SearchResult& res = o.search;
+  double el = deadline.elapsed();
+  if (!opt.quiet) {
+    log(fmt::format("done: best latency {}, found at {} s; {} writes; {} evaluations ({}/s)", formatDouble(o.written_best),
+                    formatDouble(std::round(res.best_found_s * 1000) / 1000), o.writes, res.evaluations,
+                    static_cast<long>(res.evaluations / std::max(1e-9, el))));
+    std::string table = "  move           evaluated      valid    applied  improved\n";
+    for (const auto& [name, m] : res.moves)
+      table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
+    std::cerr << table;
+  }
+  if (!opt.stats.empty()) {
+    SolveStats s;
+    s.instance = p.name;
+    s.best_latency = o.written_best;
+    s.first_write_s = o.first_write_s;
+    s.best_found_s = res.best_found_s;
+    s.elapsed_s = el;
+    s.evaluations = res.evaluations;
+    s.evals_per_s = std::round(res.evaluations / std::max(1e-9, el));
+    s.writes = o.writes;
+    s.threads = o.threads;
+    s.seed = opt.seed;
+    writeFileAtomic(opt.stats, statsJson(s));
+  }
+  int sig = Deadline::signal_received.load();
+  if (sig) log(fmt::format("stopped by signal {} ({}); the best schedule is on disk", sig, strsignal(sig)));
+  return sig ? 128 + sig : 0;
+}
+
+}  // namespace mlsys

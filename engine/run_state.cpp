@@ -1,0 +1,125 @@
+#include "engine/run_state.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cost/json_util.h"
+
+namespace mlsys {
+
+void RunStats::addMoves(const std::string& move, const MoveStats& m) {
+  std::lock_guard<std::mutex> lk(mu_);
+  MoveStats& t = moves_[move];
+  t.evaluations += m.evaluations;
+  t.valid += m.valid;
+  t.applied += m.applied;
+  t.improvements += m.improvements;
+}
+
+void RunStats::noteBest(const std::string& who, double lat) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = best_by_kind_.find(who);
+  if (it == best_by_kind_.end() || lat < it->second) best_by_kind_[who] = lat;
+}
+
+std::map<std::string, MoveStats> RunStats::moves() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return moves_;
+}
+
+std::map<std::string, double> RunStats::bestByKind() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return best_by_kind_;
+}
+
+bool StopPolicy::stopNow() const {
+  if (Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
+  if (max_evals_ > 0) return stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_;
+  return dl_.remaining() <= out_.stopMargin(margin_s_);
+}
+
+double StopPolicy::fraction() const {
+  if (max_evals_ > 0)
+    return std::min(1.0, static_cast<double>(stats_.evaluations.load()) / static_cast<double>(max_evals_));
+  return dl_.fraction();
+}
+
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path)
+    : dl_(dl), out_(out), stats_(stats), best_(out.best()) {
+  if (trace_path.empty()) return;
+  trace_ = std::fopen(trace_path.c_str(), "w");
+  if (!trace_) throw InputError("--trace: cannot write '" + trace_path + "'");
+  std::fprintf(trace_, "seconds,worker,latency\n");
+  std::fflush(trace_);
+}
+
+Progress::~Progress() {
+  if (trace_) std::fclose(trace_);
+}
+
+void Progress::improved(const Schedule& s, double lat, const std::string& who) {
+  stats_.noteBest(who, lat);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (lat >= best_) return;
+  }
+  double checked = out_.offer(s, dl_.elapsed());
+  if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
+  std::lock_guard<std::mutex> lk(mu_);
+  if (checked < 0) {
+    std::cerr << "mlsys: internal error: " << who << " produced a schedule the full evaluator rejects; ignored\n";
+    return;
+  }
+  if (checked < best_) {
+    best_ = checked;
+    best_found_s_ = dl_.elapsed();
+    if (trace_) {
+      // Flushed line by line: the trace must survive a SIGKILL.
+      fmt::print(trace_, "{:.4f},{},{}\n", dl_.elapsed(), who, formatDouble(checked));
+      std::fflush(trace_);
+    }
+  }
+}
+
+void Progress::warnOnce(const std::string& text) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (warned_.insert(text).second) std::cerr << "warning: " << text << "\n";
+}
+
+double Progress::bestFoundS() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return best_found_s_;
+}
+
+void Progress::monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool) {
+  double next = log_interval_s;
+  long lastEvals = 0, lastAcc = 0;
+  double lastT = 0;
+  while (running.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    double t = dl_.elapsed();
+    // A best deferred by the write throttle goes to disk here, within write_interval_s + 20 ms.
+    if (!Deadline::stop_requested.load()) out_.flushDue(t);
+    if (t < next || quiet) continue;
+    long e = stats_.evaluations.load(), acc = stats_.accepted.load();
+    double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
+    double accRate = e > lastEvals ? 100.0 * (acc - lastAcc) / (e - lastEvals) : 0;
+    lastEvals = e;
+    lastAcc = acc;
+    lastT = t;
+    next = t + log_interval_s;
+    std::lock_guard<std::mutex> lk(mu_);
+    std::string line = fmt::format("[{}s] best {}", formatDouble(std::round(t * 10) / 10), formatDouble(best_));
+    for (const auto& [k, v] : stats_.bestByKind()) line += fmt::format("  {} {}", k, formatDouble(v));
+    line += fmt::format("  evals {} ({}/s, {}% accepted)  pool {}\n", e, static_cast<long>(rate),
+                        formatDouble(std::round(accRate * 10) / 10), pool.size());
+    std::cerr << line;
+  }
+}
+
+}  // namespace mlsys

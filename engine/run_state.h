@@ -1,0 +1,114 @@
+// The state a search run shares between its worker threads, in three parts:
+//   StopPolicy  when the run stops (a signal, --max-evals, or the deadline minus the output
+//               writer's stop margin) and how far along it is (the annealing temperature);
+//   RunStats    counters: evaluations, accepted moves, per move kind, best per worker kind;
+//   Progress    the best so far: improvements go to the output writer (which re-checks them
+//               with the full evaluator), to the --trace file and to the progress line.
+// SearchRun bundles them with the problem, the config and the elite pool; every worker gets it.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "engine/config.h"
+#include "engine/deadline.h"
+#include "engine/output.h"
+#include "engine/pool.h"
+
+namespace mlsys {
+
+struct MoveStats {
+  long evaluations = 0, valid = 0, applied = 0, improvements = 0;
+};
+
+// What a search run reports at its end.
+struct SearchResult {
+  long evaluations = 0;
+  double best_found_s = 0;  // when the final best was found
+  std::map<std::string, MoveStats> moves;
+  std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
+};
+
+class RunStats {
+ public:
+  std::atomic<long> evaluations{0};  // move evaluations, all workers (the --max-evals unit)
+  std::atomic<long> accepted{0};     // applied annealing moves
+  // Adds a worker's counters for one move kind (at the worker's end).
+  void addMoves(const std::string& move, const MoveStats& m);
+  // `who` (a worker kind or a constructor) reached latency `lat`.
+  void noteBest(const std::string& who, double lat);
+  std::map<std::string, MoveStats> moves() const;
+  std::map<std::string, double> bestByKind() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, MoveStats> moves_;
+  std::map<std::string, double> best_by_kind_;
+};
+
+class StopPolicy {
+ public:
+  StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals)
+      : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals) {}
+  // A signal, or the budget is spent: --max-evals evaluations if given, otherwise the time up to
+  // the writer's stop margin (room to re-check and write the best).
+  bool stopNow() const;
+  // The part of the budget used, in [0, 1].
+  double fraction() const;
+
+ private:
+  const Deadline& dl_;
+  const OutputWriter& out_;
+  const RunStats& stats_;
+  double margin_s_;
+  int64_t max_evals_;
+};
+
+class Progress {
+ public:
+  // Opens `trace_path` ("" = no trace); throws InputError if it cannot be written.
+  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  // A worker found a schedule it believes is a new best: offer it to the writer (which re-checks
+  // it with the full evaluator) and record it (trace line, time found).
+  void improved(const Schedule& s, double lat, const std::string& who);
+  // "warning: <text>" on stderr, once per run.
+  void warnOnce(const std::string& text);
+  // Until `running` is 0: writes a best deferred by the write throttle (every 20 ms), and unless
+  // `quiet` a progress line every log_interval_s.
+  void monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool);
+  double bestFoundS() const;
+
+ private:
+  const Deadline& dl_;
+  OutputWriter& out_;
+  RunStats& stats_;
+  mutable std::mutex mu_;  // best_, best_found_s_, trace_, warned_ and whole lines on stderr
+  FILE* trace_ = nullptr;
+  double best_;
+  double best_found_s_ = 0;
+  std::set<std::string> warned_;
+};
+
+struct SearchRun {
+  SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline, OutputWriter& out,
+            int64_t max_evals, const std::string& trace_path)
+      : p(problem), cfg(config), seed(seed_), dl(deadline), stop(deadline, out, stats, config.margin_s, max_evals),
+        progress(deadline, out, stats, trace_path), pool(config.pool_size) {}
+  const Problem& p;
+  const SearchConfig& cfg;
+  const uint64_t seed;
+  const Deadline& dl;
+  RunStats stats;
+  StopPolicy stop;
+  Progress progress;
+  ElitePool pool;  // the elite schedules workers restart from
+};
+
+}  // namespace mlsys
