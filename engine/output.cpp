@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "cost/json_util.h"
 #include "engine/files.h"
@@ -59,10 +60,19 @@ bool OutputWriter::flushFinal(bool after_signal) {
   return !pending_;
 }
 
-bool OutputWriter::dueLocked(double now_s) const {
+double OutputWriter::pendingDueAt() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!pending_ || in_place_) return std::numeric_limits<double>::infinity();
+  return last_write_s_ + interval();
+}
+
+double OutputWriter::interval() const {
   // At most one write per min_interval, and writing a third of the time at most when writes are slow.
-  double interval = std::max(min_interval_, 3 * write_s_.load(std::memory_order_relaxed));
-  return now_s - last_write_s_ >= interval;
+  return std::max(min_interval_, 3 * write_s_.load(std::memory_order_relaxed));
+}
+
+bool OutputWriter::dueLocked(double now_s) const {
+  return now_s - last_write_s_ >= interval();
 }
 
 double OutputWriter::estimateWriteLocked() const {

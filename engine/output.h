@@ -35,6 +35,8 @@ class OutputWriter {
   // before the deadline. Called periodically (every 20 ms) while the search runs, so that a new
   // best is on disk within min_interval (+ the period) of being found.
   void flushDue(double now_s);
+  // When the pending best may be written (seconds since the start; +infinity if none is pending).
+  double pendingDueAt() const;
   // The last write of a run: writes the pending best if it fits before the deadline plus
   // kFinalGraceS, or unconditionally after a signal. Returns false if a pending best was left
   // unwritten.
@@ -62,6 +64,7 @@ class OutputWriter {
  private:
   void writeLocked(double now_s);
   bool dueLocked(double now_s) const;
+  double interval() const;  // the current write throttle
   // Estimated seconds to serialise and write the best schedule (from its size and the slowest
   // measured seconds per byte).
   double estimateWriteLocked() const;

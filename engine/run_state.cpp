@@ -101,9 +101,11 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
   long lastEvals = 0, lastAcc = 0;
   double lastT = 0;
   while (running.load() > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Wake when a deferred best falls due (at most every 20 ms): it is then on disk within
+    // write_interval_s of being found, plus about a millisecond, not plus a whole period.
+    double wait = std::clamp(out_.pendingDueAt() - dl_.elapsed(), 0.001, 0.02);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     double t = dl_.elapsed();
-    // A best deferred by the write throttle goes to disk here, within write_interval_s + 20 ms.
     if (!Deadline::stop_requested.load()) out_.flushDue(t);
     if (t < next || quiet) continue;
     long e = stats_.evaluations.load(), acc = stats_.accepted.load();

@@ -7,7 +7,8 @@
 #include "engine/deadline.h"
 
 int main(int argc, char** argv) {
-  mlsys::Deadline deadline;  // first thing: the budget covers parsing, search and writing
+  // First thing: the budget covers loading, parsing, search and writing, from the process start.
+  mlsys::Deadline deadline = mlsys::Deadline::sinceProcessStart();
   // A closed stdout/stderr (`... 2>&1 | head -c 10`) must not kill a search: writes fail with EPIPE.
   std::signal(SIGPIPE, SIG_IGN);
   int code = mlsys::runCli(argc, argv, deadline);
