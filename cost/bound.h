@@ -6,7 +6,8 @@
 namespace mlsys {
 
 struct LowerBound {
-  double compute = 0;  // sum over ops of base_cost per output tile at native granularity
+  double compute = 0;  // sum over ops of base_cost per native tile of the smallest tensor downstream
+                       // (the grid an op may be charged on; see bound.cpp)
   double traffic = 0;  // graph inputs loaded once + graph outputs stored once, / bandwidth
   double value() const { return compute > traffic ? compute : traffic; }
 };

@@ -84,7 +84,7 @@ int cmdBound(int argc, char** argv) {
   Problem p = parseProblemFile(files[0]);
   LowerBound lb = lowerBound(p, m);
   std::cout << "model: " << m.describe() << "\n"
-            << "compute: " << formatDouble(lb.compute) << "  (sum over ops of base_cost per native output tile)\n"
+            << "compute: " << formatDouble(lb.compute) << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
             << "lower bound: " << formatDouble(lb.value()) << "\n";
   return 0;
