@@ -31,19 +31,17 @@ std::vector<int32_t> traversalOrder(const Traversal& t, i64 ntw, i64 nth) {
       for (i64 i = 0; i < ntw * nth; ++i) out.push_back(static_cast<int32_t>(i));
       break;
     case TraversalKind::RowSnake:
-      for (i64 r = 0; r < nth; ++r)
-        for (i64 q = 0; q < ntw; ++q) {
-          i64 c = (r % 2 == 0) ? q : ntw - 1 - q;
-          out.push_back(static_cast<int32_t>(r * ntw + c));
+    case TraversalKind::ColSnake: {
+      // Lines (rows, or columns) in order, every other one walked backwards.
+      const bool rows = t.kind == TraversalKind::RowSnake;
+      const i64 lines = rows ? nth : ntw, len = rows ? ntw : nth;
+      for (i64 a = 0; a < lines; ++a)
+        for (i64 q = 0; q < len; ++q) {
+          i64 b = (a % 2 == 0) ? q : len - 1 - q;
+          out.push_back(static_cast<int32_t>(rows ? a * ntw + b : b * ntw + a));
         }
       break;
-    case TraversalKind::ColSnake:
-      for (i64 c = 0; c < ntw; ++c)
-        for (i64 q = 0; q < nth; ++q) {
-          i64 r = (c % 2 == 0) ? q : nth - 1 - q;
-          out.push_back(static_cast<int32_t>(r * ntw + c));
-        }
-      break;
+    }
     default: break;
   }
   return out;
