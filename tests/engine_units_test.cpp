@@ -1,0 +1,671 @@
+// Direct tests of the engine's units (issue 12): the elite pool (engine/pool.h), the beam
+// (engine/beam.h), each constructor of engine/construct.h and the chain-following topological
+// order (engine/topo_order.h), on tiny graphs with hand-computed expectations (after PyVRP's
+// operator tests). Every figure is derived in a comment from the spec (../shared/spec/
+// cost-model.md; B = 10, N = 128: a full 128x128 tensor moves in 16384 / 10 = 1638.4, a 128x64
+// half in 819.2, a 128x32 strip in 409.6) or is a structural property checked against the full
+// evaluator (valid, every op covered, the same total).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cost/evaluator.h"
+#include "cost/granularity.h"
+#include "cost/incremental.h"
+#include "engine/beam.h"
+#include "engine/config.h"
+#include "engine/construct.h"
+#include "engine/deadline.h"
+#include "engine/pool.h"
+#include "engine/topo_order.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The spec's example graphs (section 9; the same as instances/examples/ex*.json).
+
+// Example 1: op0 Pointwise T0 -> T1 (cost 1000), op1 Pointwise T1 -> T2 (cost 100), all 128x128.
+Problem ex1(long capacity = 50000) {
+  return test::problemFromJson(R"({"widths": [128, 128, 128], "heights": [128, 128, 128],
+    "inputs": [[0], [1]], "outputs": [[1], [2]], "base_costs": [1000, 100],
+    "op_types": ["Pointwise", "Pointwise"], "fast_memory_capacity": )" + std::to_string(capacity) +
+                               R"(, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
+}
+
+// Example 3: op0 T0 -> T1, op1 T1 -> T2, op2 (T1, T2) -> T3, Pointwise, cost 1500 each, 128x128.
+Problem ex3() {
+  return test::problemFromJson(R"({"widths": [128, 128, 128, 128], "heights": [128, 128, 128, 128],
+    "inputs": [[0], [1], [1, 2]], "outputs": [[1], [2], [3]], "base_costs": [1500, 1500, 1500],
+    "op_types": ["Pointwise", "Pointwise", "Pointwise"], "fast_memory_capacity": 50000,
+    "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
+}
+
+// Example 5: op0 MatMul T0 x T1 -> T3, op1 MatMul T3 x T2 -> T4, cost 2000 each, all 128x128
+// (K = 128), capacity 45000.
+Problem ex5() {
+  return test::problemFromJson(R"({"widths": [128, 128, 128, 128, 128], "heights": [128, 128, 128, 128, 128],
+    "inputs": [[0, 1], [3, 2]], "outputs": [[3], [4]], "base_costs": [2000, 2000],
+    "op_types": ["MatMul", "MatMul"], "fast_memory_capacity": 45000, "slow_memory_bandwidth": 10,
+    "native_granularity": [128, 128]})");
+}
+
+// A DAG of Pointwise ops over 128x128 tensors with the given operands (for the topological orders).
+Problem pointwiseDag(const std::string& inputs, const std::string& outputs, int tensors, int ops) {
+  std::string dims, costs, types;
+  for (int t = 0; t < tensors; ++t) dims += (t ? ", " : "") + std::string("128");
+  for (int o = 0; o < ops; ++o) {
+    costs += (o ? ", " : "") + std::string("100");
+    types += (o ? ", " : "") + std::string("\"Pointwise\"");
+  }
+  return test::problemFromJson(R"({"widths": [)" + dims + R"(], "heights": [)" + dims + R"(], "inputs": )" + inputs +
+                               R"(, "outputs": )" + outputs + R"(, "base_costs": [)" + costs + R"(], "op_types": [)" +
+                               types + R"(], "fast_memory_capacity": 1000000, "slow_memory_bandwidth": 10,
+                               "native_granularity": [128, 128]})");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+SubgraphSched sg(std::vector<OpId> ops, Granularity g, std::vector<TensorId> retain = {}) {
+  return SubgraphSched{std::move(ops), g, {}, std::move(retain)};
+}
+
+Schedule schedule(std::vector<SubgraphSched> v) {
+  Schedule s;
+  s.subgraphs = std::move(v);
+  return s;
+}
+
+// "[0,1]@128,128,1 r[1] snake" per subgraph, for readable failures.
+std::string str(const Schedule& s) {
+  std::ostringstream os;
+  for (const auto& x : s.subgraphs) {
+    os << '[';
+    for (size_t i = 0; i < x.ops.size(); ++i) os << (i ? "," : "") << x.ops[i];
+    os << "]@" << x.gran.w << ',' << x.gran.h << ',' << x.gran.k << " r[";
+    for (size_t i = 0; i < x.retain.size(); ++i) os << (i ? "," : "") << x.retain[i];
+    os << "] " << traversalName(x.trav.kind) << "; ";
+  }
+  return os.str();
+}
+
+::testing::AssertionResult sameSchedule(const Schedule& got, const Schedule& want) {
+  if (got.subgraphs == want.subgraphs) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "got  " << str(got) << "\nwant " << str(want);
+}
+
+// Structural checks shared by every constructor: valid under the full evaluator, every op in
+// some subgraph; returns the full evaluator's total (-1 if invalid).
+double fullTotal(const Problem& p, const Schedule& s) {
+  Evaluation e = evaluateSchedule(p, s, ModelOptions{});
+  EXPECT_TRUE(e.valid) << e.reason << "\n" << str(s);
+  std::set<OpId> covered;
+  for (const auto& x : s.subgraphs) covered.insert(x.ops.begin(), x.ops.end());
+  EXPECT_EQ(static_cast<int>(covered.size()), p.numOps()) << str(s);
+  return e.valid ? e.total : -1;
+}
+
+std::vector<double> fullLatencies(const Problem& p, const Schedule& s) {
+  std::vector<double> v;
+  for (const auto& r : evaluateSchedule(p, s, ModelOptions{}).subgraphs) v.push_back(r.cost.latency);
+  return v;
+}
+
+bool isTopological(const Problem& p, const std::vector<OpId>& order) {
+  if (static_cast<int>(order.size()) != p.numOps()) return false;
+  std::vector<int> pos(p.numOps(), -1);
+  for (int i = 0; i < static_cast<int>(order.size()); ++i) {
+    if (order[i] < 0 || order[i] >= p.numOps() || pos[order[i]] >= 0) return false;
+    pos[order[i]] = i;
+  }
+  for (int o = 0; o < p.numOps(); ++o)
+    for (TensorId t : p.ops[o].inputs)
+      if (p.producer[t] >= 0 && pos[p.producer[t]] > pos[o]) return false;
+  return true;
+}
+
+const std::function<bool()> kNever = [] { return false; };
+const std::function<bool()> kAlways = [] { return true; };
+
+// ---------------------------------------------------------------------------------------------
+// The elite pool. Its schedules need not be valid for any problem: the pool only ranks them.
+
+// Distinct schedules: one subgraph of op `id` (the encoding starts with the op id, so ids order
+// the keys: "0,|..." < "1,|...").
+Schedule elite(OpId id) { return schedule({sg({id}, {128, 128, 1})}); }
+
+// The index pool.h promises for a draw: floor(size * u^2), u = rand01 of the same generator.
+size_t predictedIndex(const ElitePool& pool, const Rng& rng) {
+  Rng copy = rng;
+  double u = rand01(copy);
+  return std::min<size_t>(pool.size() - 1, static_cast<size_t>(pool.size() * u * u));
+}
+
+// The pool's ranking, read back through sample(): draws until every index has been seen and
+// files each draw at its predicted index.
+std::vector<double> contents(const ElitePool& pool) {
+  std::vector<double> lat(pool.size(), -1);
+  Rng rng(1);
+  for (int draw = 0; draw < 10000 && std::count(lat.begin(), lat.end(), -1.0) > 0; ++draw) {
+    size_t i = predictedIndex(pool, rng);
+    Schedule s;
+    double l = 0;
+    EXPECT_TRUE(pool.sample(rng, s, l));
+    lat[i] = l;
+  }
+  return lat;
+}
+
+TEST(EngineUnitsPool, EmptyPoolSamplesNothing) {
+  ElitePool pool(3);
+  Rng rng(5);
+  Schedule s;
+  double lat = 0;
+  EXPECT_EQ(pool.size(), 0);
+  EXPECT_FALSE(pool.sample(rng, s, lat));
+}
+
+TEST(EngineUnitsPool, CapacityBelowOneKeepsOne) {
+  ElitePool pool(0);
+  EXPECT_TRUE(pool.offer(elite(0), 10));
+  EXPECT_EQ(pool.size(), 1);
+  EXPECT_FALSE(pool.offer(elite(1), 11));  // worse than the one kept
+  EXPECT_TRUE(pool.offer(elite(2), 9));    // better: replaces it
+  EXPECT_EQ(pool.size(), 1);
+  Rng rng(3);
+  Schedule s;
+  double lat = 0;
+  ASSERT_TRUE(pool.sample(rng, s, lat));
+  EXPECT_EQ(lat, 9);
+  EXPECT_TRUE(sameSchedule(s, elite(2)));
+}
+
+TEST(EngineUnitsPool, DuplicatesAreTheSameEncodingWhateverTheLatency) {
+  ElitePool pool(10);
+  Schedule a = elite(0);
+  EXPECT_TRUE(pool.offer(a, 10));
+  EXPECT_FALSE(pool.offer(a, 5));    // same schedule, better latency: still a duplicate
+  EXPECT_FALSE(pool.offer(a, 10));
+  Schedule r = a;
+  r.reported = {123.0};              // reported latencies are not part of the schedule
+  EXPECT_FALSE(pool.offer(r, 10));
+  EXPECT_EQ(pool.size(), 1);
+  // Everything the contest output holds makes a distinct schedule: the ops, [w,h,k], the
+  // traversal and the retained tensors.
+  Schedule ops = schedule({sg({0, 1}, {128, 128, 1})});
+  Schedule gran = schedule({sg({0}, {128, 64, 1})});
+  Schedule trav = a;
+  trav.subgraphs[0].trav.kind = TraversalKind::RowSnake;
+  Schedule custom = a;
+  custom.subgraphs[0].trav = {TraversalKind::Custom, {1, 0}};
+  Schedule custom2 = a;
+  custom2.subgraphs[0].trav = {TraversalKind::Custom, {0, 1}};
+  Schedule keep = schedule({sg({0}, {128, 128, 1}, {1})});
+  Schedule two = schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1})});
+  for (const Schedule* s : {&ops, &gran, &trav, &custom, &custom2, &keep, &two}) EXPECT_TRUE(pool.offer(*s, 10)) << str(*s);
+  EXPECT_EQ(pool.size(), 8);
+  // The first latency offered stays: the only elite at 10 with a's encoding was never replaced.
+  ElitePool one(1);
+  EXPECT_TRUE(one.offer(a, 10));
+  EXPECT_FALSE(one.offer(a, 5));
+  EXPECT_EQ(contents(one), (std::vector<double>{10}));
+}
+
+TEST(EngineUnitsPool, KeepsTheKBestRankedByLatencyThenEncoding) {
+  ElitePool pool(3);
+  EXPECT_TRUE(pool.offer(elite(5), 50));
+  EXPECT_TRUE(pool.offer(elite(2), 20));
+  EXPECT_TRUE(pool.offer(elite(4), 40));    // full: {20, 40, 50}
+  EXPECT_EQ(contents(pool), (std::vector<double>{20, 40, 50}));
+  EXPECT_TRUE(pool.offer(elite(3), 30));    // enters, 50 drops out
+  EXPECT_EQ(pool.size(), 3);
+  EXPECT_EQ(contents(pool), (std::vector<double>{20, 30, 40}));
+  EXPECT_FALSE(pool.offer(elite(5), 50));   // the dropped one does not come back
+  EXPECT_FALSE(pool.offer(elite(6), 45));   // worse than the worst kept (40)
+  // A tie with the worst (40, op 4) is decided by the encoding: op 7's key "7,|..." is greater,
+  // op 1's "1,|..." smaller.
+  EXPECT_FALSE(pool.offer(elite(7), 40));
+  EXPECT_TRUE(pool.offer(elite(1), 40));
+  EXPECT_EQ(pool.size(), 3);
+  // {20 (op 2), 30 (op 3), 40 (op 1)}: op 4 went out. Check the schedule at the worst rank.
+  Rng rng(1);
+  Schedule s;
+  double lat = 0;
+  for (int draw = 0; draw < 1000; ++draw) {
+    size_t i = predictedIndex(pool, rng);
+    ASSERT_TRUE(pool.sample(rng, s, lat));
+    if (i == 2) break;
+  }
+  EXPECT_EQ(lat, 40);
+  EXPECT_TRUE(sameSchedule(s, elite(1)));
+}
+
+TEST(EngineUnitsPool, EqualLatenciesRankByEncoding) {
+  ElitePool pool(3);
+  EXPECT_TRUE(pool.offer(elite(2), 7));
+  EXPECT_TRUE(pool.offer(elite(0), 7));
+  EXPECT_TRUE(pool.offer(elite(1), 7));
+  Rng rng(9);
+  std::vector<OpId> seen(3, -1);
+  for (int draw = 0; draw < 1000; ++draw) {
+    size_t i = predictedIndex(pool, rng);
+    Schedule s;
+    double lat = 0;
+    ASSERT_TRUE(pool.sample(rng, s, lat));
+    EXPECT_EQ(lat, 7);
+    seen[i] = s.subgraphs[0].ops[0];
+  }
+  EXPECT_EQ(seen, (std::vector<OpId>{0, 1, 2}));  // by key, not by offer order
+}
+
+TEST(EngineUnitsPool, SampleIsBiasedToTheBest) {
+  // Full pool of K = 4 at latencies 1..4. Index floor(4 u^2) for u uniform in [0,1):
+  // P(0) = P(u < 1/2) = 0.5, P(1) = P(u < sqrt(2)/2) - 0.5 = 0.207, P(2) = sqrt(3)/2 - sqrt(2)/2
+  // = 0.159, P(3) = 1 - sqrt(3)/2 = 0.134. Over 20000 draws the counts are about 10000, 4142,
+  // 3178 and 2679 (standard deviations under 71).
+  ElitePool pool(4);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.offer(elite(i), i + 1));
+  Rng rng(42);
+  std::vector<int> count(4, 0);
+  for (int draw = 0; draw < 20000; ++draw) {
+    size_t want = predictedIndex(pool, rng);
+    Schedule s;
+    double lat = 0;
+    ASSERT_TRUE(pool.sample(rng, s, lat));
+    ASSERT_EQ(lat, static_cast<double>(want + 1)) << "draw " << draw;  // rank i holds latency i+1
+    ASSERT_TRUE(sameSchedule(s, elite(static_cast<OpId>(want))));
+    ++count[static_cast<size_t>(lat) - 1];
+  }
+  EXPECT_NEAR(count[0], 10000, 400);
+  EXPECT_NEAR(count[1], 4142, 400);
+  EXPECT_NEAR(count[2], 3178, 400);
+  EXPECT_NEAR(count[3], 2679, 400);
+  EXPECT_GT(count[0], count[1]);
+  EXPECT_GT(count[1], count[2]);
+  EXPECT_GT(count[2], count[3]);
+}
+
+TEST(EngineUnitsPool, DeterministicForAFixedRngWhateverTheOfferOrder) {
+  // Ranking is by (latency, encoding), so two pools offered the same schedules in opposite
+  // orders hold the same ranking, and the same seed draws the same sequence.
+  ElitePool a(5), b(5);
+  const double lat[] = {3, 1, 4, 1.5, 9, 2.6};
+  for (int i = 0; i < 6; ++i) a.offer(elite(i), lat[i]);
+  for (int i = 5; i >= 0; --i) b.offer(elite(i), lat[i]);
+  ASSERT_EQ(a.size(), 5);
+  ASSERT_EQ(b.size(), 5);
+  EXPECT_EQ(contents(a), (std::vector<double>{1, 1.5, 2.6, 3, 4}));  // 9 did not make the 5 best
+  Rng ra(2024), rb(2024);
+  std::set<double> drawn;
+  for (int draw = 0; draw < 200; ++draw) {
+    Schedule sa, sb;
+    double la = 0, lb = 0;
+    ASSERT_TRUE(a.sample(ra, sa, la));
+    ASSERT_TRUE(b.sample(rb, sb, lb));
+    ASSERT_EQ(la, lb);
+    ASSERT_TRUE(sameSchedule(sa, sb));
+    drawn.insert(la);
+  }
+  EXPECT_EQ(drawn.size(), 5u);  // and the draws are not all the same one
+}
+
+// ---------------------------------------------------------------------------------------------
+// The beam (beamConstruct) over the parser's topological order.
+
+struct BeamResult {
+  bool ok = false;
+  Schedule s;
+  double latency = 0;
+};
+
+BeamResult runBeam(const Problem& p, int maxSegment = 8, int width = 4, const std::function<bool()>& stop = kNever) {
+  SearchConfig cfg;
+  cfg.beam_max_segment = maxSegment;
+  cfg.beam_width = width;
+  IncrementalEvaluator ev(p, ModelOptions{});
+  BeamResult r;
+  r.ok = beamConstruct(p, cfg, p.topo, stop, ev, r.s, r.latency);
+  if (r.ok) EXPECT_NEAR(r.latency, fullTotal(p, r.s), 1e-9) << "the beam's sum is not the full evaluator's";
+  return r;
+}
+
+TEST(EngineUnitsBeam, Ex1FusesWhereOnlyFusionReaches3276_8) {
+  // Example 1 with capacity 20000: 128x128 tiles no longer fit (T0 + T1 tiles = 32768).
+  // - Fused [0,1] at [128,64,1] (2 tiles; T1 ephemeral; WS 8192 + 8192 = 16384):
+  //   2 x max(1000 + 100, 819.2 + 819.2) = 3276.8. [64,128,1] ties; w comes first in the
+  //   candidate order, so [128,64,1].
+  // - Unfused at [128,64,1]: 2 x max(1000, 1638.4) + 2 x max(100, 1638.4) = 6553.6.
+  // - Retaining T1 needs 16384 resident plus a tile of <= 3616 (2048 among the candidates): 8
+  //   tiles of op0 at 1000 each already cost 8000.
+  BeamResult r = runBeam(ex1(20000));
+  ASSERT_TRUE(r.ok);
+  EXPECT_DOUBLE_EQ(r.latency, 3276.8);
+  EXPECT_TRUE(sameSchedule(r.s, schedule({sg({0, 1}, {128, 64, 1})})));
+  // With one op per segment the beam cannot fuse: it finds the unfused 6553.6.
+  BeamResult one = runBeam(ex1(20000), 1);
+  ASSERT_TRUE(one.ok);
+  EXPECT_DOUBLE_EQ(one.latency, 6553.6);
+  EXPECT_TRUE(sameSchedule(one.s, schedule({sg({0}, {128, 64, 1}), sg({1}, {128, 64, 1})})));
+}
+
+TEST(EngineUnitsBeam, Ex1RetentionAlsoReaches3276_8) {
+  // Capacity 50000, one op per segment: no fusion, but op0 retains T1 (Ex 3C's pattern):
+  // SG0 max(1000, 1638.4 load, no store) = 1638.4 (WS 16384 + 16384 retained);
+  // SG1 max(100, 0 load + 1638.4 store) = 1638.4. Total 3276.8 = Ex 1B's fused figure, against
+  // 6553.6 (Ex 1A) without retention.
+  Problem p = ex1();
+  BeamResult one = runBeam(p, 1);
+  ASSERT_TRUE(one.ok);
+  EXPECT_DOUBLE_EQ(one.latency, 3276.8);
+  EXPECT_TRUE(sameSchedule(one.s, schedule({sg({0}, {128, 128, 1}, {1}), sg({1}, {128, 128, 1})})));
+  EXPECT_EQ(fullLatencies(p, one.s), (std::vector<double>{1638.4, 1638.4}));
+  // With fusion allowed, Ex 1B (fused, 3276.8) and the retention schedule tie; nothing is
+  // cheaper (T0 must be loaded and T2 stored: 3276.8). The beam returns one of the two.
+  BeamResult r = runBeam(p);
+  ASSERT_TRUE(r.ok);
+  EXPECT_DOUBLE_EQ(r.latency, 3276.8);
+  EXPECT_TRUE(sameSchedule(r.s, schedule({sg({0, 1}, {128, 128, 1})})) ||
+              sameSchedule(r.s, one.s)) << str(r.s);
+}
+
+TEST(EngineUnitsBeam, Ex3SegmentLengthDecidesWhatItReaches) {
+  Problem p = ex3();
+  // Segments of one op: T1 has a reader two subgraphs on (op2), so op0 cannot retain it (it
+  // would never be written); op1 retains T2 for op2.
+  //   SG0 [0]: max(1500, 1638.4 + 1638.4) = 3276.8
+  //   SG1 [1], retains T2: max(1500, 1638.4 + 0) = 1638.4
+  //   SG2 [2], T2 resident: max(1500, 1638.4 (T1) + 1638.4 (T3)) = 3276.8      total 8192
+  BeamResult one = runBeam(p, 1);
+  ASSERT_TRUE(one.ok);
+  EXPECT_DOUBLE_EQ(one.latency, 8192);
+  EXPECT_TRUE(sameSchedule(one.s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}),
+                                            sg({2}, {128, 128, 1})})));
+  // Segments of two: [0,1] is inadmissible (T1 would be ephemeral but op2 reads it later), so
+  // the best is Ex 3C: [0] retaining T1, then [1,2]: 1638.4 + max(3000, 0 + 1638.4) = 4638.4.
+  BeamResult two = runBeam(p, 2);
+  ASSERT_TRUE(two.ok);
+  EXPECT_DOUBLE_EQ(two.latency, 4638.4);
+  EXPECT_TRUE(sameSchedule(two.s, schedule({sg({0}, {128, 128, 1}, {1}), sg({1, 2}, {128, 128, 1})})));
+  EXPECT_EQ(fullLatencies(p, two.s), (std::vector<double>{1638.4, 3000}));
+  // Segments of three reach below the spec's Ex 3C: everything fused, T1 and T2 ephemeral:
+  // max(3 x 1500, 1638.4 (T0) + 1638.4 (T3)) = 4500, WS 32768. Optimal: every op's compute
+  // (1500 per tile, at least one tile) is paid somewhere, and steps do not overlap.
+  BeamResult all = runBeam(p);
+  ASSERT_TRUE(all.ok);
+  EXPECT_DOUBLE_EQ(all.latency, 4500);
+  EXPECT_TRUE(sameSchedule(all.s, schedule({sg({0, 1, 2}, {128, 128, 1})})));
+}
+
+TEST(EngineUnitsBeam, Ex5FindsRetentionWhichBeatsTheSplitKChain) {
+  // The fused chain of Ex 5B ([0,1] at [128,128,32], 6915.2) is in the beam's candidate set
+  // (k in {128,64,32,16,8}) and is the best fused choice: [128,128,64] needs 16384 (T0) +
+  // 8192 + 8192 (strips) + 16384 (T4) = 49152 > 45000, and [128,128,16] costs
+  // 2048 + 6 x 500 + 2048 = 7096. But retention does better:
+  //   SG0 [0] at [128,128,64], retains T3 (WS 8192 + 8192 + 16384 = 32768): 2 k-steps of
+  //     max(1000, 819.2 + 819.2), no store: 3276.8;
+  //   SG1 [1] at [128,128,64], T3 resident (WS 16384 + 8192 + 16384 = 40960): step 1
+  //     max(1000, 819.2) = 1000, step 2 max(1000, 819.2 + 1638.4) = 2457.6: 3457.6.
+  //   Total 6734.4 < 6915.2. (Without retention: 2 x 4915.2 = 9830.4.)
+  Problem p = ex5();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  SubgraphSched fused = sg({0, 1}, {1, 1, 1});
+  ASSERT_TRUE(bestGranularityCached(ev, fused, {}));
+  EXPECT_EQ(fused.gran, (Granularity{128, 128, 32}));
+  EXPECT_DOUBLE_EQ(ev.cost(fused, {}).latency, 6915.2);
+  BeamResult r = runBeam(p);
+  ASSERT_TRUE(r.ok);
+  EXPECT_DOUBLE_EQ(r.latency, 6734.4);
+  EXPECT_TRUE(sameSchedule(r.s, schedule({sg({0}, {128, 128, 64}, {3}), sg({1}, {128, 128, 64})})));
+  EXPECT_EQ(fullLatencies(p, r.s), (std::vector<double>{3276.8, 3457.6}));
+}
+
+TEST(EngineUnitsBeam, WidthOneStillRetainsAndStopCutsItShort) {
+  // Width 1 keeps only the cheapest partial schedule per prefix length. On Ex 3 with segments
+  // of at most two: prefix 1 is [0] (3276.8); prefix 2 is [0][1] (6553.6; [0,1] is
+  // inadmissible); prefix 3 is [0] retaining T1 + [1,2] = 1638.4 + 3000 = 4638.4, beating
+  // [0][1,2] unretained (3276.8 + 3276.8) and [0][1 retaining T2][2] (8192). Retention rewrites
+  // the previous subgraph while extending, so pruning to one state does not lose Ex 3C.
+  BeamResult w1 = runBeam(ex3(), 2, 1);
+  ASSERT_TRUE(w1.ok);
+  EXPECT_DOUBLE_EQ(w1.latency, 4638.4);
+  // A stop that is already true: no schedule.
+  BeamResult stopped = runBeam(ex3(), 8, 4, kAlways);
+  EXPECT_FALSE(stopped.ok);
+}
+
+// ---------------------------------------------------------------------------------------------
+// quickSchedule: each op alone in p.topo order, at the first fitting halving of
+// [min(N,W), min(N,H), min(N,K)] (k halved first while it is the largest side, then w, then h).
+
+TEST(EngineUnitsQuick, Ex1NativeGranularityFits) {
+  // [128,128,1]: WS T0 + T1 tiles = 32768 <= 50000. Latency = Ex 1A: 3276.8 + 3276.8 = 6553.6.
+  Problem p = ex1();
+  Schedule s = quickSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 6553.6);
+}
+
+TEST(EngineUnitsQuick, Ex1SmallCapacityHalvesWThenH) {
+  // Capacity 10000: [128,128,1] needs 32768; k = 1 is not halved, w is (w >= h): [64,128,1]
+  // needs 2 x 8192 = 16384, still too much; then h: [64,64,1] needs 8192 and fits.
+  // op0: 4 tiles x max(1000, 409.6 + 409.6) = 4000; op1: 4 x max(100, 819.2) = 3276.8. 7276.8.
+  Problem p = ex1(10000);
+  Schedule s = quickSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {64, 64, 1}), sg({1}, {64, 64, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 7276.8);
+}
+
+TEST(EngineUnitsQuick, Ex5HalvesKFirst) {
+  // [128,128,128] needs LHS 16384 + RHS 16384 + T3 tile 16384 = 49152 > 45000 (Ex 5A's reason,
+  // for one op). k is the largest side (ties go to k): [128,128,64] needs 8192 + 8192 + 16384
+  // = 32768 and fits. Each op: 2 k-steps of compute 2000 x 64/128 = 1000; step 1 loads two
+  // strips, max(1000, 819.2 + 819.2) = 1638.4; step 2 loads two strips and stores the tile,
+  // max(1000, 1638.4 + 1638.4) = 3276.8: 4915.2. Op1 reads T3 from slow memory (written by
+  // SG0). Total 9830.4.
+  Problem p = ex5();
+  Schedule s = quickSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 64}), sg({1}, {128, 128, 64})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 9830.4);
+  EXPECT_EQ(fullLatencies(p, s), (std::vector<double>{4915.2, 4915.2}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// baselineSchedule: each op alone at its best granularity, then retention of an output into the
+// next subgraph when all its consumers are there and it lowers the latency.
+
+TEST(EngineUnitsBaseline, Ex1RetainsT1) {
+  // Best alone: [128,128,1] for both (one tile; 3276.8 each is the traffic floor). T1's only
+  // consumer is the next subgraph: retained, SG0 max(1000, 1638.4) = 1638.4 and SG1
+  // max(100, 0 + 1638.4) = 1638.4: 3276.8 < 6553.6. (SG1 at [128,64,1] ties, 2 x 819.2; the
+  // chooser keeps the first candidate, [128,128,1].)
+  Problem p = ex1();
+  Schedule s = baselineSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 1}, {1}), sg({1}, {128, 128, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 3276.8);
+}
+
+TEST(EngineUnitsBaseline, Ex3RetainsOnlyWhereAllConsumersAreNext) {
+  // T1 is read by op1 (next) and op2 (two on): not retained. T2 is read only by op2 (next):
+  // retained, 1638.4 + 3276.8 < 3276.8 + 4915.2. Total 3276.8 + 1638.4 + 3276.8 = 8192, against
+  // Ex 3A's 11468.8 unretained; no fusion (the baseline never fuses).
+  Problem p = ex3();
+  Schedule s = baselineSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}),
+                                        sg({2}, {128, 128, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 8192);
+}
+
+TEST(EngineUnitsBaseline, Ex5RetainsT3AndAnExpiredDeadlineKeepsTheQuickSchedule) {
+  // Best alone: [128,128,64] at 4915.2 each (the traffic floor 3 x 1638.4; k = 128 does not
+  // fit at 128x128, and [128,64,128] costs max(2000, 3276.8) + max(2000, 1638.4) = 5276.8).
+  // Retaining T3: 3276.8 + 3457.6 = 6734.4 < 9830.4 (see the beam test above).
+  Problem p = ex5();
+  Schedule s = baselineSchedule(p, ModelOptions{});
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 64}, {3}), sg({1}, {128, 128, 64})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, s), 6734.4);
+  // Out of time before it starts: the quick schedule, unimproved (9830.4), still valid.
+  Deadline dl;
+  dl.setBudget(0);
+  Schedule q = baselineSchedule(p, ModelOptions{}, &dl);
+  EXPECT_TRUE(sameSchedule(q, quickSchedule(p, ModelOptions{})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, q), 9830.4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// greedyFusion and chainFusion, through an IncrementalEvaluator.
+
+TEST(EngineUnitsGreedy, Ex1FusesThePair) {
+  // From Ex 1A (6553.6): [0] and [1] share T1; fused at [128,128,1] is Ex 1B, 3276.8.
+  Problem p = ex1();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  ev.reset(quickSchedule(p, ModelOptions{}));
+  ASSERT_DOUBLE_EQ(ev.total(), 6553.6);
+  greedyFusion(ev, kNever);
+  EXPECT_TRUE(ev.valid());
+  EXPECT_DOUBLE_EQ(ev.total(), 3276.8);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), ev.total());
+}
+
+TEST(EngineUnitsGreedy, Ex3MergesTheTailThenEverything) {
+  // From Ex 3A (3276.8 + 3276.8 + 4915.2 = 11468.8). Pass 1: [0]+[1] is invalid (T1 becomes
+  // ephemeral, op2 reads it later: V5); [1]+[2] gives max(3000, 1638.4 + 1638.4) = 3276.8 for
+  // 8192 before: 6553.6. Pass 2: [0]+[1,2] gives max(4500, 1638.4 + 1638.4) = 4500. Done.
+  Problem p = ex3();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  ev.reset(quickSchedule(p, ModelOptions{}));
+  ASSERT_DOUBLE_EQ(ev.total(), 11468.8);
+  greedyFusion(ev, kNever);
+  EXPECT_DOUBLE_EQ(ev.total(), 4500);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1, 2}, {128, 128, 1})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), 4500);
+}
+
+TEST(EngineUnitsGreedy, AppliesOnlyImprovingMergesAndHonoursStop) {
+  // Ex 5 from the baseline's retention schedule (6734.4): the only merge, [0,1], is best at
+  // 6915.2 (Ex 5B; its start granularities [128,128,64] overflow fused: 49152 > 45000): worse,
+  // not applied.
+  Problem p = ex5();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  Schedule base = baselineSchedule(p, ModelOptions{});
+  ev.reset(base);
+  ASSERT_DOUBLE_EQ(ev.total(), 6734.4);
+  greedyFusion(ev, kNever);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), base));
+  EXPECT_DOUBLE_EQ(ev.total(), 6734.4);
+  // From the quick schedule (9830.4) the same merge improves: 6915.2.
+  ev.reset(quickSchedule(p, ModelOptions{}));
+  greedyFusion(ev, kNever);
+  EXPECT_DOUBLE_EQ(ev.total(), 6915.2);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 32})})));
+  // A stop already requested: nothing changes (Ex 1 would fuse otherwise).
+  Problem p1 = ex1();
+  IncrementalEvaluator ev1(p1, ModelOptions{});
+  Schedule q = quickSchedule(p1, ModelOptions{});
+  ev1.reset(q);
+  greedyFusion(ev1, kAlways);
+  EXPECT_TRUE(sameSchedule(ev1.schedule(), q));
+  EXPECT_DOUBLE_EQ(ev1.total(), 6553.6);
+}
+
+TEST(EngineUnitsChain, AnalyticModelOnEx5) {
+  // A = T0 (H x K1), B = T1 (K1 x K2), C = T2 (K2 x W), all 128: at h = w = 128 one tile;
+  // traffic = A once (16384) + strips K2 x (K1 + w) = 128 x 256 = 32768 + O once (16384) = 65536.
+  EXPECT_DOUBLE_EQ(chainTraffic(128, 128, 128, 128, 128, 128), 65536);
+  // h = 64: two tile rows, A still once (2 x 64 x 128), the strips twice: 16384 + 65536 + 16384.
+  EXPECT_DOUBLE_EQ(chainTraffic(128, 128, 128, 128, 64, 128), 98304);
+  // Working set h K1 + K1 k + k w + h w: Ex 5B (k = 32) is W4's 40960; k = 64 is 49152 > 45000.
+  EXPECT_EQ(chainWorkingSet(128, 128, 128, 32), 40960);
+  EXPECT_EQ(chainWorkingSet(128, 128, 128, 64), 49152);
+}
+
+TEST(EngineUnitsChain, Ex5FusesIntoTheSplitKChain) {
+  // From the quick schedule (9830.4). The least traffic, 65536, needs h = w = 128; the working
+  // set 32768 + 256 k <= 45000 allows k <= 47, so the four cheapest candidates are k = 32, 16,
+  // 8, 4 (ties go to the larger k). Exact costs: k = 32 is Ex 5B, 2457.6 + 1000 + 1000 +
+  // 2457.6 = 6915.2; k = 16 is 2048 + 6 x 500 + 2048 = 7096. 6915.2 < 9830.4: applied.
+  Problem p = ex5();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  ev.reset(quickSchedule(p, ModelOptions{}));
+  chainFusion(ev, kNever);
+  EXPECT_TRUE(ev.valid());
+  EXPECT_DOUBLE_EQ(ev.total(), 6915.2);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 32})})));
+  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), 6915.2);
+}
+
+TEST(EngineUnitsChain, AppliesOnlyImprovingFusionsAndOnlyToMatMulChains) {
+  // From the retention schedule (6734.4) the chain's 6915.2 is worse: unchanged.
+  Problem p = ex5();
+  IncrementalEvaluator ev(p, ModelOptions{});
+  Schedule base = baselineSchedule(p, ModelOptions{});
+  ev.reset(base);
+  chainFusion(ev, kNever);
+  EXPECT_TRUE(sameSchedule(ev.schedule(), base));
+  EXPECT_DOUBLE_EQ(ev.total(), 6734.4);
+  // Ex 1 has no MatMul: nothing to fuse although fusing would help (6553.6 -> 3276.8).
+  Problem p1 = ex1();
+  IncrementalEvaluator ev1(p1, ModelOptions{});
+  Schedule q = quickSchedule(p1, ModelOptions{});
+  ev1.reset(q);
+  chainFusion(ev1, kNever);
+  EXPECT_TRUE(sameSchedule(ev1.schedule(), q));
+  // A stop already requested: Ex 5 stays unfused.
+  ev.reset(quickSchedule(p, ModelOptions{}));
+  chainFusion(ev, kAlways);
+  EXPECT_DOUBLE_EQ(ev.total(), 9830.4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// chainTopoOrder: after an op, its ready consumer with the lowest position in p.topo, else the
+// lowest ready op. (p.topo is Kahn's order with the smallest op id first.)
+
+TEST(EngineUnitsTopo, FollowsTheConsumerOfTheOpJustScheduled) {
+  // op0: T0->T1, op1: T0->T2, op2: T1->T3, op3: T2->T4, op4: T1->T5, op5: (T3,T4)->T6,
+  // op6: T5->T7.
+  // p.topo (smallest ready id): 0 1 2 3 4 5 6.
+  // Chain: 0; its consumers 2 and 4 become ready, 2 is lower: 2; 2 readies nothing (op5 waits
+  // for op3): lowest ready is 1 (not 4); 1 readies 3: 3; 3 readies 5: 5 (not 4, though lower);
+  // 5 readies nothing: 4; 4 readies 6: 6.
+  Problem p = pointwiseDag("[[0], [0], [1], [2], [1], [3, 4], [5]]", "[[1], [2], [3], [4], [5], [6], [7]]", 8, 7);
+  EXPECT_EQ(p.topo, (std::vector<OpId>{0, 1, 2, 3, 4, 5, 6}));
+  std::vector<OpId> order = chainTopoOrder(p);
+  EXPECT_EQ(order, (std::vector<OpId>{0, 2, 1, 3, 5, 4, 6}));
+  EXPECT_TRUE(isTopological(p, order));
+}
+
+TEST(EngineUnitsTopo, TiesGoToTheLowestTopoPositionNotTheLowestId) {
+  // op0: T0->T1, op1: T2->T3, op2: (T3,T4)->T5, op3: T3->T6, op4: T1->T4.
+  // p.topo: sources 0, 1 -> 0 (readies 4) -> 1 (readies 3; op2 waits for op4) -> 3 -> 4
+  // (readies 2) -> 2: [0, 1, 3, 4, 2], so op3 sits before op2.
+  // Chain: 0; it readies 4: 4; 4 readies nothing (op2 waits for op1): lowest ready 1; 1
+  // readies both 2 and 3: 3 (position 2) before 2 (position 4, though its id is lower); 2.
+  Problem p = pointwiseDag("[[0], [2], [3, 4], [3], [1]]", "[[1], [3], [5], [6], [4]]", 7, 5);
+  EXPECT_EQ(p.topo, (std::vector<OpId>{0, 1, 3, 4, 2}));
+  std::vector<OpId> order = chainTopoOrder(p);
+  EXPECT_EQ(order, (std::vector<OpId>{0, 4, 1, 3, 2}));
+  EXPECT_TRUE(isTopological(p, order));
+  // The quick schedule follows p.topo, one op per subgraph, and is valid.
+  Schedule q = quickSchedule(p, ModelOptions{});
+  ASSERT_EQ(q.subgraphs.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(q.subgraphs[i].ops, (std::vector<OpId>{p.topo[i]}));
+  fullTotal(p, q);
+}
+
+TEST(EngineUnitsTopo, AChainIsKeptWhole) {
+  // Two independent chains 0->2->4 and 1->3->5: p.topo
+  // interleaves them (0 1 2 3 4 5); the chain order runs each to its end: 0 2 4 1 3 5.
+  // op0: T0->T2, op1: T1->T3, op2: T2->T4, op3: T3->T5, op4: T4->T6, op5: T5->T7.
+  Problem p = pointwiseDag("[[0], [1], [2], [3], [4], [5]]", "[[2], [3], [4], [5], [6], [7]]", 8, 6);
+  EXPECT_EQ(p.topo, (std::vector<OpId>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(chainTopoOrder(p), (std::vector<OpId>{0, 2, 4, 1, 3, 5}));
+}
+
+}  // namespace
