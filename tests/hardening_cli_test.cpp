@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "cost/incremental.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -720,4 +721,41 @@ TEST(HardeningCli, OnlyInapplicableMovesEnabledWarns) {
   EXPECT_NE(e.find("no enabled move"), std::string::npos) << "no warning that no enabled move applies:\n" << e;
   std::string msg;
   EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
+}
+
+// 9. With the largest supported dimensions (2^24) the search found 1.2e14 but kept 7.4e18 on disk:
+// its best used a snake order over 2^34 tiles, which the output format writes tile by tile, so
+// the write never fitted (and the reserve for it stopped the search). The search now keeps to
+// raster orders on grids of more than kMaxWrittenOrderTiles tiles, and its best is written.
+namespace {
+const char* kHuge = R"({"widths":[16777216,16777216,16777216],"heights":[16777216,16777216,16777216],
+  "inputs":[[0,1]],"outputs":[[2]],"base_costs":[1000],"op_types":["MatMul"],
+  "fast_memory_capacity":100000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})";
+}  // namespace
+
+TEST(HardeningCli, LargestDimensionsBestIsWritten) {
+  std::string d = freshDir("huge"), p = d + "/huge.json", out = d + "/out.json";
+  test::writeText(p, kHuge);
+  auto r = test::runMlsys({"solve", p, out, "--seconds", "1", "--threads", "2", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Problem prob = parseProblemFile(p);
+  Evaluation ev = evaluateSchedule(prob, parseScheduleFile(out, prob), ModelOptions{});
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  // The first schedule costs 7.38e18; the baseline alone reaches 1.5e14 in raster order.
+  EXPECT_LT(ev.total, 1e15) << "the best found was not written";
+  EXPECT_EQ(r.err.find("was not written"), std::string::npos) << r.err;
+}
+
+TEST(HardeningCli, SearchNeverPricesAnUnwritableOrder) {
+  Problem p = test::problemFromJson(kHuge);
+  IncrementalEvaluator ev(p, ModelOptions{});
+  SubgraphSched sg;
+  sg.ops = {0};
+  sg.gran = {128, 128, 128};  // 2^34 tiles
+  sg.trav = {TraversalKind::RowSnake, {}};
+  const CachedCost& snake = ev.cost(sg, {});
+  EXPECT_FALSE(snake.valid);
+  EXPECT_EQ(snake.rule, Rule::OrderSize);
+  sg.trav = {TraversalKind::Raster, {}};
+  EXPECT_TRUE(ev.cost(sg, {}).valid) << "raster order needs no list of tiles";
 }
