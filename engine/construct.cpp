@@ -234,16 +234,13 @@ void chainFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
     for (OpId o : B.ops)
       if (std::find(m.ops.begin(), m.ops.end(), o) == m.ops.end()) m.ops.push_back(o);
     m.retain = B.retain;
-    bool found = false;
-    double best = 0;
-    SubgraphSched bestS = m;
-    for (const auto& c : cands) {
+    auto chosen = chooseCheapest(cands, [&](const Cand& c) {
       m.gran = c.g;
-      const CachedCost& cc = ev.cost(m, ev.retainedInto(s));
-      if (cc.valid && (!found || cc.latency < best)) { found = true; best = cc.latency; bestS = m; }
-    }
-    if (!found) continue;
-    Change ch{s, 2, {bestS}};
+      return priceOf(ev.cost(m, ev.retainedInto(s)));
+    });
+    if (!chosen.found) continue;
+    m.gran = chosen.cand.g;
+    Change ch{s, 2, {m}};
     DeltaEval d = ev.evaluate(ch);
     if (d.valid && d.delta < 0) ev.apply(ch, d);
   }
