@@ -153,43 +153,45 @@ std::string configToYaml(const SearchConfig& c) {
   // yaml-cpp's emitter does the layout and any quoting; numbers are written as formatDouble
   // writes them (the shortest decimal that reads back as the same double).
   YAML::Emitter e;
-  auto section = [&](const char* name) { e << YAML::Key << name << YAML::Value << YAML::BeginMap; };
   auto real = [&](const char* key, double v) { e << YAML::Key << key << YAML::Value << formatDouble(v); };
   auto integer = [&](const char* key, long v) { e << YAML::Key << key << YAML::Value << v; };
+  auto text = [&](const char* key, const char* v) { e << YAML::Key << key << YAML::Value << v; };
+  auto section = [&](const char* name, const auto& body) {
+    e << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    body();
+    e << YAML::EndMap;
+  };
   e << YAML::BeginMap;
-  section("search");
-  e << YAML::Key << "workers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-  for (WorkerKind w : c.workers) e << workerKindName(w);
-  e << YAML::EndSeq;
-  real("log_interval_s", c.log_interval_s);
-  real("write_interval_s", c.write_interval_s);
-  real("margin_s", c.margin_s);
+  section("search", [&] {
+    e << YAML::Key << "workers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (WorkerKind w : c.workers) e << workerKindName(w);
+    e << YAML::EndSeq;
+    real("log_interval_s", c.log_interval_s);
+    real("write_interval_s", c.write_interval_s);
+    real("margin_s", c.margin_s);
+  });
+  section("sa", [&] {
+    real("t0", c.sa_t0);
+    real("t1", c.sa_t1);
+    integer("restart_after", c.sa_restart_after);
+    integer("sync_every", c.sa_sync_every);
+    section("moves", [&] {
+      for (const auto& [k, w] : c.move_weights) real(k.c_str(), w);
+    });
+  });
+  section("beam", [&] {
+    integer("width", c.beam_width);
+    integer("max_segment", c.beam_max_segment);
+    real("time_share", c.beam_time_share);
+  });
+  section("pool", [&] { integer("size", c.pool_size); });
+  section("cache", [&] { integer("entries", c.cache_entries); });
+  section("model", [&] {
+    text("matmul_compute",
+         c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth");
+    text("matmul_chains", c.model.matmul_chains == ModelOptions::MatmulChains::Literal ? "literal" : "reject");
+  });
   e << YAML::EndMap;
-  section("sa");
-  real("t0", c.sa_t0);
-  real("t1", c.sa_t1);
-  integer("restart_after", c.sa_restart_after);
-  integer("sync_every", c.sa_sync_every);
-  section("moves");
-  for (const auto& [k, w] : c.move_weights) real(k.c_str(), w);
-  e << YAML::EndMap << YAML::EndMap;
-  section("beam");
-  integer("width", c.beam_width);
-  integer("max_segment", c.beam_max_segment);
-  real("time_share", c.beam_time_share);
-  e << YAML::EndMap;
-  section("pool");
-  integer("size", c.pool_size);
-  e << YAML::EndMap;
-  section("cache");
-  integer("entries", c.cache_entries);
-  e << YAML::EndMap;
-  section("model");
-  e << YAML::Key << "matmul_compute" << YAML::Value
-    << (c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth");
-  e << YAML::Key << "matmul_chains" << YAML::Value
-    << (c.model.matmul_chains == ModelOptions::MatmulChains::Literal ? "literal" : "reject");
-  e << YAML::EndMap << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
 }
 
