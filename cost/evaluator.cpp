@@ -8,16 +8,6 @@
 namespace mlsys {
 namespace {
 
-i128 gcd128(i128 a, i128 b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b) {
-    i128 t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 }  // namespace
 

@@ -11,6 +11,18 @@ using TensorId = int32_t;
 using i64 = int64_t;
 __extension__ typedef __int128 i128;  // exact latency numerators
 
+// Greatest common divisor of |a| and |b| (exact rational sums).
+inline i128 gcd128(i128 a, i128 b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) {
+    i128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
 // Bad input (problem, schedule, config): the message names the field and index.
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The exact solver (engine/exact.h) over generated graphs, against `mlsys solve`.
+
+For every family, requested size and seed: generate the problem (`mlsys generate`), run the exact
+solver (`mlsys_exact`, bench/exact_main.cpp) with a time limit, run `mlsys solve` for a short
+budget, price its schedule with `mlsys evaluate --json`, and print one row:
+
+  family, size (requested), ops (actual), seed, proven optimal within the limit, exact time,
+  exact latency, solve latency, ratio solve/exact, flag
+
+flag: MISS  `solve` is worse than the exact optimum (a search miss to fix);
+      BELOW `solve` is better than the exact figure: its schedule lies outside the exact
+            solver's space (e.g. a tile side that is not the smallest for its count), or the
+            exact run was stopped before proving;
+      DUP   the generator gave the same graph as an earlier row (transformer and mixer graphs
+            have a minimum size, so small sizes coincide); not run again.
+
+Build both binaries first (the exact tool is in the bench directory):
+
+  cmake -S . -B build/exact-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DMLSYS_BUILD_BENCH=ON \\
+        -DMLSYS_BUILD_TESTS=OFF && cmake --build build/exact-bench --target mlsys mlsys_exact
+
+Examples:
+  bench/exact_sweep.py                                  # 5 seeds, sizes 3-7, 10 s limit
+  bench/exact_sweep.py --sizes 8-10 --seeds 2           # how far it gets on larger graphs
+  bench/exact_sweep.py --families random --sizes 3-5 --limit 30 --solve-seconds 1
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random"]
+
+
+def parse_range(s):
+    out = []
+    for part in s.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out.extend(range(int(a), int(b) + 1))
+        else:
+            out.append(int(part))
+    return out
+
+
+def run(cmd, timeout):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--sizes", default="3-7", help="requested sizes, e.g. 3-7 or 8,9,10")
+    ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N per family and size")
+    ap.add_argument("--first-seed", type=int, default=1)
+    ap.add_argument("--limit", type=float, default=10, help="exact solver time limit, seconds")
+    ap.add_argument("--solve-seconds", type=float, default=2, help="`mlsys solve` budget")
+    ap.add_argument("--mlsys", default=os.path.join(ROOT, "build", "exact-bench", "mlsys"))
+    ap.add_argument("--exact", default=os.path.join(ROOT, "build", "exact-bench", "bench", "mlsys_exact"))
+    ap.add_argument("--workdir", default=None, help="keep problems and schedules here (default: a temp dir)")
+    ap.add_argument("--json", default=None, help="also write the rows as JSON to this file")
+    args = ap.parse_args()
+
+    for b in (args.mlsys, args.exact):
+        if not os.access(b, os.X_OK):
+            sys.exit(f"missing binary {b} (see the build command in --help)")
+    work = args.workdir or tempfile.mkdtemp(prefix="exact-sweep-")
+    os.makedirs(work, exist_ok=True)
+
+    hdr = f"{'family':<12} {'size':>4} {'ops':>4} {'seed':>4} {'proven':>6} {'time_s':>8} {'exact':>18} {'solve':>18} {'ratio':>8}  flag"
+    print(hdr)
+    print("-" * len(hdr))
+    rows, seen = [], {}
+    for fam in args.families.split(","):
+        for size in parse_range(args.sizes):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                stem = f"{fam}-{size}-s{seed}"
+                prob = os.path.join(work, stem + ".json")
+                r = run([args.mlsys, "generate", "--family", fam, "--size", str(size), "--seed", str(seed), "-o", prob], 60)
+                if r.returncode != 0:
+                    print(f"{stem}: generate failed: {r.stderr.strip()}")
+                    continue
+                with open(prob) as f:
+                    text = f.read()
+                ops = len(json.loads(text)["op_types"])
+                digest = hashlib.sha256(text.encode()).hexdigest()
+                if digest in seen:
+                    print(f"{fam:<12} {size:>4} {ops:>4} {seed:>4} {'':>6} {'':>8} {'':>18} {'':>18} {'':>8}  DUP of {seen[digest]}")
+                    continue
+                seen[digest] = stem
+                ex_out = os.path.join(work, stem + ".exact.json")
+                t0 = time.time()
+                r = run([args.exact, prob, ex_out, "--seconds", str(args.limit)], args.limit + 120)
+                wall = time.time() - t0
+                try:
+                    ex = json.loads(r.stdout)
+                except ValueError:
+                    print(f"{stem}: mlsys_exact failed ({r.returncode}): {r.stderr.strip()}")
+                    continue
+                so_out = os.path.join(work, stem + ".solve.json")
+                r = run([args.mlsys, "solve", prob, so_out, "--seconds", str(args.solve_seconds), "-q"], args.solve_seconds + 60)
+                solve = None
+                if r.returncode == 0:
+                    e = run([args.mlsys, "evaluate", "--json", prob, so_out], 120)
+                    try:
+                        ev = json.loads(e.stdout)
+                        if ev.get("valid"):
+                            solve = ev["total_latency"]
+                    except ValueError:
+                        pass
+                exact = ex["latency"] if ex.get("found") else None
+                ratio = solve / exact if (solve is not None and exact) else None
+                flag = ""
+                if ratio is not None and solve > exact * (1 + 1e-12):
+                    flag = "MISS"
+                elif ratio is not None and solve < exact * (1 - 1e-12):
+                    flag = "BELOW"
+                if ex.get("lb_violations"):
+                    flag += " LB-VIOLATION"
+                row = dict(family=fam, size=size, ops=ops, seed=seed, proven=ex["proven_optimal"], seconds=ex["seconds"],
+                           wall=wall, exact=exact, lower_bound=ex.get("lower_bound"), solve=solve, ratio=ratio, flag=flag.strip(),
+                           states_expanded=ex.get("states_expanded"), configs_priced=ex.get("configs_priced"))
+                rows.append(row)
+                fmt = lambda v: f"{v:.10g}" if isinstance(v, (int, float)) else "-"
+                print(f"{fam:<12} {size:>4} {ops:>4} {seed:>4} {('yes' if row['proven'] else 'no'):>6} {row['seconds']:>8.3f} "
+                      f"{fmt(exact):>18} {fmt(solve):>18} {(f'{ratio:.4f}' if ratio else '-'):>8}  {row['flag']}", flush=True)
+
+    # Summary per family and actual op count.
+    print()
+    print(f"{'family':<12} {'ops':>4} {'graphs':>6} {'proven':>6} {'max_s':>8} {'mean_s':>8} {'misses':>6} {'worst':>8}")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["family"], r["ops"]), []).append(r)
+    for (fam, ops), g in sorted(groups.items()):
+        proven = sum(1 for r in g if r["proven"])
+        misses = [r for r in g if r["flag"].startswith("MISS")]
+        worst = max((r["ratio"] for r in g if r["ratio"]), default=None)
+        print(f"{fam:<12} {ops:>4} {len(g):>6} {proven:>6} {max(r['seconds'] for r in g):>8.3f} "
+              f"{sum(r['seconds'] for r in g) / len(g):>8.3f} {len(misses):>6} {(f'{worst:.4f}' if worst else '-'):>8}")
+    total_proven = sum(1 for r in rows if r["proven"])
+    print(f"\n{total_proven}/{len(rows)} proven optimal within {args.limit:g} s; "
+          f"{sum(1 for r in rows if r['flag'].startswith('MISS'))} graphs where solve ({args.solve_seconds:g} s) is worse")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

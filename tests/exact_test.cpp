@@ -1,0 +1,350 @@
+// The exact solver (engine/exact.h): the spec's worked examples, hand-checked tiny graphs, the
+// search's pruning against an unpruned run (verify mode: every configuration of every
+// transition priced, plain Dijkstra, every bound checked), and generated graphs against
+// `mlsys solve`. Every returned schedule is re-checked by the full evaluator at the same latency.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cost/evaluator.h"
+#include "cost/schedule.h"
+#include "engine/exact.h"
+#include "engine/generator.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+// A stop function firing after `seconds` (a safety net: the tests expect completion).
+std::function<bool()> after(double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+  return [end] { return std::chrono::steady_clock::now() >= end; };
+}
+
+// Solves and checks what every result must satisfy: a schedule the full evaluator accepts, at
+// exactly the reported latency; no bound ever above an exact price.
+ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double seconds = 30,
+                         const ModelOptions& m = {}) {
+  ExactResult r = solveExact(p, m, opt, after(seconds));
+  EXPECT_TRUE(r.found) << p.name << ": " << r.stop_reason;
+  if (!r.found) return r;
+  Evaluation ev = evaluateSchedule(p, r.schedule, m);
+  EXPECT_TRUE(ev.valid) << p.name << ": " << ev.reason;
+  EXPECT_EQ(ev.total, r.latency) << p.name;
+  EXPECT_EQ(r.stats.lb_violations, 0) << p.name;
+  EXPECT_LE(r.lower_bound, r.latency) << p.name;
+  if (r.proven_optimal) {
+    EXPECT_EQ(r.lower_bound, r.latency) << p.name;
+    EXPECT_EQ(r.stop_reason, "optimal");
+  }
+  return r;
+}
+
+Problem example(int i) { return parseProblemFile(test::instancePath("examples/ex" + std::to_string(i) + ".json")); }
+
+bool recomputes(const Schedule& s) {
+  std::vector<OpId> all;
+  for (const auto& sg : s.subgraphs) all.insert(all.end(), sg.ops.begin(), sg.ops.end());
+  std::sort(all.begin(), all.end());
+  return std::adjacent_find(all.begin(), all.end()) != all.end();
+}
+
+bool retains(const Schedule& s) {
+  for (const auto& sg : s.subgraphs)
+    if (!sg.retain.empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+// --- The spec's worked examples (section 9) -------------------------------------------------
+
+// Ex 1: any schedule loads T0 and stores T2 (1638.4 each): 3276.8 is a lower bound, and 1B
+// reaches it, so the optimum is exactly 3276.8.
+TEST(Exact, Example1IsTheTrafficBound) {
+  ExactResult r = solveChecked(example(1));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.latency, 3276.8);
+}
+
+// Ex 2: loading the 256x256 input and storing the output costs 2 x 6553.6: 2B (13107.2) is optimal.
+TEST(Exact, Example2IsTheTrafficBound) {
+  ExactResult r = solveChecked(example(2));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.latency, 13107.2);
+}
+
+// Ex 3: 3C (4638.4) is not optimal: the three ops fused in one subgraph (T1, T2 ephemeral) cost
+// max(3 x 1500, 1638.4 + 1638.4) = 4500, and 4500 is the compute bound (every op costs its 1500
+// on at least one tile), so the optimum is exactly 4500.
+TEST(Exact, Example3BeatsThreeC) {
+  ExactResult r = solveChecked(example(3));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_LE(r.latency, 4638.4);
+  EXPECT_EQ(r.latency, 4500);
+  ASSERT_EQ(r.schedule.subgraphs.size(), 1u);
+}
+
+// Ex 4: one 128^3 MatMul under capacity 25000. Loading both operands and storing the result is
+// 3 x 1638.4 = 4915.2 at least; one 128x128 tile split into k-steps of 19 (WS 2 x 128 x 19 +
+// 128^2 = 21248) reaches it, so the optimum is 4915.2 (the spec's 4B costs 6548).
+TEST(Exact, Example4IsTheTrafficBound) {
+  ExactResult r = solveChecked(example(4));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_LE(r.latency, 6548);
+  EXPECT_EQ(r.latency, 4915.2);
+}
+
+// Ex 5: at most 5B's 6915.2; the optimum over the space (6734.4: op 0 alone retaining T3, then
+// op 1) is confirmed by the unpruned search.
+TEST(Exact, Example5AtMostFiveB) {
+  Problem p = example(5);
+  ExactResult r = solveChecked(p);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_LE(r.latency, 6915.2);
+  ExactOptions v;
+  v.verify = true;
+  v.greedy_incumbent = false;
+  ExactResult rv = solveChecked(p, v);
+  EXPECT_TRUE(rv.proven_optimal);
+  EXPECT_EQ(rv.latency, r.latency);
+}
+
+// --- Hand-checked tiny graphs -----------------------------------------------------------------
+
+// One Pointwise op: one subgraph, max(base_cost, load + store) on each tile; at 128x128 the
+// native tile, 1 tile: max(100, 1638.4 + 1638.4).
+TEST(Exact, SinglePointwise) {
+  Problem p = test::problemFromJson(R"({"widths":[128,128],"heights":[128,128],"inputs":[[0]],"outputs":[[1]],
+    "base_costs":[100],"op_types":["Pointwise"],"fast_memory_capacity":50000,"slow_memory_bandwidth":10,
+    "native_granularity":[128,128]})");
+  ExactResult r = solveChecked(p);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.latency, 3276.8);
+  ASSERT_EQ(r.schedule.subgraphs.size(), 1u);
+}
+
+// T1 = pw(T0) feeds a MatMul T3 = T1 @ T2 (128x256) and a Pointwise T4 = pw(T1). T3 and T4 have
+// different shapes, so they cannot share a subgraph (A-6). Every schedule loads T0 and T2 and
+// stores T3 and T4: (16384 + 32768 + 32768 + 16384) / 10 = 9830.4, compute is negligible. With
+// capacity 20000 the optimum reaches that bound only by retaining T1 (16384) into the next
+// subgraph (writing T1 or recomputing op 0 costs extra traffic).
+TEST(Exact, RetentionReachesTheTrafficBound) {
+  const std::string base = R"({"widths":[128,128,256,256,128],"heights":[128,128,128,128,128],
+    "inputs":[[0],[1,2],[1]],"outputs":[[1],[3],[4]],"base_costs":[10,100,10],
+    "op_types":["Pointwise","MatMul","Pointwise"],"slow_memory_bandwidth":10,"native_granularity":[128,128],
+    "fast_memory_capacity":)";
+  Problem p = test::problemFromJson(base + "20000}");
+  ExactResult r = solveChecked(p);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.latency, 9830.4);
+  EXPECT_TRUE(retains(r.schedule));
+  // With capacity 16000, T1 no longer fits as a whole: the optimum recomputes op 0 (and the
+  // unpruned search agrees on its latency).
+  Problem q = test::problemFromJson(base + "16000}");
+  ExactResult rq = solveChecked(q);
+  EXPECT_TRUE(rq.proven_optimal);
+  EXPECT_GT(rq.latency, 9830.4);
+  EXPECT_TRUE(recomputes(rq.schedule));
+  ExactOptions v;
+  v.verify = true;
+  v.greedy_incumbent = false;
+  ExactResult rv = solveChecked(q, v);
+  EXPECT_TRUE(rv.proven_optimal);
+  EXPECT_EQ(rv.latency, rq.latency);
+}
+
+// --- Stopping and incumbents ------------------------------------------------------------------
+
+TEST(Exact, StoppedAtOnceReturnsAValidSchedule) {
+  Problem p = generateProblem("random", 6, 3);
+  ExactResult r = solveExact(p, {}, {}, [] { return true; });
+  ASSERT_TRUE(r.found) << r.stop_reason;
+  EXPECT_FALSE(r.proven_optimal);
+  EXPECT_EQ(r.stop_reason, "stopped");
+  Evaluation ev = evaluateSchedule(p, r.schedule, {});
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  EXPECT_EQ(ev.total, r.latency);
+  EXPECT_LE(r.lower_bound, r.latency);
+  ExactResult full = solveChecked(p);
+  ASSERT_TRUE(full.proven_optimal);
+  EXPECT_LE(r.lower_bound, full.latency);
+  EXPECT_LE(full.latency, r.latency);
+}
+
+TEST(Exact, StartsFromAGivenIncumbent) {
+  Problem p = example(5);
+  Schedule s5b = parseScheduleFile(test::instancePath("examples/ex5b.schedule.json"), p);
+  ExactOptions o;
+  o.incumbent = &s5b;
+  ExactResult stopped = solveExact(p, {}, o, [] { return true; });
+  ASSERT_TRUE(stopped.found);
+  EXPECT_LE(stopped.latency, 6915.2);
+  ExactResult r = solveChecked(p, o);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_EQ(r.latency, solveChecked(p).latency);
+}
+
+// every_side widens the granularity space to every V8 value: never worse than the default (on
+// this graph strictly better: W = 1500 at w = 128 gives 12 columns with a last one of 92, which
+// the smallest side for 12 columns, 125, does not reproduce).
+TEST(Exact, EverySideIsNeverWorse) {
+  Problem p = generateProblem("gemm-chain", 3, 4);
+  ExactResult r = solveChecked(p);
+  ExactOptions o;
+  o.every_side = true;
+  ExactResult re = solveChecked(p, o);
+  ASSERT_TRUE(r.proven_optimal);
+  ASSERT_TRUE(re.proven_optimal);
+  EXPECT_LE(re.latency, r.latency);
+}
+
+TEST(Exact, TooLargeIsNotAttempted) {
+  Problem p = generateProblem("gemm-chain", 8, 1);
+  ExactOptions o;
+  o.max_ops = 4;
+  ExactResult r = solveExact(p, {}, o, [] { return false; });
+  EXPECT_FALSE(r.found);
+  EXPECT_EQ(r.stop_reason, "too_large");
+}
+
+// --- The pruning against the unpruned search --------------------------------------------------
+
+namespace {
+
+// A random tiny problem: 2-5 ops, small dimensions (some not multiples of N, some above N), so
+// that the unpruned search (every configuration of every transition) stays fast.
+Problem tinyProblem(uint64_t seed) {
+  std::mt19937_64 g(seed);
+  auto pick = [&](std::vector<i64> v) { return v[g() % v.size()]; };
+  Problem p;
+  p.native = pick({8, 16, 32});
+  auto tensor = [&](i64 h, i64 w) {
+    p.heights.push_back(h);
+    p.widths.push_back(w);
+    return static_cast<TensorId>(p.widths.size() - 1);
+  };
+  auto dim = [&] { return pick({4, 8, 12, 16, 20, 24, 32, 40}); };
+  std::vector<TensorId> avail{tensor(dim(), dim())};
+  const int nops = 2 + static_cast<int>(g() % 4);
+  for (int i = 0; i < nops; ++i) {
+    TensorId a = avail[g() % avail.size()];
+    Op op;
+    if (g() % 2) {
+      op.type = OpType::MatMul;
+      TensorId b = -1;
+      for (TensorId t : avail)
+        if (t != a && p.heights[t] == p.widths[a] && g() % 2) b = t;
+      if (b < 0) b = tensor(p.widths[a], dim());
+      op.inputs = {a, b};
+      op.outputs = {tensor(p.heights[a], p.widths[b])};
+      op.base_cost = static_cast<i64>(50 + g() % 3000);
+    } else {
+      op.type = OpType::Pointwise;
+      op.inputs = {a};
+      for (TensorId t : avail)
+        if (t != a && p.heights[t] == p.heights[a] && p.widths[t] == p.widths[a] && g() % 3 == 0) {
+          op.inputs.push_back(t);
+          break;
+        }
+      op.outputs = {tensor(p.heights[a], p.widths[a])};
+      op.base_cost = static_cast<i64>(g() % 400);
+    }
+    avail.push_back(op.outputs[0]);
+    p.ops.push_back(std::move(op));
+  }
+  p.bandwidth = pick({1, 2, 5, 10});
+  i64 ref = 0;
+  for (const Op& op : p.ops) {
+    i64 n = std::min<i64>(p.native, p.heights[op.outputs[0]]), w = std::min<i64>(p.native, p.widths[op.outputs[0]]);
+    ref = std::max<i64>(ref, n * w * static_cast<i64>(op.inputs.size() + 1));
+  }
+  p.capacity = std::max<i64>(4, ref * pick({1, 2, 3, 5, 10}) / 4);
+  p.name = "tiny-" + std::to_string(seed);
+  finalizeProblem(p, p.name);
+  return p;
+}
+
+}  // namespace
+
+// Under both MatMul compute models (A-1), with the default and the full granularity space: the
+// optimum with every pruning on equals the unpruned search's, which also checks every bound the
+// pruning uses against the exact prices.
+TEST(Exact, PruningAgreesWithTheUnprunedSearch) {
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 100 && checked < 40; ++seed) {
+    Problem p;
+    try {
+      p = tinyProblem(seed);
+    } catch (const InputError&) {
+      continue;  // an op that does not fit at [1,1,1]: not a problem
+    }
+    ModelOptions m;
+    if (seed % 2) m.matmul_compute = ModelOptions::MatmulCompute::NativeDepth;
+    ExactOptions o;
+    o.every_side = seed % 3 == 0;  // also the full V8 granularity range
+    o.greedy_incumbent = false;    // both searches must find the space's optimum themselves
+    SCOPED_TRACE(p.name + " " + m.describe() + (o.every_side ? " every_side" : ""));
+    ExactResult r = solveChecked(p, o, 30, m);
+    ExactOptions v = o;
+    v.verify = true;
+    ExactResult rv = solveChecked(p, v, 30, m);
+    ASSERT_TRUE(r.proven_optimal);
+    ASSERT_TRUE(rv.proven_optimal) << "unpruned search did not finish";
+    EXPECT_EQ(r.latency, rv.latency);
+    ++checked;
+  }
+  EXPECT_GE(checked, 35);
+}
+
+// A few generated graphs small enough for the unpruned search.
+TEST(Exact, GeneratedGraphsAgreeWithTheUnprunedSearch) {
+  for (auto [size, seed] : std::vector<std::pair<int, uint64_t>>{{3, 1}, {3, 7}, {3, 10}, {4, 5}}) {
+    Problem p = generateProblem("random", size, seed);
+    SCOPED_TRACE(p.name);
+    ExactOptions o;
+    o.greedy_incumbent = false;
+    ExactResult r = solveChecked(p, o);
+    o.verify = true;
+    ExactResult rv = solveChecked(p, o);
+    ASSERT_TRUE(r.proven_optimal);
+    ASSERT_TRUE(rv.proven_optimal);
+    EXPECT_EQ(r.latency, rv.latency);
+  }
+}
+
+// Generated graphs (every family; transformer and mixer graphs have at least 12 and 10 ops, the
+// others 3-5 here): proven optimal, and never above what `mlsys solve` finds in 1 s. Below it is
+// a search miss of solve; above it would be a bug here, or solve using a tile side outside the
+// space (not the smallest for its count: e.g. gemm-chain size 3 seed 4, see EverySideIsNeverWorse),
+// which the cases below do not.
+TEST(Exact, GeneratedGraphsAgainstSolve) {
+  struct Case {
+    const char* family;
+    int size;
+    uint64_t seed;
+  };
+  const std::vector<Case> cases = {{"gemm-chain", 3, 1}, {"gemm-chain", 5, 2}, {"cnn", 3, 3}, {"cnn", 5, 1},
+                                   {"random", 3, 1},     {"random", 4, 2},     {"random", 5, 3}, {"mixer", 3, 2},
+                                   {"transformer", 3, 1}};
+  for (const Case& c : cases) {
+    Problem p = generateProblem(c.family, c.size, c.seed);
+    SCOPED_TRACE(p.name);
+    ExactResult r = solveChecked(p);
+    ASSERT_TRUE(r.proven_optimal) << r.stop_reason;
+    const std::string in = test::tempPath(p.name + ".json"), out = test::tempPath(p.name + ".solve.json");
+    test::writeText(in, problemToJson(p));
+    test::RunResult run = test::runMlsys({"solve", in, out, "--seconds", "1", "-q"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    Problem pr = parseProblemFile(in);
+    Evaluation ev = evaluateSchedule(pr, parseScheduleFile(out, pr), {});
+    ASSERT_TRUE(ev.valid) << ev.reason;
+    EXPECT_LE(r.latency, ev.total) << "exact " << r.latency << " vs solve " << ev.total;
+  }
+}
