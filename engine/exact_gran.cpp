@@ -195,7 +195,7 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
           Grid g = gridOf(wi, hi, ki);
           const bool wsPruned = firstWs(g) > p_.capacity;
           if (wsPruned && !verify) continue;
-          const bool snakes = o_.snakes && g.nw >= 2 && g.nh >= 2 && g.nw * g.nh <= kSnakeTiles;
+          const bool snakes = o_.snakes && g.nw >= 2 && g.nh >= 2 && g.nw * g.nh <= kMaxWrittenOrderTiles;
           for (int t = 0; t < (snakes ? 3 : 1); ++t) {
             Cost lb = lbOf(g, kinds[t]);
             if (lb < limit || verify)
@@ -224,7 +224,7 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     }
     const SubgraphPlan& pl = it->second;
     if (!pl.valid) return;
-    if (!pl.fast_ok && pl.steps() > kWalkLimit) return;  // excluded from the space (exact.h)
+    if (!pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) return;  // excluded from the space (exact.h)
     SubgraphCost sc = costSubgraph(p_, pl, Traversal{kinds[c.tk], {}});
     ++st_.configs_priced;
     if (!sc.valid) return;

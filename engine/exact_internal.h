@@ -21,8 +21,6 @@ using u64 = uint64_t;
 using Cost = i128;  // a latency times the common denominator L (exact), or rounded (see Scale)
 constexpr Cost kInf = Cost(1) << 125;
 constexpr Cost kMaxValue = Cost(1) << 118;  // larger values: switch to rounded arithmetic
-constexpr i64 kWalkLimit = i64{1} << 16;     // as cost/incremental.h kMaxSearchWalkSteps
-constexpr i64 kSnakeTiles = i64{1} << 20;    // as cost/incremental.h kMaxWrittenOrderTiles
 
 struct Overflow {};   // thrown when exact arithmetic would leave its range
 struct Stopped {};    // thrown when `stop` fires inside a granularity search
