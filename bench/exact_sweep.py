@@ -74,7 +74,7 @@ def main():
     work = args.workdir or tempfile.mkdtemp(prefix="exact-sweep-")
     os.makedirs(work, exist_ok=True)
 
-    hdr = f"{'family':<12} {'size':>4} {'ops':>4} {'seed':>4} {'proven':>6} {'time_s':>8} {'exact':>18} {'solve':>18} {'ratio':>8}  flag"
+    hdr = f"{'family':<12} {'size':>4} {'ops':>4} {'seed':>4} {'proven':>6} {'time_s':>8} {'exact':>18} {'solve':>18} {'ratio':>8} {'opt/bnd':>8}  flag"
     print(hdr)
     print("-" * len(hdr))
     rows, seen = [], {}
@@ -115,6 +115,12 @@ def main():
                             solve = ev["total_latency"]
                     except ValueError:
                         pass
+                bound = None
+                b = run([args.mlsys, "bound", "--json", prob], 120)
+                try:
+                    bound = json.loads(b.stdout)["lower_bound"]
+                except (ValueError, KeyError):
+                    pass
                 exact = ex["latency"] if ex.get("found") else None
                 ratio = solve / exact if (solve is not None and exact) else None
                 flag = ""
@@ -122,15 +128,19 @@ def main():
                     flag = "MISS"
                 elif ratio is not None and solve < exact * (1 - 1e-12):
                     flag = "BELOW"
+                if bound is not None and exact is not None and ex["proven_optimal"] and bound > exact * (1 + 1e-9):
+                    flag += " BOUND-ABOVE-OPTIMUM"
+                if bound is not None and solve is not None and bound > solve * (1 + 1e-9):
+                    flag += " BOUND-ABOVE-SOLVE"
                 if ex.get("lb_violations"):
                     flag += " LB-VIOLATION"
                 row = dict(family=fam, size=size, ops=ops, seed=seed, proven=ex["proven_optimal"], seconds=ex["seconds"],
-                           wall=wall, exact=exact, lower_bound=ex.get("lower_bound"), solve=solve, ratio=ratio, flag=flag.strip(),
+                           wall=wall, exact=exact, lower_bound=ex.get("lower_bound"), bound=bound, solve=solve, ratio=ratio, flag=flag.strip(),
                            states_expanded=ex.get("states_expanded"), configs_priced=ex.get("configs_priced"))
                 rows.append(row)
                 fmt = lambda v: f"{v:.10g}" if isinstance(v, (int, float)) else "-"
                 print(f"{fam:<12} {size:>4} {ops:>4} {seed:>4} {('yes' if row['proven'] else 'no'):>6} {row['seconds']:>8.3f} "
-                      f"{fmt(exact):>18} {fmt(solve):>18} {(f'{ratio:.4f}' if ratio else '-'):>8}  {row['flag']}", flush=True)
+                      f"{fmt(exact):>18} {fmt(solve):>18} {(f'{ratio:.4f}' if ratio else '-'):>8} {(f'{exact / bound:.4f}' if (exact and bound) else '-'):>8}  {row['flag']}", flush=True)
 
     # Summary per family and actual op count.
     print()
@@ -145,6 +155,12 @@ def main():
         print(f"{fam:<12} {ops:>4} {len(g):>6} {proven:>6} {max(r['seconds'] for r in g):>8.3f} "
               f"{sum(r['seconds'] for r in g) / len(g):>8.3f} {len(misses):>6} {(f'{worst:.4f}' if worst else '-'):>8}")
     total_proven = sum(1 for r in rows if r["proven"])
+    tight = [r["exact"] / r["bound"] for r in rows if r["proven"] and r["exact"] and r.get("bound")]
+    if tight:
+        import math
+        print(f"bound: {sum(1 for r in rows if 'BOUND-ABOVE' in r['flag'])} graphs with the bound above the optimum or solve; "
+              f"optimum / bound geomean {math.exp(sum(math.log(x) for x in tight) / len(tight)):.4f}, "
+              f"max {max(tight):.4f}, at the bound {sum(1 for x in tight if x <= 1 + 1e-9)}/{len(tight)}")
     print(f"\n{total_proven}/{len(rows)} proven optimal within {args.limit:g} s; "
           f"{sum(1 for r in rows if r['flag'].startswith('MISS'))} graphs where solve ({args.solve_seconds:g} s) is worse")
     if args.json:

@@ -1,17 +1,75 @@
-// A lower bound on the latency of any valid schedule.
+// A lower bound on the latency of any valid schedule (issue 13: the ruler).
+//
+// Every valid schedule is a list of subgraphs; its latency is the sum of theirs, and a
+// subgraph's latency is at least max(its total compute, its total traffic / B) (L1, L2: a sum of
+// step maxima is at least the maximum of the sums). The bound prices op sets ("parts") by a floor
+// that any subgraph with those ops must pay (partFloor), and combines the parts soundly:
+// - every subgraph lies inside one *fusion component*: its ops are linked by tensors produced and
+//   consumed inside it (V4), and a tensor that no valid subgraph can keep inside (a Pointwise
+//   producing the operand of a MatMul with K > N, V9) never links two ops of one subgraph;
+// - in a component of at most BoundOptions::max_cover_ops ops, the cheapest *cover* of its ops by
+//   connected parts (parts may overlap: recomputation, V2) is a lower bound on what the
+//   component's subgraphs cost (method "cover");
+// - in a larger component the floor is max(its ops' compute, its forced traffic) (method
+//   "floors").
+// The total is the sum over components, never less than the old global floors (compute, traffic).
+// The arguments are stated next to the code in bound.cpp and in the README.
 #pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "cost/model.h"
 #include "cost/problem.h"
+#include "cost/schedule.h"
 
 namespace mlsys {
 
-struct LowerBound {
-  double compute = 0;  // sum over ops of base_cost per native tile of the smallest tensor downstream
-                       // (the grid an op may be charged on; see bound.cpp)
-  double traffic = 0;  // graph inputs loaded once + graph outputs stored once, / bandwidth
-  double value() const { return compute > traffic ? compute : traffic; }
+struct BoundOptions {
+  int max_cover_ops = 16;       // components up to this many ops get the exact cover
+  long max_parts = 20000;       // connected parts enumerated per component, else "floors"
+  std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };
 
-LowerBound lowerBound(const Problem& p, const ModelOptions& m);
+// The floor of one part: every subgraph whose op set is `ops` has latency >= value, whatever its
+// granularity, traversal and retention. value is +infinity when no granularity is valid for it.
+struct PartFloor {
+  double value = 0;
+  double compute = 0, traffic = 0;  // at the granularity that gives the floor (seconds-free units)
+  Granularity g;                    // that granularity (the floor is a minimum over all of them)
+};
+PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
+
+// A group of ops that every subgraph of theirs stays inside, and its floor.
+struct BoundGroup {
+  std::vector<OpId> ops;
+  std::string method;  // "cover" or "floors"
+  double value = 0;
+  long parts = 0;      // connected parts priced (cover)
+  std::vector<std::pair<std::vector<OpId>, double>> cover;  // the cheapest cover's parts and floors
+};
+
+// A fusion component: value = min(sum of its groups, edge_floor). The groups are what is left
+// when the edges with an edge floor are cut; a subgraph that keeps such an edge inside pays at
+// least edge_floor (infinite when there is none).
+struct BoundComponent {
+  std::vector<OpId> ops;
+  std::vector<BoundGroup> groups;
+  double edge_floor = 0;
+  double value = 0;
+};
+
+struct LowerBound {
+  double compute = 0;  // sum over ops of base_cost per native tile of the smallest grid it can be charged on
+  double traffic = 0;  // graph inputs loaded once + graph outputs stored once, / bandwidth
+  double parts = 0;    // sum over fusion components (see above)
+  std::vector<BoundComponent> components;
+  double value() const;
+};
+
+LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOptions& o = {});
+
+// Proven optimal by the bound: the latency is within floating-point noise of it.
+bool meetsBound(double latency, double bound);
 
 }  // namespace mlsys

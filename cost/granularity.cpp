@@ -4,10 +4,11 @@
 
 namespace mlsys {
 
-i64 reductionLimit(const Problem& p, const std::vector<OpId>& ops) {
+i64 reductionLimit(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops) {
+  const i64 cap = m.k_limit == ModelOptions::KLimit::Reduction ? INT64_MAX : p.native;
   i64 kmax = 0;
   for (OpId o : ops)
-    if (p.ops[o].type == OpType::MatMul) kmax = std::min(kmax ? kmax : p.native, p.ops[o].K);
+    if (p.ops[o].type == OpType::MatMul) kmax = std::min(kmax ? kmax : cap, p.ops[o].K);
   return kmax;
 }
 
@@ -27,7 +28,7 @@ std::vector<i64> sideCandidates(i64 dim, i64 N) {
 
 std::vector<Granularity> granularityCandidates(i64 W, i64 H, i64 kmax, i64 N, size_t most_wh, size_t most_k) {
   std::vector<i64> ws = sideCandidates(W, N), hs = sideCandidates(H, N);
-  std::vector<i64> ks = kmax ? sideCandidates(kmax, N) : std::vector<i64>{1};
+  std::vector<i64> ks = kmax ? sideCandidates(kmax, kmax) : std::vector<i64>{1};  // kmax may pass N (k_limit)
   ws.resize(std::min(ws.size(), most_wh));
   hs.resize(std::min(hs.size(), most_wh));
   ks.resize(std::min(ks.size(), most_k));
@@ -67,7 +68,7 @@ Granularity firstFitting(const Problem& p, const ModelOptions& m, OpId o) {
   const std::vector<OpId> ops = {o};
   const TensorId out = p.ops[o].outputs[0];
   const Granularity top{std::min(p.native, p.widths[out]), std::min(p.native, p.heights[out]),
-                        std::max<i64>(1, reductionLimit(p, ops))};
+                        std::max<i64>(1, reductionLimit(p, m, ops))};
   // Every op fits alone at [1,1,1] (checked by the parser), where the halvings end.
   const std::vector<Granularity> cands = halvings(top, 200);
   auto first = chooseCheapest(
@@ -97,7 +98,7 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
     auto best = chooseCheapest(travs, [&](const Traversal& t) { return costSubgraph(p, pl, t); });
     return Tiled{best.found, best.price.latency, best.cand, best.price};
   };
-  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, reductionLimit(p, ops), p.native), price);
+  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, reductionLimit(p, m, ops), p.native), price);
   return {best.found, best.cand, best.price.trav, best.price.cost};
 }
 
@@ -106,7 +107,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   const Problem& p = ev.problem();
   auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
   std::vector<Granularity> cands = extra;
-  for (const Granularity& g : granularityCandidates(W, H, reductionLimit(p, sg.ops), p.native, 4, 5)) cands.push_back(g);
+  for (const Granularity& g : granularityCandidates(W, H, reductionLimit(p, ev.model(), sg.ops), p.native, 4, 5)) cands.push_back(g);
   SubgraphSched cand = sg;
   cand.trav = {};
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
@@ -127,7 +128,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
 }
 
 bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin) {
-  const i64 kmax = reductionLimit(ev.problem(), sg.ops);
+  const i64 kmax = reductionLimit(ev.problem(), ev.model(), sg.ops);
   Granularity g0 = sg.gran;
   g0.k = kmax ? std::clamp<i64>(g0.k, 1, kmax) : 1;
   std::vector<Granularity> cands = halvings(g0, 6);

@@ -17,7 +17,7 @@ namespace mlsys {
 
 // V8: the largest k a subgraph allows, min(N, K of each of its MatMuls); 0 if it has no MatMul
 // (k is then ignored, and written as 1).
-i64 reductionLimit(const Problem& p, const std::vector<OpId>& ops);
+i64 reductionLimit(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
 
 // Candidate values for a tile side over a dimension of length `dim` (all <= min(N, dim)),
 // largest first: powers of two, min(N, dim), and "balanced" sizes ceil(dim / ceil(dim / v)) that

@@ -7,7 +7,8 @@ namespace mlsys {
 std::string ModelOptions::describe() const {
   return std::string("matmul_compute=") +
          (matmul_compute == MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth") +
-         " matmul_chains=" + (matmul_chains == MatmulChains::Literal ? "literal" : "reject");
+         " matmul_chains=" + (matmul_chains == MatmulChains::Literal ? "literal" : "reject") +
+         " k_limit=" + (k_limit == KLimit::Native ? "native" : "reduction");
 }
 
 void ModelOptions::set(const std::string& key, const std::string& value) {
@@ -26,7 +27,13 @@ void ModelOptions::set(const std::string& key, const std::string& value) {
       throw InputError("model option matmul_chains: unknown value \"" + value + "\" (expected literal or reject)");
     return;
   }
-  throw InputError("unknown model option \"" + key + "\" (known: matmul_compute, matmul_chains)");
+  if (key == "k_limit") {
+    if (value == "native") k_limit = KLimit::Native;
+    else if (value == "reduction") k_limit = KLimit::Reduction;
+    else throw InputError("model option k_limit: unknown value \"" + value + "\" (expected native or reduction)");
+    return;
+  }
+  throw InputError("unknown model option \"" + key + "\" (known: matmul_compute, matmul_chains, k_limit)");
 }
 
 void ModelOptions::setAssignment(const std::string& kv) {

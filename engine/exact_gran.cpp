@@ -39,7 +39,8 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
   std::vector<char> inS(p_.numOps(), 0);
   for (OpId o : ops) inS[o] = 1;
   TensorId outT = -1;
-  i64 kmax = N;
+  // V8: k <= N, or up to the MatMuls' K under k_limit=reduction.
+  i64 kmax = m_.k_limit == ModelOptions::KLimit::Reduction ? INT64_MAX : N;
   bool anyMM = false;
   std::vector<i64> extraW, extraH;
   for (OpId o : ops) {

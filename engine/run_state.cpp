@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cost/bound.h"
 #include "cost/json_util.h"
 
 namespace mlsys {
@@ -39,6 +40,7 @@ std::map<std::string, double> RunStats::bestByKind() const {
 
 bool StopPolicy::stopNow() const {
   if (Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
+  if (stats_.optimal.load(std::memory_order_relaxed)) return true;
   if (max_evals_ > 0) return stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_;
   return dl_.remaining() <= out_.stopMargin(margin_s_);
 }
@@ -49,8 +51,18 @@ double StopPolicy::fraction() const {
   return dl_.fraction();
 }
 
-Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path)
-    : dl_(dl), out_(out), stats_(stats), best_(out.best()) {
+double gapOf(double latency, double bound) {
+  if (!(latency > 0) || !(bound > 0)) return 1;
+  return std::max(0.0, (latency - bound) / latency);
+}
+
+std::string gapText(double latency, double bound) {
+  return fmt::format("{:.2f}%", 100 * gapOf(latency, bound));
+}
+
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound,
+                   bool quiet)
+    : dl_(dl), out_(out), stats_(stats), best_(out.best()), bound_(bound), quiet_(quiet) {
   if (trace_path.empty()) return;
   trace_ = std::fopen(trace_path.c_str(), "w");
   if (!trace_) throw InputError("--trace: cannot write '" + trace_path + "'");
@@ -78,6 +90,10 @@ void Progress::improved(const Schedule& s, double lat, const std::string& who) {
   if (checked < best_) {
     best_ = checked;
     best_found_s_ = dl_.elapsed();
+    if (!quiet_)
+      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(best_found_s_ * 1000) / 1000),
+                               formatDouble(checked), gapText(checked, bound_), who);
+    if (meetsBound(checked, bound_)) stats_.optimal.store(true);
     if (trace_) {
       // Flushed line by line: the trace must survive a SIGKILL.
       fmt::print(trace_, "{:.4f},{},{}\n", dl_.elapsed(), who, formatDouble(checked));
@@ -116,10 +132,12 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     lastT = t;
     next = t + log_interval_s;
     std::lock_guard<std::mutex> lk(mu_);
-    std::string line = fmt::format("[{}s] best {}", formatDouble(std::round(t * 10) / 10), formatDouble(best_));
+    std::string line = fmt::format("[{}s] incumbent {}  bound {}  gap {}  evals {} ({}/s, {}% accepted)  pool {}  |",
+                                   formatDouble(std::round(t * 10) / 10), formatDouble(best_), formatDouble(bound_),
+                                   gapText(best_, bound_), e, static_cast<long>(rate), formatDouble(std::round(accRate * 10) / 10),
+                                   pool.size());
     for (const auto& [k, v] : stats_.bestByKind()) line += fmt::format("  {} {}", k, formatDouble(v));
-    line += fmt::format("  evals {} ({}/s, {}% accepted)  pool {}\n", e, static_cast<long>(rate),
-                        formatDouble(std::round(accRate * 10) / 10), pool.size());
+    line += "\n";
     std::cerr << line;
   }
 }

@@ -31,12 +31,15 @@ struct SearchResult {
   double best_found_s = 0;  // when the final best was found
   std::map<std::string, MoveStats> moves;
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
+  bool optimal = false;       // stopped because the best met the lower bound
+  bool max_evals_hit = false;
 };
 
 class RunStats {
  public:
   std::atomic<long> evaluations{0};  // move evaluations, all workers (the --max-evals unit)
   std::atomic<long> accepted{0};     // applied annealing moves
+  std::atomic<bool> optimal{false};  // the best meets the lower bound: the run stops
   // Adds a worker's counters for one move kind (at the worker's end).
   void addMoves(const std::string& move, const MoveStats& m);
   // `who` (a worker kind or a constructor) reached latency `lat`.
@@ -54,8 +57,9 @@ class StopPolicy {
  public:
   StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals)
       : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals) {}
-  // A signal, or the budget is spent: --max-evals evaluations if given, otherwise the time up to
-  // the writer's stop margin (room to re-check and write the best).
+  // A signal, the best proven optimal (it meets the lower bound), or the budget is spent:
+  // --max-evals evaluations if given, otherwise the time up to the writer's stop margin (room to
+  // re-check and write the best).
   bool stopNow() const;
   // The part of the budget used, in [0, 1].
   double fraction() const;
@@ -71,7 +75,7 @@ class StopPolicy {
 class Progress {
  public:
   // Opens `trace_path` ("" = no trace); throws InputError if it cannot be written.
-  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path);
+  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound, bool quiet);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -94,17 +98,24 @@ class Progress {
   double best_;
   double best_found_s_ = 0;
   std::set<std::string> warned_;
+  double bound_;
+  bool quiet_;
 };
+
+// "12.34%": (latency - bound) / latency, as MIP solvers print their gap.
+std::string gapText(double latency, double bound);
+double gapOf(double latency, double bound);
 
 struct SearchRun {
   SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline, OutputWriter& out,
-            int64_t max_evals, const std::string& trace_path)
-      : p(problem), cfg(config), seed(seed_), dl(deadline), stop(deadline, out, stats, config.margin_s, max_evals),
-        progress(deadline, out, stats, trace_path), pool(config.pool_size) {}
+            int64_t max_evals, const std::string& trace_path, double bound_, bool quiet)
+      : p(problem), cfg(config), seed(seed_), dl(deadline), bound(bound_), stop(deadline, out, stats, config.margin_s, max_evals),
+        progress(deadline, out, stats, trace_path, bound_, quiet), pool(config.pool_size) {}
   const Problem& p;
   const SearchConfig& cfg;
   const uint64_t seed;
   const Deadline& dl;
+  const double bound;  // the lower bound (cost/bound.h)
   RunStats stats;
   StopPolicy stop;
   Progress progress;

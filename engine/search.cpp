@@ -46,8 +46,8 @@ class Worker {
 }  // namespace
 
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start) {
-  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, opt.trace);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound) {
+  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, opt.trace, bound, opt.quiet);
   run.pool.offer(start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
@@ -69,6 +69,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   r.best_found_s = run.progress.bestFoundS();
   r.moves = run.stats.moves();
   r.best_by_kind = run.stats.bestByKind();
+  r.optimal = run.stats.optimal.load();
+  r.max_evals_hit = opt.max_evals > 0 && r.evaluations >= opt.max_evals;
   return r;
 }
 

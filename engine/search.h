@@ -11,8 +11,9 @@
 
 namespace mlsys {
 
-// Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers.
+// Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
+// until the deadline or until the best meets `bound` (proven optimal).
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound);
 
 }  // namespace mlsys

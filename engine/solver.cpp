@@ -12,6 +12,7 @@
 #include "cost/json_util.h"
 #include "engine/config.h"
 #include "engine/construct.h"
+#include "engine/exact.h"
 #include "engine/files.h"
 #include "engine/output.h"
 #include "engine/search.h"
@@ -82,8 +83,18 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     r.exit_code = 1;
     return r;
   }
-  log(fmt::format("{}: latency {} (lower bound {})", out.inPlace() ? "first schedule ready" : "first schedule written",
-                  formatDouble(lat), formatDouble(lowerBound(p, cfg.model).value())));
+  log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
+  // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
+  // fusion components get their quick floors).
+  {
+    Deadline boundDl;
+    boundDl.setBudget(0.05 * budget);
+    BoundOptions bo;
+    bo.give_up = [&] { return boundDl.expired() || Deadline::stop_requested.load(); };
+    r.lower_bound = lowerBound(p, cfg.model, bo).value();
+  }
+  r.model = cfg.model.describe();
+  log(fmt::format("lower bound {}; gap {}", formatDouble(r.lower_bound), gapText(lat, r.lower_bound)));
   // 2. The baseline: best granularity per op, plus retention where it helps.
   Deadline baseDl;  // the baseline may use at most a quarter of the budget
   baseDl.setBudget(std::min(deadline.remaining() - out.stopMargin(cfg.margin_s), 0.25 * budget));
@@ -96,10 +107,35 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   if (!Deadline::stop_requested.load()) {
     // Nothing to re-check when the baseline was stopped before it changed anything.
     double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed());
-    if (blat >= 0) log("baseline: latency " + formatDouble(blat));
+    if (blat >= 0) log("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r.lower_bound));
     if (blat < 0 || blat > lat) base = quick;
-    // 3. The search.
-    if (!Deadline::stop_requested.load()) r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base);
+    if (meetsBound(out.best(), r.lower_bound)) {
+      r.optimal = true;
+      r.optimal_by = "bound";
+    }
+    // 3. --exact: the exact solver, from the baseline, within the budget.
+    if (opt.exact && !r.optimal && !Deadline::stop_requested.load()) {
+      ExactOptions eo;
+      eo.incumbent = &base;
+      ExactResult ex = solveExact(p, cfg.model, eo, [&] {
+        return Deadline::stop_requested.load() || deadline.remaining() <= out.stopMargin(cfg.margin_s);
+      });
+      if (ex.found && out.offer(ex.schedule, deadline.elapsed()) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
+      if (ex.proven_optimal) {
+        r.optimal = true;
+        r.optimal_by = "exact";
+      }
+      log(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
+                      ex.proven_optimal ? "optimal" : ex.stop_reason == "too_large" ? "too large (over 20 ops)" : "stopped before the proof",
+                      ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded, formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
+    }
+    // 4. The search, unless the best is proven optimal already.
+    if (!r.optimal && !Deadline::stop_requested.load())
+      r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base, r.lower_bound);
+    if (r.search.optimal) {
+      r.optimal = true;
+      r.optimal_by = "bound";
+    }
   }
   // After a signal, write whatever the time; otherwise if the write ends inside the budget (plus a
   // small grace, so that a late process still writes a small schedule).
@@ -109,6 +145,13 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   r.written_best = out.writtenBest();
   r.first_write_s = out.firstWriteTime();
   r.writes = out.writes();
+  if (Deadline::signal_received.load()) r.stop_reason = "signal";
+  else if (r.optimal) r.stop_reason = "optimal";
+  else if (r.search.max_evals_hit) r.stop_reason = "max_evals";
+  else r.stop_reason = "deadline";
+  if (r.optimal)
+    log(r.optimal_by == "exact" ? fmt::format("optimal: latency {} (the exact solver completed over its space)", formatDouble(r.written_best))
+                                : fmt::format("optimal: latency {} meets the lower bound", formatDouble(r.written_best)));
   return r;
 }
 

@@ -22,6 +22,7 @@ struct SolveOptions {
   bool quiet = false;
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
+  bool exact = false;      // --exact: run the exact solver (engine/exact.h) first
 };
 
 struct SearchConfig;
@@ -59,6 +60,11 @@ struct SolveOutcome {
   double written_best = -1;   // the latency of the schedule on disk
   double first_write_s = -1;  // when the first schedule was on disk
   int writes = 0;
+  double lower_bound = 0;     // cost/bound.h
+  bool optimal = false;       // proven: the best meets the bound, or the exact solver completed
+  std::string optimal_by;     // "bound" or "exact" (optimal over the exact solver's space)
+  std::string stop_reason;    // "deadline", "optimal", "signal", "max_evals"
+  std::string model;          // ModelOptions::describe()
 };
 
 // The output file holds a valid schedule from the first write on. Progress goes to `log`.

@@ -25,7 +25,7 @@ bool GranularityMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   const int s = static_cast<int>(randBelow(rng, static_cast<uint64_t>(n)));
   const Problem& p = ev.problem();
   SubgraphSched S = ev.schedule().subgraphs[s];
-  const i64 kmax = reductionLimit(p, S.ops);  // 0: no MatMul, k stays 1
+  const i64 kmax = reductionLimit(p, ev.model(), S.ops);  // 0: no MatMul, k stays 1
   // Grid shape: from the first op whose output is written or retained (all share one shape).
   const auto& w = ev.info(s).written;
   TensorId ref = !w.empty() ? w[0] : (!S.retain.empty() ? S.retain[0] : p.ops[S.ops.back()].outputs[0]);

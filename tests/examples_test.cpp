@@ -135,7 +135,7 @@ TEST_P(ExampleCliTest, Evaluate) {
     if (walk) args.push_back("--walk");
     SCOPED_TRACE(walk ? "--walk" : "default");
     test::RunResult r = test::runMlsys(args);
-    EXPECT_EQ(r.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal\n", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u) << r.out;
     if (ex.valid) {
       EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
       EXPECT_NE(r.out.find("total latency: " + formatDouble(ex.total) + "\n"), std::string::npos) << r.out;
@@ -156,7 +156,7 @@ TEST_P(ExampleCliTest, EvaluateJson) {
   test::RunResult r = test::runMlsys({"evaluate", "--json", problemFile(ex.name), scheduleFile(ex.name)});
   EXPECT_EQ(r.exit_code, ex.valid ? 0 : 1) << r.out << r.err;
   EXPECT_NE(r.out.find("\"valid\": " + std::string(ex.valid ? "true" : "false")), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"model\": \"matmul_compute=reduction_depth matmul_chains=literal\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"model\": \"matmul_compute=reduction_depth matmul_chains=literal k_limit=native\""), std::string::npos) << r.out;
   if (ex.valid) {
     EXPECT_NE(r.out.find("\"total_latency\": " + formatDouble(ex.total) + ","), std::string::npos) << r.out;
     for (double l : ex.sg_latency)

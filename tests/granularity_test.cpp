@@ -50,10 +50,10 @@ bool operator==(const std::vector<Granularity>& a, const std::vector<std::array<
 
 TEST(Granularity, ReductionLimitIsTheSmallestKCappedAtN) {
   Problem p = mixed();
-  EXPECT_EQ(reductionLimit(p, {0}), 128);     // K = 256 > N
-  EXPECT_EQ(reductionLimit(p, {2}), 32);      // K = 32
-  EXPECT_EQ(reductionLimit(p, {0, 1, 2}), 32);
-  EXPECT_EQ(reductionLimit(p, {1}), 0);       // no MatMul
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {0}), 128);     // K = 256 > N
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {2}), 32);      // K = 32
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {0, 1, 2}), 32);
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {1}), 0);       // no MatMul
 }
 
 TEST(Granularity, SideCandidates) {

@@ -578,7 +578,7 @@ TEST(HardeningCli, FirstScheduleNotReadyExitsAtOnce) {
 
 // 6. A closed stderr (EPIPE) neither kills the process nor shortens the run.
 TEST(HardeningCli, ClosedStderrPipeIsNotFatal) {
-  std::string p = bench("mlsys-2026-21");
+  std::string p = bench("mlsys-2026-5");
   std::string d = freshDir("sigpipe");
   if (p.empty()) p = ex5In(d);
   std::string out = d + "/out.json", stats = d + "/stats.json";
@@ -644,7 +644,7 @@ TEST(HardeningCli, PathCollisionsAreRefused) {
 
 // 8. SIGHUP is handled like SIGTERM: the best is written and the exit code is 128 + 1.
 TEST(HardeningCli, SighupWritesTheBestAndExits129) {
-  std::string p = bench("mlsys-2026-21");
+  std::string p = bench("mlsys-2026-5");
   std::string d = freshDir("sighup");
   if (p.empty()) p = ex5In(d);
   std::string out = d + "/out.json";
@@ -666,7 +666,7 @@ TEST(HardeningCli, SighupWritesTheBestAndExits129) {
 
 // 9. The trace is on disk line by line: a SIGKILL loses nothing already found.
 TEST(HardeningCli, TraceSurvivesSigkill) {
-  std::string p = bench("mlsys-2026-21");
+  std::string p = bench("mlsys-2026-5");
   if (p.empty()) GTEST_SKIP() << kNoBench;
   std::string d = freshDir("tracekill"), out = d + "/out.json", trace = d + "/trace.csv";
   Child c;

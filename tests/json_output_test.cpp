@@ -61,7 +61,8 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
   EXPECT_EQ(keys, (std::vector<std::string>{"instance", "best_latency", "first_write_s", "best_found_s", "elapsed_s",
-                                            "evaluations", "evals_per_s", "writes", "threads", "seed"}));
+                                            "evaluations", "evals_per_s", "writes", "threads", "seed", "lower_bound", "gap",
+                                            "optimal", "stop_reason", "model", "version"}));
   EXPECT_NE(text.find("\"best_latency\": 6915.2,\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\"evals_per_s\": 82304,\n"), std::string::npos) << text;
 }

@@ -68,8 +68,8 @@ TEST_P(ModelOption, SingleMatmulK256AtK64) {
   EXPECT_EQ(n.subgraphs[0].cost.latency, 4 * 4000.0);
   EXPECT_EQ(d.total, 8000);
   EXPECT_EQ(n.total, 16000);
-  EXPECT_EQ(d.model.describe(), "matmul_compute=reduction_depth matmul_chains=literal");
-  EXPECT_EQ(n.model.describe(), "matmul_compute=native_depth matmul_chains=literal");
+  EXPECT_EQ(d.model.describe(), "matmul_compute=reduction_depth matmul_chains=literal k_limit=native");
+  EXPECT_EQ(n.model.describe(), "matmul_compute=native_depth matmul_chains=literal k_limit=native");
 }
 
 TEST_P(ModelOption, TotalPerTileIsIndependentOfK) {
@@ -138,10 +138,10 @@ TEST(ModelOptionPlan, BoundFollowsTheModel) {
 
 TEST(ModelOptionParse, SetAndDescribe) {
   ModelOptions m;
-  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=literal");
+  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=literal k_limit=native");
   m.setAssignment("matmul_compute=native_depth");
   EXPECT_EQ(m, native());
-  EXPECT_EQ(m.describe(), "matmul_compute=native_depth matmul_chains=literal");
+  EXPECT_EQ(m.describe(), "matmul_compute=native_depth matmul_chains=literal k_limit=native");
   m.set("matmul_compute", "reduction_depth");
   EXPECT_EQ(m, ModelOptions{});
   EXPECT_THROW(m.set("matmul_compute", "nope"), InputError);
@@ -168,17 +168,17 @@ TEST(ModelOptionCli, EvaluatePrintsTheModel) {
   Files f = writeSingle();
   test::RunResult d = test::runMlsys({"evaluate", f.problem, f.schedule});
   EXPECT_EQ(d.exit_code, 0) << d.err;
-  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal\n", 0), 0u) << d.out;
+  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u) << d.out;
   EXPECT_NE(d.out.find("total latency: 8000\n"), std::string::npos) << d.out;
   test::RunResult n = test::runMlsys({"evaluate", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
-  EXPECT_EQ(n.out.rfind("model: matmul_compute=native_depth matmul_chains=literal\n", 0), 0u) << n.out;
+  EXPECT_EQ(n.out.rfind("model: matmul_compute=native_depth matmul_chains=literal k_limit=native\n", 0), 0u) << n.out;
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
   n = test::runMlsys({"evaluate", "--walk", "--model", "matmul_compute=native_depth", f.problem, f.schedule});
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
   test::RunResult j = test::runMlsys({"evaluate", "--json", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth matmul_chains=literal\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth matmul_chains=literal k_limit=native\""), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"total_latency\": 16000,"), std::string::npos) << j.out;
 }
 
@@ -200,7 +200,7 @@ TEST(ModelOptionCli, SolveUnderNativeDepthReportsThatModelsLatencies) {
   test::RunResult s = test::runMlsys(
       {"solve", f.problem, out, "--seconds", "1", "--threads", "1", "--model", "matmul_compute=native_depth"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
-  EXPECT_NE(s.err.find("matmul_compute=native_depth matmul_chains=literal"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("matmul_compute=native_depth matmul_chains=literal k_limit=native"), std::string::npos) << s.err;
   // Its subgraph_latencies are the native_depth figures: no mismatch under that model ...
   test::RunResult n = test::runMlsys({"evaluate", f.problem, out, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
@@ -250,7 +250,7 @@ TEST(ModelOptionChains, ParseAndDescribe) {
   ModelOptions m;
   m.setAssignment("matmul_chains=reject");
   EXPECT_EQ(m, rejectChains());
-  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=reject");
+  EXPECT_EQ(m.describe(), "matmul_compute=reduction_depth matmul_chains=reject k_limit=native");
   EXPECT_THROW(m.set("matmul_chains", "forbid"), InputError);
   EXPECT_EQ(m, rejectChains());
 }

@@ -56,7 +56,7 @@ TEST(Solve, FindsTheSplitKFusionOnExample5) {
 }
 
 TEST(Solve, SigtermLeavesAValidScheduleAndExits143) {
-  std::string p = benchOr("mlsys-2026-21");
+  std::string p = benchOr("mlsys-2026-5");
   if (p.empty()) p = smallInstance();
   for (const char* delay : {"0.15", "0.6", "1.5"}) {
     std::string out = test::tempPath(std::string("term_") + delay + ".json");

@@ -14,6 +14,7 @@
 #include "cost/evaluator.h"
 #include "cost/interrupt.h"
 #include "cost/json_util.h"
+#include "engine/cli/json_out.h"
 #include "engine/cli/commands.h"
 #include "engine/config.h"
 #include "engine/files.h"
@@ -73,7 +74,10 @@ const char* kUsage =
 
 int cmdBound(int argc, char** argv) {
   cxxopts::Options o("mlsys bound", "A lower bound on the latency of any valid schedule.");
-  o.add_options()("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
+  o.add_options()("h,help", "Show help")("json", "Print the bound and its parts as JSON")(
+      "s,seconds", "Time for the exact covers; past it the remaining components get their quick floors",
+      cxxopts::value<double>()->default_value("10"))(
+      "positional", "", cxxopts::value<std::vector<std::string>>());
   addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json");
@@ -82,10 +86,23 @@ int cmdBound(int argc, char** argv) {
   auto files = positionals(r, 1, "mlsys bound PROBLEM.json [--model K=V]...");
   ModelOptions m = modelFrom(r);
   Problem p = parseProblemFile(files[0]);
-  LowerBound lb = lowerBound(p, m);
+  Deadline dl;
+  dl.setBudget(r["seconds"].as<double>());
+  BoundOptions bo;
+  bo.give_up = [&] { return dl.expired(); };
+  LowerBound lb = lowerBound(p, m, bo);
+  if (r.count("json")) {
+    std::cout << boundJson(lb, m);
+    return 0;
+  }
+  int covers = 0, floors = 0;
+  for (const BoundComponent& c : lb.components)
+    for (const BoundGroup& g : c.groups) (g.method == "cover" ? covers : floors)++;
   std::cout << "model: " << m.describe() << "\n"
             << "compute: " << formatDouble(lb.compute) << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
+            << "parts: " << formatDouble(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
+            << " groups priced by their cheapest cover, " << floors << " by floors; --json lists them)\n"
             << "lower bound: " << formatDouble(lb.value()) << "\n";
   return 0;
 }
@@ -123,6 +140,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
       cxxopts::value<std::string>())("print-config", "Print the resolved config (YAML) and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
+      "exact", "Run the exact solver first (graphs of up to 20 ops): stops with 'optimal' when it completes within the budget")(
       "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
   addModelOption(o);
   o.parse_positional({"positional"});
@@ -152,6 +170,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
+  so.exact = r.count("exact") > 0;
   so.model_set = r.count("model") > 0;
   SearchConfig cfg = resolveConfig(so);  // config errors before any work
   if (r.count("print-config")) {

@@ -99,6 +99,66 @@ std::string statsJson(const SolveStats& s) {
   field(w, "writes", s.writes);
   field(w, "threads", s.threads);
   field(w, "seed", s.seed);
+  field(w, "lower_bound", s.lower_bound);
+  field(w, "gap", s.gap);
+  field(w, "optimal", s.optimal);
+  if (s.optimal) field(w, "optimal_by", s.optimal_by);
+  field(w, "stop_reason", s.stop_reason);
+  field(w, "model", s.model);
+  field(w, "version", s.version);
+  w.EndObject();
+  return d.text();
+}
+
+std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
+  Doc d;
+  Writer& w = d.w;
+  auto ops = [&](const char* key, const std::vector<OpId>& v) {
+    w.Key(key);
+    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
+    w.StartArray();
+    for (OpId o : v) put(w, o);
+    w.EndArray();
+    w.SetFormatOptions(rapidjson::kFormatDefault);
+  };
+  w.StartObject();
+  field(w, "model", m.describe());
+  field(w, "lower_bound", lb.value());
+  field(w, "compute_floor", lb.compute);
+  field(w, "traffic_floor", lb.traffic);
+  field(w, "parts_bound", lb.parts);
+  w.Key("components");
+  w.StartArray();
+  for (const BoundComponent& c : lb.components) {
+    w.StartObject();
+    ops("ops", c.ops);
+    field(w, "value", c.value);
+    if (std::isfinite(c.edge_floor)) field(w, "edge_floor", c.edge_floor);
+    w.Key("groups");
+    w.StartArray();
+    for (const BoundGroup& g : c.groups) {
+      w.StartObject();
+      ops("ops", g.ops);
+      field(w, "method", g.method);
+      field(w, "value", g.value);
+      if (g.method == "cover") {
+        field(w, "parts_priced", g.parts);
+        w.Key("cover");
+        w.StartArray();
+        for (const auto& [part, v] : g.cover) {
+          w.StartObject();
+          ops("ops", part);
+          field(w, "floor", v);
+          w.EndObject();
+        }
+        w.EndArray();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   return d.text();
 }

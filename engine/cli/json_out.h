@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/bound.h"
 #include "cost/evaluator.h"
 
 namespace mlsys {
@@ -20,11 +21,18 @@ struct SolveStats {
   double evals_per_s = 0;
   int writes = 0, threads = 0;
   uint64_t seed = 0;
+  double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
+  bool optimal = false;
+  std::string optimal_by, stop_reason, model, version;
 };
 std::string statsJson(const SolveStats& s);
 
 // `evaluate --json`: validity (rule and reason when invalid), the model, the total, one object
 // per subgraph, and `warnings` (the evaluator's and the reported-latency ones).
 std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const std::vector<std::string>& warnings);
+
+// `bound --json`: the bound, its global floors and, per fusion component, its groups (method,
+// value, the cheapest cover's parts) and edge floor.
+std::string boundJson(const LowerBound& lb, const ModelOptions& m);
 
 }  // namespace mlsys

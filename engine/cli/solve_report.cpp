@@ -18,7 +18,9 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   const SearchResult& res = o.search;
   double el = deadline.elapsed();
   if (!opt.quiet) {
-    log(fmt::format("done: best latency {}, found at {} s; {} writes; {} evaluations ({}/s)", formatDouble(o.written_best),
+    log(fmt::format("done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
+                    o.stop_reason, formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
+                    o.optimal ? (o.optimal_by == "exact" ? ", optimal (exact solver)" : ", optimal") : "",
                     formatDouble(std::round(res.best_found_s * 1000) / 1000), o.writes, res.evaluations,
                     static_cast<long>(res.evaluations / std::max(1e-9, el))));
     std::string table = "  move           evaluated      valid    applied  improved\n";
@@ -38,6 +40,13 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.writes = o.writes;
     s.threads = o.threads;
     s.seed = opt.seed;
+    s.lower_bound = o.lower_bound;
+    s.gap = gapOf(o.written_best, o.lower_bound);
+    s.optimal = o.optimal;
+    s.optimal_by = o.optimal_by;
+    s.stop_reason = o.stop_reason;
+    s.model = o.model;
+    s.version = MLSYS_VERSION;
     writeFileAtomic(opt.stats, statsJson(s));
   }
   int sig = Deadline::signal_received.load();
