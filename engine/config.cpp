@@ -128,7 +128,7 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     if (s["entries"]) cfg.cache_entries = integer(c, s["entries"], "cache.entries", 1024, 100000000);
   }
   if (auto s = root["model"]) {
-    checkKeys(c, s, "model", {"matmul_compute", "matmul_chains"});
+    checkKeys(c, s, "model", {"matmul_compute", "matmul_chains", "k_limit"});
     for (auto it = s.begin(); it != s.end(); ++it) {
       // (as<std::string>() of a list would throw a yaml-cpp error naming neither file nor key)
       if (!it->second.IsScalar()) c.fail(it->second, "model." + it->first.Scalar(), "expected a scalar value");
@@ -190,6 +190,7 @@ std::string configToYaml(const SearchConfig& c) {
     text("matmul_compute",
          c.model.matmul_compute == ModelOptions::MatmulCompute::ReductionDepth ? "reduction_depth" : "native_depth");
     text("matmul_chains", c.model.matmul_chains == ModelOptions::MatmulChains::Literal ? "literal" : "reject");
+    text("k_limit", c.model.k_limit == ModelOptions::KLimit::Native ? "native" : "reduction");
   });
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
