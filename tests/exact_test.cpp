@@ -17,15 +17,9 @@
 #include "tests/test_util.h"
 
 using namespace mlsys;
+using mlsys::test::after;
 
 namespace {
-
-// A stop function firing after `seconds` (a safety net: the tests expect completion).
-std::function<bool()> after(double seconds) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
-  return [end] { return std::chrono::steady_clock::now() >= end; };
-}
 
 // Solves and checks what every result must satisfy: a schedule the full evaluator accepts, at
 // exactly the reported latency; no bound ever above an exact price.

@@ -17,14 +17,9 @@
 #include "tests/test_util.h"
 
 using namespace mlsys;
+using mlsys::test::after;
 
 namespace {
-
-std::function<bool()> after(double seconds) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
-  return [end] { return std::chrono::steady_clock::now() >= end; };
-}
 
 std::string bench(const std::string& stem) {
   for (const auto& f : test::sharedBenchmarks())

@@ -1,5 +1,6 @@
 #include "tests/test_util.h"
 
+#include <chrono>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,12 @@ RunResult runMlsys(const std::vector<std::string>& args) {
   r.out = readText(base + ".out");
   r.err = readText(base + ".err");
   return r;
+}
+
+std::function<bool()> after(double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+  return [end] { return std::chrono::steady_clock::now() >= end; };
 }
 
 Problem problemFromJson(const std::string& json) { return parseProblemText(json, "test"); }

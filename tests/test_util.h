@@ -1,5 +1,6 @@
 // Helpers shared by the tests: locating instances, running the CLI, temp files.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct RunResult {
 };
 // Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr.
 RunResult runMlsys(const std::vector<std::string>& args);
+
+// A stop function firing after `seconds` (a safety net for solvers the tests expect to finish).
+std::function<bool()> after(double seconds);
 
 Problem problemFromJson(const std::string& json);
 Schedule scheduleFromJson(const std::string& json, const Problem& p);
