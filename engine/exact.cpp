@@ -189,8 +189,11 @@ void Solver::run() {
     chainFusion(ev, never);
     offer(ev.schedule());
   }
-  {
-    gs_.ignoreStop = true;
+  // The chain must be complete when it is the only incumbent; with another one it may be cut
+  // short by `stop` (pricing one op over the whole granularity space can take seconds on huge
+  // tensors, and the search workers run this with their deadline).
+  try {
+    gs_.ignoreStop = ub_ >= kInf;
     std::vector<Edge> chain;
     Cost tot = 0;
     for (OpId o : p_.topo) {
@@ -208,8 +211,9 @@ void Solver::run() {
       incPath_ = chain;
       incIsPath_ = true;
     }
-    gs_.ignoreStop = false;
+  } catch (const Stopped&) {
   }
+  gs_.ignoreStop = false;
 
   // A* from the empty state.
   std::priority_queue<QItem> pq;

@@ -190,6 +190,7 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
       const i64 nw = (W + ws[wi] - 1) / ws[wi];
       if (!verify && sc_.of(static_cast<i128>(nw) * nhMin * cTile, den, true) >= limit) break;
       for (size_t hi = 0; hi < hs.size(); ++hi) {
+        if (!ignoreStop && stop_()) throw Stopped{};  // millions of candidates on huge tensors
         const i64 nh = (H + hs[hi] - 1) / hs[hi];
         if (!verify && sc_.of(static_cast<i128>(nw) * nh * cTile, den, true) >= limit) break;
         for (size_t ki = 0; ki < ks.size(); ++ki) {
@@ -211,11 +212,13 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
   std::unordered_map<u64, SubgraphPlan> plans;
   std::unordered_set<u64> priced;
   Cost best = e.best;
+  u64 attempts = 0;
   auto key = [](const Cand& c) { return (u64{c.wi} << 40) | (u64{c.hi} << 20) | (u64{c.ki} << 4) | c.tk; };
   auto price = [&](const Cand& c) {
     const u64 pk = key(c);
     if (!priced.insert(pk).second) return;
-    if (((st_.configs_priced + 1) & 255) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    // (counted per attempt: on huge tensors most plans can be rejected, and pricing never counts)
+    if ((++attempts & 63) == 0 && !ignoreStop && stop_()) throw Stopped{};
     const Grid g = gridOf(c.wi, c.hi, c.ki);
     const u64 gk = pk >> 4;
     auto it = plans.find(gk);
