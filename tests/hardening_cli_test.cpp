@@ -61,12 +61,6 @@ std::string ex5In(const std::string& dir) {
   return p;
 }
 
-std::string bench(const std::string& stem) {
-  for (const auto& f : test::sharedBenchmarks())
-    if (fs::path(f).stem() == stem) return f;
-  return "";
-}
-
 const char* kNoBench = "../shared/benchmarks (mlsys-2026-21.json) is absent: this test needs a contest instance";
 
 // A child process running MLSYS_BIN (or another program). Killed (SIGKILL) and reaped on
@@ -349,9 +343,9 @@ static void checkPromptWrites(const std::string& p) {
 }
 
 TEST(HardeningCli, ImprovementsAreWrittenPromptly) {
-  if (bench("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
+  if (test::sharedBenchmark("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
   for (const char* stem : {"mlsys-2026-21", "mlsys-2026-2"})
-    if (std::string p = bench(stem); !p.empty()) checkPromptWrites(p);
+    if (std::string p = test::sharedBenchmark(stem); !p.empty()) checkPromptWrites(p);
 }
 
 // 1b. A process stopped past its deadline still writes its best when it resumes.
@@ -377,9 +371,9 @@ static void checkStopCont(const std::string& p) {
 }
 
 TEST(HardeningCli, StopContPastTheDeadlineWritesTheBest) {
-  if (bench("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
+  if (test::sharedBenchmark("mlsys-2026-21").empty()) GTEST_SKIP() << kNoBench;
   for (const char* stem : {"mlsys-2026-21", "mlsys-2026-2"})
-    if (std::string p = bench(stem); !p.empty()) checkStopCont(p);
+    if (std::string p = test::sharedBenchmark(stem); !p.empty()) checkStopCont(p);
 }
 
 // 2a. A character device as output (/dev/null's numbers) is written in place, never replaced.
@@ -578,7 +572,7 @@ TEST(HardeningCli, FirstScheduleNotReadyExitsAtOnce) {
 
 // 6. A closed stderr (EPIPE) neither kills the process nor shortens the run.
 TEST(HardeningCli, ClosedStderrPipeIsNotFatal) {
-  std::string p = bench("mlsys-2026-5");
+  std::string p = test::sharedBenchmark("mlsys-2026-5");
   std::string d = freshDir("sigpipe");
   if (p.empty()) p = ex5In(d);
   std::string out = d + "/out.json", stats = d + "/stats.json";
@@ -644,7 +638,7 @@ TEST(HardeningCli, PathCollisionsAreRefused) {
 
 // 8. SIGHUP is handled like SIGTERM: the best is written and the exit code is 128 + 1.
 TEST(HardeningCli, SighupWritesTheBestAndExits129) {
-  std::string p = bench("mlsys-2026-5");
+  std::string p = test::sharedBenchmark("mlsys-2026-5");
   std::string d = freshDir("sighup");
   if (p.empty()) p = ex5In(d);
   std::string out = d + "/out.json";
@@ -666,7 +660,7 @@ TEST(HardeningCli, SighupWritesTheBestAndExits129) {
 
 // 9. The trace is on disk line by line: a SIGKILL loses nothing already found.
 TEST(HardeningCli, TraceSurvivesSigkill) {
-  std::string p = bench("mlsys-2026-5");
+  std::string p = test::sharedBenchmark("mlsys-2026-5");
   if (p.empty()) GTEST_SKIP() << kNoBench;
   std::string d = freshDir("tracekill"), out = d + "/out.json", trace = d + "/trace.csv";
   Child c;

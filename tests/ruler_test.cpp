@@ -21,12 +21,6 @@ using mlsys::test::after;
 
 namespace {
 
-std::string bench(const std::string& stem) {
-  for (const auto& f : test::sharedBenchmarks())
-    if (std::filesystem::path(f).stem() == stem) return f;
-  return "";
-}
-
 rapidjson::Document parseJson(const std::string& text) {
   rapidjson::Document d;
   d.Parse(text.c_str(), text.size());
@@ -78,7 +72,7 @@ TEST(Ruler, BoundNeverExceedsTheExactOptimumOnGeneratedGraphs) {
 // Hand-derived bounds from the issue: mlsys-2026-1 = 3 x 104,857.6 (three K = 512 MatMuls
 // streaming k-strips) + 4 x 13,107.2 (four forced 512 x 512 transfers).
 TEST(Ruler, BoundMatchesTheHandDerivedFloorOnBenchmark1) {
-  std::string f = bench("mlsys-2026-1");
+  std::string f = test::sharedBenchmark("mlsys-2026-1");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
   Problem p = parseProblemFile(f);
   LowerBound lb = lowerBound(p, ModelOptions{});
@@ -102,7 +96,7 @@ TEST(Ruler, BoundJsonListsComponentsAndParts) {
 
 // Item 4: a benchmark whose best meets the bound ends early with stop_reason optimal.
 TEST(Ruler, SolveStopsWhenTheBestMeetsTheBound) {
-  std::string f = bench("mlsys-2026-21");
+  std::string f = test::sharedBenchmark("mlsys-2026-21");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
   std::string out = test::tempPath("ruler21.json"), stats = test::tempPath("ruler21.stats.json");
   auto r = test::runMlsys({"solve", f, out, "--seconds", "20", "--stats", stats});
@@ -119,7 +113,7 @@ TEST(Ruler, SolveStopsWhenTheBestMeetsTheBound) {
 
 // Item 3: the stats name the model and version, the gap and a deadline stop otherwise.
 TEST(Ruler, StatsCarryBoundGapModelAndStopReason) {
-  std::string f = bench("mlsys-2026-5");
+  std::string f = test::sharedBenchmark("mlsys-2026-5");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
   std::string out = test::tempPath("ruler5.json"), stats = test::tempPath("ruler5.stats.json");
   auto r = test::runMlsys({"solve", f, out, "--seconds", "1", "--stats", stats});

@@ -30,6 +30,12 @@ std::vector<std::string> sharedBenchmarks() {
   return v;
 }
 
+std::string sharedBenchmark(const std::string& stem) {
+  for (const auto& f : sharedBenchmarks())
+    if (fs::path(f).stem() == stem) return f;
+  return "";
+}
+
 std::string instancePath(const std::string& rel) { return (fs::path(MLSYS_SOURCE_DIR) / "instances" / rel).string(); }
 
 std::string tempPath(const std::string& name) {
