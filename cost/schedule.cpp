@@ -1,5 +1,7 @@
 #include "cost/schedule.h"
 
+#include <algorithm>
+
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -45,6 +47,18 @@ std::vector<int32_t> traversalOrder(const Traversal& t, i64 ntw, i64 nth) {
     default: break;
   }
   return out;
+}
+
+std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth, bool mirror_cols, bool mirror_rows,
+                                   bool reverse) {
+  if (reverse) std::reverse(order.begin(), order.end());
+  for (int32_t& t : order) {
+    i64 r = t / ntw, c = t % ntw;
+    if (mirror_cols) c = ntw - 1 - c;
+    if (mirror_rows) r = nth - 1 - r;
+    t = static_cast<int32_t>(r * ntw + c);
+  }
+  return order;
 }
 
 Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx) {

@@ -38,6 +38,11 @@ struct Schedule {
 // Explicit tile order of a traversal for an ntw x nth grid (row-major tile ids).
 std::vector<int32_t> traversalOrder(const Traversal& t, i64 ntw, i64 nth);
 
+// The same walk from another corner (columns and/or rows mirrored: the clipped edge tiles first)
+// and/or backwards.
+std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth, bool mirror_cols, bool mirror_rows,
+                                   bool reverse);
+
 // Reads a schedule. Format problems (rule V1) throw InputError naming the field and index.
 // Op and tensor indices are range-checked against `p`.
 Schedule parseScheduleFile(const std::string& path, const Problem& p);
