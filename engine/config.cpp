@@ -81,17 +81,17 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (root.IsNull()) return cfg;
-  checkKeys(c, root, "", {"search", "sa", "beam", "pool", "cache", "model"});
+  checkKeys(c, root, "", {"search", "sa", "beam", "lns", "pool", "cache", "model"});
   if (auto s = root["search"]) {
     checkKeys(c, s, "search", {"workers", "log_interval_s", "write_interval_s", "margin_s"});
     if (auto w = s["workers"]) {
-      if (!w.IsSequence() || w.size() == 0) c.fail(w, "search.workers", "expected a non-empty list of worker kinds (sa, beam)");
+      if (!w.IsSequence() || w.size() == 0) c.fail(w, "search.workers", "expected a non-empty list of worker kinds (beam, sa, lns)");
       cfg.workers.clear();
       for (const auto& x : w) {
-        if (!x.IsScalar()) c.fail(x, "search.workers", "expected a worker kind (sa, beam), got a non-scalar");
+        if (!x.IsScalar()) c.fail(x, "search.workers", "expected a worker kind (beam, sa, lns), got a non-scalar");
         const std::string& k = x.Scalar();
         std::optional<WorkerKind> kind = parseWorkerKind(k);
-        if (!kind) c.fail(x, "search.workers", "unknown worker kind \"" + k + "\" (known: sa, beam)");
+        if (!kind) c.fail(x, "search.workers", "unknown worker kind \"" + k + "\" (known: beam, sa, lns)");
         cfg.workers.push_back(*kind);
       }
     }
@@ -114,10 +114,29 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     }
   }
   if (auto s = root["beam"]) {
-    checkKeys(c, s, "beam", {"width", "max_segment", "time_share"});
+    checkKeys(c, s, "beam", {"width", "max_segment", "time_share", "then"});
     if (s["width"]) cfg.beam_width = static_cast<int>(integer(c, s["width"], "beam.width", 1, 1024));
     if (s["max_segment"]) cfg.beam_max_segment = static_cast<int>(integer(c, s["max_segment"], "beam.max_segment", 1, 64));
     if (s["time_share"]) cfg.beam_time_share = num(c, s["time_share"], "beam.time_share", 0, 1);
+    if (auto t = s["then"]) {
+      std::optional<WorkerKind> kind = t.IsScalar() ? parseWorkerKind(t.Scalar()) : std::nullopt;
+      if (!kind || *kind == WorkerKind::Beam) c.fail(t, "beam.then", "expected sa or lns");
+      cfg.beam_then = *kind;
+    }
+  }
+  if (auto s = root["lns"]) {
+    checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side"});
+    if (s["whole_graph_ops"]) cfg.lns_whole_graph_ops = static_cast<int>(integer(c, s["whole_graph_ops"], "lns.whole_graph_ops", 0, 20));
+    if (s["window_ops_min"]) cfg.lns_window_ops_min = static_cast<int>(integer(c, s["window_ops_min"], "lns.window_ops_min", 2, 20));
+    if (s["window_ops_max"]) cfg.lns_window_ops_max = static_cast<int>(integer(c, s["window_ops_max"], "lns.window_ops_max", 2, 20));
+    if (s["window_seconds"]) cfg.lns_window_seconds = num(c, s["window_seconds"], "lns.window_seconds", 0.001, 3600);
+    if (s["stall_windows"]) cfg.lns_stall_windows = integer(c, s["stall_windows"], "lns.stall_windows", 1, 1000000000);
+    if (auto e = s["every_side"]) {
+      if (!e.IsScalar() || (e.Scalar() != "true" && e.Scalar() != "false")) c.fail(e, "lns.every_side", "expected true or false");
+      cfg.lns_every_side = e.Scalar() == "true";
+    }
+    if (cfg.lns_window_ops_min > cfg.lns_window_ops_max)
+      c.fail(s, "lns.window_ops_min", "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")");
   }
   if (auto s = root["pool"]) {
     checkKeys(c, s, "pool", {"size"});
@@ -183,6 +202,15 @@ std::string configToYaml(const SearchConfig& c) {
     integer("width", c.beam_width);
     integer("max_segment", c.beam_max_segment);
     real("time_share", c.beam_time_share);
+    text("then", workerKindName(c.beam_then));
+  });
+  section("lns", [&] {
+    integer("whole_graph_ops", c.lns_whole_graph_ops);
+    integer("window_ops_min", c.lns_window_ops_min);
+    integer("window_ops_max", c.lns_window_ops_max);
+    real("window_seconds", c.lns_window_seconds);
+    integer("stall_windows", c.lns_stall_windows);
+    text("every_side", c.lns_every_side ? "true" : "false");
   });
   section("pool", [&] { integer("size", c.pool_size); });
   section("cache", [&] { integer("entries", c.cache_entries); });

@@ -12,7 +12,7 @@ namespace mlsys {
 
 struct SearchConfig {
   // search:
-  std::vector<WorkerKind> workers = {WorkerKind::Beam, WorkerKind::Annealing};  // assigned to threads round-robin
+  std::vector<WorkerKind> workers = {WorkerKind::Beam, WorkerKind::Lns};  // assigned to threads round-robin
   double log_interval_s = 2.0;    // progress line period on stderr
   double write_interval_s = 0.1;  // at most one output write per interval (<= 10 writes/s)
   double margin_s = 0.15;         // stop searching this long before the deadline
@@ -28,6 +28,14 @@ struct SearchConfig {
   int beam_width = 4;           // partial schedules kept per position
   int beam_max_segment = 8;     // ops per subgraph considered by the beam
   double beam_time_share = 0.35;  // no further beam pass after this fraction of the budget
+  WorkerKind beam_then = WorkerKind::Annealing;  // what a beam worker turns into after its passes (sa or lns)
+  // lns:
+  int lns_whole_graph_ops = 14;     // graphs up to this many ops: the exact solver on the whole graph first
+  int lns_window_ops_min = 3;       // window size (distinct ops) at the start and after a round
+  int lns_window_ops_max = 12;      // largest window (at most 20)
+  double lns_window_seconds = 1.0;  // time limit of one window's exact solve
+  long lns_stall_windows = 30;      // windows without improvement before the size grows
+  bool lns_every_side = false;      // windows over every tile side, not only the smallest per tile count
   // pool:
   int pool_size = 8;
   // cache:

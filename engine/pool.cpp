@@ -1,6 +1,7 @@
 #include "engine/pool.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace mlsys {
@@ -43,6 +44,19 @@ bool ElitePool::sample(Rng& rng, Schedule& out, double& latency) const {
   size_t i = std::min(elites_.size() - 1, static_cast<size_t>(static_cast<double>(elites_.size()) * u * u));
   out = elites_[i].s;
   latency = elites_[i].latency;
+  return true;
+}
+
+double ElitePool::bestLatency() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return elites_.empty() ? std::numeric_limits<double>::infinity() : elites_.front().latency;
+}
+
+bool ElitePool::best(Schedule& out, double& latency) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (elites_.empty()) return false;
+  out = elites_.front().s;
+  latency = elites_.front().latency;
   return true;
 }
 

@@ -19,6 +19,9 @@ class ElitePool {
   // A schedule drawn with bias to the best (index floor(K * u^2)); false if empty.
   bool sample(Rng& rng, Schedule& out, double& latency) const;
   int size() const;
+  // The best latency in the pool (+infinity if empty); best(): the best schedule, false if empty.
+  double bestLatency() const;
+  bool best(Schedule& out, double& latency) const;
 
   static std::string encode(const Schedule& s);
 

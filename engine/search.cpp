@@ -10,6 +10,7 @@
 #include "cost/incremental.h"
 #include "engine/annealing.h"
 #include "engine/beam.h"
+#include "engine/lns.h"
 
 namespace mlsys {
 namespace {
@@ -20,16 +21,20 @@ class Worker {
  public:
   Worker(SearchRun& run, int id, WorkerKind kind, const Schedule& start)
       : run_(run), kind_(kind), ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
-        annealer_(run, id) {}
+        annealer_(run, id), lns_(run, id) {}
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
-    switch (kind_) {
-      case WorkerKind::Beam:
-        if (!run_.stop.stopNow()) runBeamPhase(run_, ev_, start_);
-        break;
-      case WorkerKind::Annealing:  // nothing before annealing
-        break;
+    WorkerKind then = kind_;
+    if (kind_ == WorkerKind::Beam) {
+      if (!run_.stop.stopNow()) runBeamPhase(run_, ev_, start_);
+      then = run_.cfg.beam_then;
+    }
+    // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
+    // for the rest of the run: other tile sides may still do better.
+    if (then == WorkerKind::Lns && !run_.stop.stopNow()) {
+      lns_.run(ev_, start_);
+      lns_.reportStats();
     }
     if (!run_.stop.stopNow()) annealer_.run(ev_, start_);
     annealer_.reportStats();
@@ -41,6 +46,7 @@ class Worker {
   IncrementalEvaluator ev_;
   Schedule start_;
   Annealer annealer_;
+  Lns lns_;
 };
 
 }  // namespace

@@ -9,14 +9,16 @@ namespace mlsys {
 enum class WorkerKind {
   Beam,       // engine/beam.cpp: the constructors, then beam passes; then anneals like Annealing
   Annealing,  // engine/annealing.cpp: simulated annealing over the moves of moves/
+  Lns,        // engine/lns.cpp: exact re-optimisation of windows (the whole graph when small)
 };
-inline constexpr WorkerKind kWorkerKinds[] = {WorkerKind::Beam, WorkerKind::Annealing};
+inline constexpr WorkerKind kWorkerKinds[] = {WorkerKind::Beam, WorkerKind::Annealing, WorkerKind::Lns};
 
-// The name in configs, logs and traces: "beam", "sa".
+// The name in configs, logs and traces: "beam", "sa", "lns".
 inline const char* workerKindName(WorkerKind k) {
   switch (k) {
     case WorkerKind::Beam: return "beam";
     case WorkerKind::Annealing: return "sa";
+    case WorkerKind::Lns: return "lns";
   }
   return "?";
 }

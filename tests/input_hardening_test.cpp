@@ -224,7 +224,7 @@ TEST(InputHardening, YamlIntegerKeysRejectFractions) {
 TEST(InputHardening, YamlNonScalarValuesNameTheKey) {
   // These used to escape as yaml-cpp's "bad conversion", naming neither the file nor the key.
   std::string msg = errorOf([] { loadConfigText("search:\n  workers: [[sa]]\n", "cfg"); });
-  EXPECT_MENTIONS(msg, "cfg: line 2: search.workers: expected a worker kind (sa, beam), got a non-scalar");
+  EXPECT_MENTIONS(msg, "cfg: line 2: search.workers: expected a worker kind (beam, sa, lns), got a non-scalar");
   msg = errorOf([] { loadConfigText("model:\n  matmul_compute: [a]\n", "cfg"); });
   EXPECT_MENTIONS(msg, "cfg: line 2: model.matmul_compute: expected a scalar value");
 }

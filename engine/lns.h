@@ -1,0 +1,61 @@
+// The large-neighbourhood-search worker (WorkerKind::Lns): re-optimises parts of the schedule
+// exactly, with the rest fixed (after Shaw's LNS and the window re-optimisation of HGS/PyVRP).
+//   whole graph  a graph of at most lns.whole_graph_ops ops is first solved by the exact solver
+//                (engine/exact.h) from the current schedule, over the budget if need be; if it
+//                proves optimality over its space, the worker anneals for the rest of the run;
+//   windows      otherwise, repeatedly: draw a window of up to `size` distinct ops - a run of
+//                consecutive subgraphs (extended over retentions at its ends while it fits), or
+//                the subgraphs running a connected region of ops grown through tensors from a
+//                random subgraph; cut out its sub-problem (engine/window.h); solve it exactly
+//                with the window as incumbent for at most lns.window_seconds; splice the result
+//                back as one block where the window's first or last subgraph was (the cheaper;
+//                retentions into a subgraph that no longer reads them are dropped); keep it if the
+//                whole schedule got cheaper (or as cheap: a sideways step), then retain greedily
+//                across the block's ends and polish the block's traversals (every corner, both
+//                ways). Windows proven optimal as they are are remembered and skipped. After
+//                lns.stall_windows windows without improvement the size grows by one op; past
+//                lns.window_ops_max a round ends: every traversal is polished, and the next round
+//                starts at lns.window_ops_min from a pool schedule.
+// Before each window the worker adopts the pool's best if it is better than its own, so that
+// workers build on each other's finds; its improvements go to the progress (the writer) and
+// the pool like the annealer's. Window solves are cut by wall time: runs are not reproducible.
+#pragma once
+#include <string>
+#include <unordered_set>
+
+#include "cost/incremental.h"
+#include "engine/run_state.h"
+#include "moves/move.h"
+
+namespace mlsys {
+
+class Lns {
+ public:
+  Lns(SearchRun& run, int worker_id);
+  // Runs until the run stops; returns early (true) only when the exact solver proved the whole
+  // graph optimal over its space, leaving the optimum in `start` for the caller to anneal from.
+  bool run(IncrementalEvaluator& ev, Schedule& start);
+  void reportStats() const;
+
+ private:
+  // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
+  // consecutive subgraphs, or the subgraphs running a connected region of ops grown from a
+  // random subgraph's op through tensors.
+  std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size);
+  std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size);
+  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
+  void retainAcross(IncrementalEvaluator& ev, int s);
+  // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
+  // corner, both ways (the window solver knows only raster and the snakes from the first tile).
+  bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
+  void improved(const IncrementalEvaluator& ev);
+
+  SearchRun& run_;
+  Rng rng_;
+  std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
+  MoveStats stats_;
+  double best_ = -1;
+  double lastOffer_ = -1;
+};
+
+}  // namespace mlsys

@@ -1,0 +1,177 @@
+// The deep search (issue 14): windows (sub-problems of a part of a schedule), the LNS worker that
+// re-optimises them exactly, the traversal orders from every corner, and the portfolio keys.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <string>
+
+#include "cost/evaluator.h"
+#include "cost/schedule.h"
+#include "engine/config.h"
+#include "engine/construct.h"
+#include "engine/exact.h"
+#include "engine/generator.h"
+#include "engine/window.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+using mlsys::test::after;
+
+namespace {
+
+double statsLatency(const std::string& stats) {
+  rapidjson::Document d;
+  const std::string text = test::readText(stats);
+  d.Parse(text.c_str(), text.size());
+  return d.IsObject() && d.HasMember("best_latency") ? d["best_latency"].GetDouble() : -1;
+}
+
+}  // namespace
+
+// A window's sub-problem: the tensors it reads from outside are its graph inputs; the tensors it
+// produces that the rest of the schedule reads are graph outputs (written, never retained); the
+// window's own subgraphs are a valid schedule of it, and map back to themselves.
+TEST(Window, SubProblemOfAPartOfASchedule) {
+  Problem p = generateProblem("transformer", 20, 1);
+  Schedule s = baselineSchedule(p, {});
+  ASSERT_TRUE(evaluateSchedule(p, s, {}).valid);
+  ASSERT_GE(s.subgraphs.size(), 6u);
+  const std::vector<int> idx = {2, 3, 5};
+  std::vector<OpId> ops;
+  for (int i : idx) ops.insert(ops.end(), s.subgraphs[i].ops.begin(), s.subgraphs[i].ops.end());
+  SubProblem w = extractSubProblem(p, ops);
+  ASSERT_EQ(w.p.numOps(), static_cast<int>(ops.size()));
+  std::vector<char> inWin(p.numOps(), 0);
+  for (OpId o : ops) inWin[o] = 1;
+  for (TensorId st = 0; st < w.p.numTensors(); ++st) {
+    const TensorId t = w.tensor_of[st];
+    EXPECT_EQ(w.p.widths[st], p.widths[t]);
+    EXPECT_EQ(w.p.heights[st], p.heights[t]);
+    const bool producedInside = p.producer[t] >= 0 && inWin[p.producer[t]];
+    EXPECT_EQ(w.p.producer[st] >= 0, producedInside) << "tensor " << t;
+    if (!producedInside) continue;
+    bool readOutside = p.is_graph_output[t];
+    for (OpId c : p.consumers[t]) readOutside |= !inWin[c];
+    EXPECT_EQ(static_cast<bool>(w.p.is_graph_output[st]), readOutside) << "tensor " << t;
+  }
+  Schedule sub = toSub(w, s, idx);
+  EXPECT_TRUE(evaluateSchedule(w.p, sub, {}).valid);
+  Schedule back = toFull(w, sub);
+  ASSERT_EQ(back.subgraphs.size(), idx.size());
+  for (size_t j = 0; j < idx.size(); ++j) EXPECT_EQ(back.subgraphs[j].ops, s.subgraphs[idx[j]].ops);
+}
+
+// Re-optimising a window exactly and splicing it back keeps the whole schedule valid, and the
+// window's part of the cost never rises (the incumbent is the window itself).
+TEST(Window, ExactWindowSplicesBackValidAndNoWorse) {
+  for (uint64_t seed : {1, 2, 3}) {
+    Problem p = generateProblem("gemm-chain", 12, seed);
+    Schedule s = baselineSchedule(p, {});
+    const Evaluation before = evaluateSchedule(p, s, {});
+    ASSERT_TRUE(before.valid);
+    const int first = 1, last = std::min<int>(4, static_cast<int>(s.subgraphs.size()) - 1);
+    std::vector<int> idx(last - first + 1);
+    std::iota(idx.begin(), idx.end(), first);
+    std::vector<OpId> ops;
+    for (int i : idx) ops.insert(ops.end(), s.subgraphs[i].ops.begin(), s.subgraphs[i].ops.end());
+    SubProblem w = extractSubProblem(p, ops);
+    Schedule inc = toSub(w, s, idx);
+    ExactOptions o;
+    o.incumbent = &inc;
+    ExactResult r = solveExact(w.p, {}, o, after(20));
+    ASSERT_TRUE(r.found);
+    EXPECT_LE(r.latency, evaluateSchedule(w.p, inc, {}).total + 1e-9);
+    Schedule spliced = s;
+    std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
+    spliced.subgraphs.erase(spliced.subgraphs.begin() + first, spliced.subgraphs.begin() + last + 1);
+    spliced.subgraphs.insert(spliced.subgraphs.begin() + first, block.begin(), block.end());
+    if (first > 0) spliced.subgraphs[first - 1].retain.clear();
+    const Evaluation after = evaluateSchedule(p, spliced, {});
+    EXPECT_TRUE(after.valid) << "seed " << seed << ": " << after.reason;
+    EXPECT_LE(after.total, before.total + 1e-9 * before.total) << "seed " << seed;
+  }
+}
+
+// The corner variants of a walk are permutations of the tiles, and mirroring twice is the identity.
+TEST(Traversal, MirroredOrdersArePermutations) {
+  const i64 ntw = 6, nth = 12;
+  for (TraversalKind k : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+    const std::vector<int32_t> base = traversalOrder({k, {}}, ntw, nth);
+    for (int how = 0; how < 8; ++how) {
+      std::vector<int32_t> m = mirroredOrder(base, ntw, nth, how & 1, how & 2, how & 4);
+      std::vector<int32_t> sorted = m;
+      std::sort(sorted.begin(), sorted.end());
+      for (int32_t i = 0; i < ntw * nth; ++i) ASSERT_EQ(sorted[i], i);
+      EXPECT_EQ(mirroredOrder(m, ntw, nth, how & 1, how & 2, how & 4), base);
+    }
+  }
+  // A row snake mirrored both ways starts at the clipped bottom-right tile.
+  EXPECT_EQ(mirroredOrder(traversalOrder({TraversalKind::RowSnake, {}}, ntw, nth), ntw, nth, true, true, false).front(),
+            ntw * nth - 1);
+}
+
+// The portfolio keys: lns section, beam.then, the worker kind "lns"; bad values name the key.
+TEST(Portfolio, ConfigKeys) {
+  SearchConfig c = loadConfigText(
+      "search: {workers: [lns, beam, sa]}\nbeam: {then: lns}\nlns: {whole_graph_ops: 0, window_ops_min: 4, "
+      "window_ops_max: 9, window_seconds: 0.25, stall_windows: 7, every_side: true}\n");
+  ASSERT_EQ(c.workers.size(), 3u);
+  EXPECT_EQ(c.workers[0], WorkerKind::Lns);
+  EXPECT_EQ(c.beam_then, WorkerKind::Lns);
+  EXPECT_EQ(c.lns_whole_graph_ops, 0);
+  EXPECT_EQ(c.lns_window_ops_min, 4);
+  EXPECT_EQ(c.lns_window_ops_max, 9);
+  EXPECT_DOUBLE_EQ(c.lns_window_seconds, 0.25);
+  EXPECT_EQ(c.lns_stall_windows, 7);
+  EXPECT_TRUE(c.lns_every_side);
+  EXPECT_EQ(configToYaml(loadConfigText(configToYaml(c))), configToYaml(c)) << "round trip";
+  auto fails = [](const std::string& yaml, const std::string& key) {
+    try {
+      loadConfigText(yaml);
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(fails("lns: {window_ops_min: 9, window_ops_max: 4}\n", "lns.window_ops_min"));
+  EXPECT_TRUE(fails("lns: {window_ops_max: 21}\n", "lns.window_ops_max"));
+  EXPECT_TRUE(fails("beam: {then: beam}\n", "beam.then"));
+  EXPECT_TRUE(fails("lns: {every_side: maybe}\n", "lns.every_side"));
+  EXPECT_TRUE(fails("search: {workers: [lnx]}\n", "lns"));  // the message lists the known kinds
+  EXPECT_TRUE(fails("lns: {window: 3}\n", "lns.window"));
+}
+
+// A small graph under the default portfolio: the LNS worker solves the whole graph exactly, so
+// solve reaches the exact optimum (or better, with a tile side outside the exact space).
+TEST(Lns, SmallGraphReachesTheExactOptimum) {
+  for (const char* fam : {"random", "cnn"}) {
+    const std::string f = test::tempPath(std::string("lns_small_") + fam + ".json");
+    const std::string out = f + ".out.json", stats = f + ".stats.json";
+    ASSERT_EQ(test::runMlsys({"generate", "--family", fam, "--size", "5", "--seed", "4", "-o", f}).exit_code, 0);
+    auto r = test::runMlsys({"solve", f, out, "--seconds", "10", "--threads", "2", "--stats", stats, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ExactResult ex = solveExact(parseProblemFile(f), {}, {}, after(30));
+    ASSERT_TRUE(ex.proven_optimal);
+    EXPECT_LE(statsLatency(stats), ex.latency * (1 + 1e-9)) << fam;
+  }
+}
+
+// The LNS worker alone (windows only, one thread) improves a benchmark's construction: on
+// mlsys-2026-5 the windows re-partition the tail that the constructors leave.
+TEST(Lns, WindowsImproveTheConstruction) {
+  std::string f = test::sharedBenchmark("mlsys-2026-5");
+  if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
+  const std::string cfgLns = test::tempPath("lns_only.yaml");
+  test::writeText(cfgLns, "search: {workers: [lns]}\nlns: {whole_graph_ops: 0}\n");
+  const std::string out = test::tempPath("lns5.json"), stats = test::tempPath("lns5.stats.json");
+  auto r = test::runMlsys({"solve", f, out, "--seconds", "8", "--threads", "1", "-c", cfgLns, "--stats", stats});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("found by lns"), std::string::npos) << r.err;
+  EXPECT_LT(statsLatency(stats), 689220.27) << "no better than the search before LNS";
+  auto e = test::runMlsys({"evaluate", f, out});
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+}
