@@ -357,6 +357,48 @@ void Solver::run() {
 using exact_detail::Overflow;
 using exact_detail::Solver;
 
+GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                            const std::function<bool()>& stop, bool snakes) {
+  using namespace exact_detail;
+  GranResult out;
+  ExactOptions o;
+  o.snakes = snakes;
+  ExactStats st;
+  // One common denominator for this subgraph: B * lcm of its compute denominators.
+  i128 lcmD = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth ? p.native : 1;
+  bool exactArith = true;
+  for (OpId op : ops)
+    if (p.ops[op].type == OpType::MatMul && exactArith) {
+      i128 g = gcd128(lcmD, p.ops[op].K);
+      if (__builtin_mul_overflow(lcmD / g, static_cast<i128>(p.ops[op].K), &lcmD) || lcmD > (i128(1) << 60)) exactArith = false;
+    }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Scale sc;
+    sc.exact = exactArith;
+    sc.L = exactArith ? lcmD * p.bandwidth : 1;
+    GranSearch gs(p, m, o, sc, st, stop);
+    PriceEntry e;
+    try {
+      gs.run(ops, rin, rout, kInf, e);
+    } catch (const Overflow&) {
+      exactArith = false;
+      continue;
+    } catch (const Stopped&) {
+    }
+    out.configs_priced = st.configs_priced;
+    if (e.best < kInf) {
+      out.found = true;
+      out.proven = e.exact;
+      out.g = e.g;
+      out.trav = Traversal{e.tk, {}};
+      out.latency = sc.toDouble(e.best);
+    }
+    break;
+  }
+  return out;
+}
+
 ExactResult solveExact(const Problem& p, const ModelOptions& m, const ExactOptions& opt,
                        const std::function<bool()>& stop) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -111,4 +111,22 @@ struct ExactResult {
 ExactResult solveExact(const Problem& p, const ModelOptions& m, const ExactOptions& opt,
                        const std::function<bool()>& stop);
 
+// The granularity chooser over the full range: the cheapest (w, h, k, traversal) of ONE subgraph
+// (ops in topological order, retained-in and retained-out sets) over the space above - every
+// tile count and k-step count (the smallest side per count, plus the V9 sides), raster or snake
+// - enumerated in order of a sound lower bound and priced exactly until the bound reaches the
+// best price; nothing is trimmed. found: a valid granularity was priced (false if the subgraph
+// is invalid at every granularity); proven: it is the minimum (false when `stop` cut it short).
+struct GranResult {
+  bool found = false;
+  bool proven = false;  // the minimum over the space
+  Granularity g;
+  Traversal trav;
+  double latency = 0;
+  int64_t configs_priced = 0;
+};
+GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                            const std::function<bool()>& stop, bool snakes = true);
+
 }  // namespace mlsys
