@@ -7,6 +7,7 @@
 
 #include "engine/construct.h"
 #include "cost/granularity.h"
+#include "engine/order_beam.h"
 #include "engine/topo_order.h"
 
 namespace mlsys {
@@ -179,6 +180,26 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start) {
     if (!ev.valid()) continue;
     run.pool.offer(ev.schedule(), ev.total());
     run.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Beam));
+    if (ev.total() < bestLocal || bestLocal < 0) {
+      bestLocal = ev.total();
+      start = ev.schedule();
+    }
+  }
+  // The order-aware beam over the candidate library, its width doubling while the beam's share
+  // of the budget lasts (the candidates' prices are cached across passes).
+  const SearchConfig& cfg = run.cfg;
+  if (cfg.beam_order_width <= 0 || run.p.numOps() > cfg.beam_order_max_ops || stop()) return;
+  CandidateLibrary lib(run.p, ev.model(), cfg.beam_library_ops, stop);
+  if (!lib.complete()) return;
+  for (int width = cfg.beam_order_width; width <= 4096; width *= 2) {
+    if (stop() || (bestLocal >= 0 && run.stop.fraction() > cfg.beam_time_share)) return;
+    Schedule s;
+    double lat = 0;
+    if (!orderBeam(run.p, lib, width, stop, s, lat)) return;
+    ev.reset(s);
+    if (!ev.valid()) continue;
+    run.pool.offer(ev.schedule(), ev.total());
+    run.progress.improved(ev.schedule(), ev.total(), "order-beam");
     if (ev.total() < bestLocal || bestLocal < 0) {
       bestLocal = ev.total();
       start = ev.schedule();

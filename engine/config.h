@@ -28,6 +28,9 @@ struct SearchConfig {
   int beam_width = 4;           // partial schedules kept per position
   int beam_max_segment = 8;     // ops per subgraph considered by the beam
   double beam_time_share = 0.35;  // no further beam pass after this fraction of the budget
+  int beam_order_width = 8;        // order-aware beam over the candidate library: states kept per layer (0: off)
+  int beam_library_ops = 4;        // largest candidate (ops) in the library
+  int beam_order_max_ops = 300;    // graphs with more ops skip the order-aware beam
   WorkerKind beam_then = WorkerKind::Annealing;  // what a beam worker turns into after its passes (sa or lns)
   // lns:
   int lns_whole_graph_ops = 14;     // graphs up to this many ops: the exact solver on the whole graph first
