@@ -154,7 +154,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
   return true;
 }
 
-void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start) {
+void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int beam_index) {
   const std::function<bool()> stop = [&run] { return run.stop.stopNow(); };
   double bestLocal = -1;
   // Greedy constructions first (cheap), then the beam over two topological orders.
@@ -172,6 +172,7 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start) {
   std::vector<std::vector<OpId>> orders = {chainTopoOrder(run.p), run.p.topo};
   if (orders[0] == orders[1]) orders.pop_back();
   for (const auto& order : orders) {
+    if (beam_index > 0) break;  // deterministic: the first beam worker's passes are the same
     if (stop() || (bestLocal >= 0 && run.stop.fraction() > run.cfg.beam_time_share)) return;
     Schedule s;
     double lat = 0;
@@ -185,17 +186,33 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start) {
       start = ev.schedule();
     }
   }
-  // The order-aware beam over the candidate library, its width doubling while the beam's share
-  // of the budget lasts (the candidates' prices are cached across passes).
+  // The order-aware beam over the candidate library, its width doubling while its share of the
+  // budget (beam.order_time_share) lasts (the candidates' prices are cached across passes). A
+  // pass never runs past that share once a schedule exists, and a wider pass starts only if it
+  // should end within it (each pass is expected to take at most twice the previous one).
   const SearchConfig& cfg = run.cfg;
   if (cfg.beam_order_width <= 0 || run.p.numOps() > cfg.beam_order_max_ops || stop()) return;
-  CandidateLibrary lib(run.p, ev.model(), cfg.beam_library_ops, stop);
+  const std::function<bool()> passStop = [&] {
+    return stop() || (bestLocal >= 0 && run.stop.fraction() > cfg.beam_order_time_share);
+  };
+  CandidateLibrary lib(run.p, ev.model(), cfg.beam_library_ops, passStop);
   if (!lib.complete()) return;
-  for (int width = cfg.beam_order_width; width <= 4096; width *= 2) {
-    if (stop() || (bestLocal >= 0 && run.stop.fraction() > cfg.beam_time_share)) return;
+  double last = 0;
+  // Beam worker j starts at width order_width * 2^j: more threads, wider beams.
+  for (int width = cfg.beam_order_width << std::min(beam_index, 9); width <= 4096; width *= 2) {
+    const double total = run.dl.elapsed() + run.dl.remaining();
+    if (passStop() || (bestLocal >= 0 && !run.stop.byEvaluations() && total > 0 &&
+                       (run.dl.elapsed() + 2 * last) / total > cfg.beam_order_time_share))
+      return;
+    const double t0 = run.dl.elapsed();
+    const size_t pricedBefore = lib.priced();
     Schedule s;
     double lat = 0;
-    if (!orderBeam(run.p, lib, width, stop, s, lat)) return;
+    const bool built = orderBeam(run.p, lib, width, passStop, s, lat);
+    // Each candidate priced counts as an evaluation (the --max-evals unit).
+    run.stats.evaluations.fetch_add(static_cast<long>(lib.priced() - pricedBefore), std::memory_order_relaxed);
+    if (!built) return;
+    last = run.dl.elapsed() - t0;
     ev.reset(s);
     if (!ev.valid()) continue;
     run.pool.offer(ev.schedule(), ev.total());

@@ -1,7 +1,9 @@
 // The beam worker (WorkerKind::Beam): builds good starting schedules, then anneals (search.cpp).
 //   1. the constructors of engine/construct.cpp: chain fusion, then greedy fusion;
 //   2. beamConstruct over two topological orders (the parser's and chainTopoOrder), while the
-//      run is within beam.time_share of its budget.
+//      run is within beam.time_share of its budget;
+//   3. the order-aware beam over the candidate library (engine/order_beam.h), its width doubling
+//      while the run is within beam.time_share of its budget.
 // Every schedule it builds goes to the elite pool and to the run's progress (the writer).
 #pragma once
 #include <functional>
@@ -14,8 +16,10 @@
 namespace mlsys {
 
 // Runs the construction phase on the worker's evaluator `ev`; `start` becomes the best schedule
-// built (unchanged if none is valid).
-void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start);
+// built (unchanged if none is valid). `beam_index`: this worker's rank among the run's beam
+// workers; beyond the first they skip the (deterministic) topological passes and start the
+// order-aware beam wider (beam.order_width * 2^beam_index).
+void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int beam_index = 0);
 
 // Beam search over contiguous segments of a topological order: a partial schedule covers a
 // prefix of `order` and is extended by one subgraph of the next L ops (L = 1..beam.max_segment)

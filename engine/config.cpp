@@ -114,13 +114,14 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     }
   }
   if (auto s = root["beam"]) {
-    checkKeys(c, s, "beam", {"width", "max_segment", "time_share", "then", "order_width", "library_ops", "order_max_ops"});
+    checkKeys(c, s, "beam", {"width", "max_segment", "time_share", "then", "order_width", "library_ops", "order_max_ops", "order_time_share"});
     if (s["width"]) cfg.beam_width = static_cast<int>(integer(c, s["width"], "beam.width", 1, 1024));
     if (s["max_segment"]) cfg.beam_max_segment = static_cast<int>(integer(c, s["max_segment"], "beam.max_segment", 1, 64));
     if (s["time_share"]) cfg.beam_time_share = num(c, s["time_share"], "beam.time_share", 0, 1);
     if (s["order_width"]) cfg.beam_order_width = static_cast<int>(integer(c, s["order_width"], "beam.order_width", 0, 4096));
     if (s["library_ops"]) cfg.beam_library_ops = static_cast<int>(integer(c, s["library_ops"], "beam.library_ops", 1, 8));
     if (s["order_max_ops"]) cfg.beam_order_max_ops = static_cast<int>(integer(c, s["order_max_ops"], "beam.order_max_ops", 0, 1000000));
+    if (s["order_time_share"]) cfg.beam_order_time_share = num(c, s["order_time_share"], "beam.order_time_share", 0, 1);
     if (auto t = s["then"]) {
       std::optional<WorkerKind> kind = t.IsScalar() ? parseWorkerKind(t.Scalar()) : std::nullopt;
       if (!kind || *kind == WorkerKind::Beam) c.fail(t, "beam.then", "expected sa or lns");
@@ -208,6 +209,7 @@ std::string configToYaml(const SearchConfig& c) {
     integer("order_width", c.beam_order_width);
     integer("library_ops", c.beam_library_ops);
     integer("order_max_ops", c.beam_order_max_ops);
+    real("order_time_share", c.beam_order_time_share);
     text("then", workerKindName(c.beam_then));
   });
   section("lns", [&] {

@@ -31,6 +31,7 @@ struct SearchConfig {
   int beam_order_width = 8;        // order-aware beam over the candidate library: states kept per layer (0: off)
   int beam_library_ops = 4;        // largest candidate (ops) in the library
   int beam_order_max_ops = 300;    // graphs with more ops skip the order-aware beam
+  double beam_order_time_share = 0.1;  // no order-aware beam pass past this fraction of the budget (once a schedule exists)
   WorkerKind beam_then = WorkerKind::Annealing;  // what a beam worker turns into after its passes (sa or lns)
   // lns:
   int lns_whole_graph_ops = 14;     // graphs up to this many ops: the exact solver on the whole graph first

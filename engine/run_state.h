@@ -63,6 +63,8 @@ class StopPolicy {
   bool stopNow() const;
   // The part of the budget used, in [0, 1].
   double fraction() const;
+  // The budget is --max-evals evaluations (deterministic runs), not time.
+  bool byEvaluations() const { return max_evals_ > 0; }
 
  private:
   const Deadline& dl_;

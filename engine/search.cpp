@@ -19,15 +19,15 @@ namespace {
 // phases its kind runs on them.
 class Worker {
  public:
-  Worker(SearchRun& run, int id, WorkerKind kind, const Schedule& start)
-      : run_(run), kind_(kind), ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
+  Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
+      : run_(run), kind_(kind), beam_index_(beam_index), ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
         annealer_(run, id), lns_(run, id) {}
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
     WorkerKind then = kind_;
     if (kind_ == WorkerKind::Beam) {
-      if (!run_.stop.stopNow()) runBeamPhase(run_, ev_, start_);
+      if (!run_.stop.stopNow()) runBeamPhase(run_, ev_, start_, beam_index_);
       then = run_.cfg.beam_then;
     }
     // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
@@ -43,6 +43,7 @@ class Worker {
  private:
   SearchRun& run_;
   WorkerKind kind_;
+  int beam_index_;  // rank among the beam workers
   IncrementalEvaluator ev_;
   Schedule start_;
   Annealer annealer_;
@@ -57,8 +58,12 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   run.pool.offer(start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
-  for (int i = 0; i < threads; ++i)
-    workers.push_back(std::make_unique<Worker>(run, i, cfg.workers[static_cast<size_t>(i) % cfg.workers.size()], start));
+  int beams = 0;
+  for (int i = 0; i < threads; ++i) {
+    const WorkerKind kind = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
+    workers.push_back(std::make_unique<Worker>(run, i, kind, kind == WorkerKind::Beam ? beams : 0, start));
+    beams += kind == WorkerKind::Beam;
+  }
   std::atomic<int> running{threads};
   tbb::task_group tg;
   for (auto& w : workers)
