@@ -25,7 +25,7 @@ bool TraversalMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
     size_t i = randBelow(rng, order.size() - 1);
     std::swap(order[i], order[i + 1]);
     S.trav = {TraversalKind::Custom, std::move(order)};
-  } else if (walkable && T <= 4096 && randBelow(rng, 3) == 0) {
+  } else if (walkable && T <= 256 && randBelow(rng, 3) == 0) {
     const uint64_t how = randBelow(rng, 3);
     S.trav = {TraversalKind::Custom, mirroredOrder(traversalOrder(S.trav, ntw, nth), ntw, nth, how == 0, how == 1, how == 2)};
   } else {
