@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -183,7 +184,12 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   for (int i : idx) here.subgraphs.push_back(cur.subgraphs[i]);
   const std::string key = ElitePool::encode(here);
   if (solved_.count(key)) return false;
-  SubProblem w = extractSubProblem(p, ops);
+  SubProblem w;
+  try {
+    w = extractSubProblem(p, ops);
+  } catch (const std::exception&) {  // a sub-problem the parser's checks reject: skip the window
+    return false;
+  }
   Schedule inc = toSub(w, cur, idx);
   const Evaluation incEval = evaluateSchedule(w.p, inc, ev.model());
   ExactOptions o;

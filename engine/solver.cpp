@@ -1,6 +1,7 @@
 #include "engine/solver.h"
 
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
 
 #include <cmath>
 #include <iostream>
@@ -35,7 +36,9 @@ double defaultBudgetSeconds(int n) {
 }
 
 int resolveThreads(int requested) {
-  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The CPUs this process may use (oneTBB reads the affinity mask, e.g. under taskset or a
+  // container's cpuset), not every core of the machine.
+  int hw = std::max(1, tbb::info::default_concurrency());
   return requested > 0 ? std::min(requested, maxThreads()) : hw;
 }
 
