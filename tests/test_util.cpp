@@ -68,10 +68,12 @@ static std::string quote(const std::string& a) {
   return q + "'";
 }
 
-RunResult runMlsys(const std::vector<std::string>& args) {
+RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix) {
   static int counter = 0;
   std::string base = tempPath("run" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string cmd = quote(MLSYS_BIN);
+  std::string cmd;
+  for (const auto& a : prefix) cmd += quote(a) + " ";
+  cmd += quote(MLSYS_BIN);
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " >" + quote(base + ".out") + " 2>" + quote(base + ".err") + " </dev/null";
   int st = std::system(cmd.c_str());

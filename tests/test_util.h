@@ -21,8 +21,9 @@ struct RunResult {
   int exit_code = -1;
   std::string out, err;
 };
-// Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr.
-RunResult runMlsys(const std::vector<std::string>& args);
+// Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr; `prefix` is a
+// command put in front (e.g. {"taskset", "-c", "0"}).
+RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix = {});
 
 // A stop function firing after `seconds` (a safety net for solvers the tests expect to finish).
 std::function<bool()> after(double seconds);

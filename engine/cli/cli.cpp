@@ -133,7 +133,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
   cxxopts::Options o("mlsys solve", "Search for the lowest-latency valid schedule within a wall-clock budget.");
   o.add_options()("s,seconds", "Wall-clock budget for the whole process (default: from the instance size, inside the contest limit)",
-                  cxxopts::value<double>())("t,threads", "Worker threads (0 = all cores)", cxxopts::value<int>()->default_value("0"))(
+                  cxxopts::value<double>())("t,threads", "Worker threads (0 = every CPU this process may use)", cxxopts::value<int>()->default_value("0"))(
       "seed", "Random seed", cxxopts::value<uint64_t>()->default_value("1"))(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
       "c,config", "YAML config file (see configs/)", cxxopts::value<std::string>())(
