@@ -120,16 +120,16 @@ struct ClassFloor {
   // >= its tile. So every valid schedule of this part at (w,h,k) has WS >= this at that step.
   i64 ws(const Grid& g) const {
     i64 total = 0;
-    const std::vector<Canon>& cs = canonFor(g);
+    const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& x = tensors[i];
       i64 sum = 0, mx = 0;
-      for (auto [r, k] : cs[i].tpl) {
+      for (auto [r, k] : canon[i].tpl) {
         const i64 sz = len0(r, p.heights[x.t], g) * len0(k, p.widths[x.t], g);
         sum += sz;
         mx = std::max(mx, sz);
       }
-      i64 v = cs[i].allNever ? sum : mx;
+      i64 v = canon[i].allNever ? sum : mx;
       if (x.free) v = std::min(v, p.size(x.t));
       total += v;
     }
@@ -161,14 +161,14 @@ struct ClassFloor {
       }
       return 0;
     };
-    const std::vector<Canon>& cs = canonFor(g);
+    const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& x = tensors[i];
       if (x.free) continue;
       const i64 Ht = p.heights[x.t], Wt = p.widths[x.t];
-      const std::vector<std::pair<Ext, Ext>>& c = cs[i].tpl;
-      const bool allNever = cs[i].allNever;
-      if (cs[i].whole) {  // loaded once, then every other slice of it lies inside the previous step's
+      const std::vector<std::pair<Ext, Ext>>& c = canon[i].tpl;
+      const bool allNever = canon[i].allNever;
+      if (canon[i].whole) {  // loaded once, then every other slice of it lies inside the previous step's
         total += static_cast<LD>(p.size(x.t));
         continue;
       }

@@ -69,6 +69,14 @@ OpSets opSets(const Problem& p, const std::vector<OpId>& ops) {
   return s;
 }
 
+// Consumed, not produced (sorted, unique).
+std::vector<TensorId> boundaryOf(const OpSets& s) {
+  std::vector<TensorId> in;
+  for (TensorId t : s.consumed)
+    if (!contains(s.produced, t)) in.push_back(t);
+  return in;
+}
+
 // Non-ephemeral outputs: O(S) plus retained tensors consumed inside S (V6).
 std::vector<TensorId> nonEphemeral(const OpSets& s, const std::vector<TensorId>& rout) {
   std::vector<TensorId> ne = s.outputs;
@@ -315,8 +323,7 @@ void storesAndWorkingSet(const Problem& p, const OpSets& s, const std::vector<Te
         if (!contains(ne, t)) ++pl.n_acc;
   for (TensorId t : rin) pl.ws_const += p.size(t);
   for (TensorId t : rout) pl.ws_const += p.size(t);
-  for (TensorId t : s.consumed)
-    if (!contains(s.produced, t)) pl.boundary_inputs.push_back(t);
+  pl.boundary_inputs = boundaryOf(s);
   pl.produced = s.produced;
 }
 
@@ -357,6 +364,8 @@ std::pair<i64, i64> subgraphGrid(const Problem& p, const SubgraphSched& sg) {
   i64 w = std::max<i64>(1, sg.gran.w), h = std::max<i64>(1, sg.gran.h);
   return {(p.widths[t] + w - 1) / w, (p.heights[t] + h - 1) / h};
 }
+
+std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& ops) { return boundaryOf(opSets(p, ops)); }
 
 SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                           const Granularity& g, const std::vector<TensorId>& retained_in,

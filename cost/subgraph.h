@@ -93,6 +93,10 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
                           const Granularity& g, const std::vector<TensorId>& retained_in,
                           const std::vector<TensorId>& retained_out);
 
+// The tensors the ops consume and do not produce (SubgraphPlan::boundary_inputs without a
+// plan): sorted, unique.
+std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& ops);
+
 // Prices a plan. Invalid plans, invalid traversals (V10) and capacity overflow (V11) give
 // valid=false with the rule and reason. CostMethod::Fast/Auto fall back to the walk only where
 // the classes are not exact (a tensor with two slice templates that may coincide by value).

@@ -141,13 +141,15 @@ struct StateKey {
   u64 cov, wr, ret;
   bool operator==(const StateKey&) const = default;
 };
+// Hash of three 64-bit words (state and price keys).
+inline size_t hash3(u64 a, u64 b, u64 c) {
+  u64 h = a * 0x9E3779B97F4A7C15ULL;
+  h ^= (b + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2));
+  h ^= (c * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2));
+  return static_cast<size_t>(h ^ (h >> 31));
+}
 struct StateHash {
-  size_t operator()(const StateKey& k) const {
-    u64 h = k.cov * 0x9E3779B97F4A7C15ULL;
-    h ^= (k.wr + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2));
-    h ^= (k.ret * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2));
-    return static_cast<size_t>(h ^ (h >> 31));
-  }
+  size_t operator()(const StateKey& k) const { return hash3(k.cov, k.wr, k.ret); }
 };
 struct PriceKey {
   int s;
@@ -155,12 +157,7 @@ struct PriceKey {
   bool operator==(const PriceKey&) const = default;
 };
 struct PriceHash {
-  size_t operator()(const PriceKey& k) const {
-    u64 h = static_cast<u64>(k.s) * 0x9E3779B97F4A7C15ULL;
-    h ^= (k.rin + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2));
-    h ^= (k.rout * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2));
-    return static_cast<size_t>(h ^ (h >> 31));
-  }
+  size_t operator()(const PriceKey& k) const { return hash3(static_cast<u64>(k.s), k.rin, k.rout); }
 };
 
 struct Edge {

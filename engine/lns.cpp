@@ -6,8 +6,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cost/subgraph.h"
 #include "engine/exact.h"
 #include "engine/window.h"
+#include "moves/moves.h"
 
 namespace mlsys {
 namespace {
@@ -15,16 +17,6 @@ namespace {
 // The exact solver's limit on the ops of one problem (engine/exact.h: bitmasks of 64 bits, and
 // far below that the search no longer ends in useful time).
 constexpr int kMaxWindowOps = 20;
-
-std::vector<TensorId> boundaryInputs(const Problem& p, const SubgraphSched& sg) {
-  std::vector<TensorId> in;
-  for (OpId o : sg.ops)
-    for (TensorId t : p.ops[o].inputs)
-      if (std::find(sg.ops.begin(), sg.ops.end(), p.producer[t]) == sg.ops.end()) in.push_back(t);
-  std::sort(in.begin(), in.end());
-  in.erase(std::unique(in.begin(), in.end()), in.end());
-  return in;
-}
 
 }  // namespace
 
@@ -232,7 +224,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
       const SubgraphSched* next = j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
       std::vector<TensorId> keep;
       if (next) {
-        const std::vector<TensorId> in = boundaryInputs(p, *next);
+        const std::vector<TensorId> in = boundaryInputs(p, next->ops);
         std::set_intersection(ret.begin(), ret.end(), in.begin(), in.end(), std::back_inserter(keep));
       }
       ret = std::move(keep);
@@ -285,16 +277,9 @@ bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
 
 void Lns::retainAcross(IncrementalEvaluator& ev, int s) {
   if (s < 0 || s + 1 >= ev.size()) return;
-  const Problem& p = run_.p;
-  std::vector<TensorId> cands;
-  for (OpId o : ev.schedule().subgraphs[s].ops)
-    for (TensorId t : p.ops[o].outputs) cands.push_back(t);
-  for (TensorId t : cands) {
+  for (TensorId t : retainableIntoNext(ev, s)) {
     const SubgraphSched& S = ev.schedule().subgraphs[s];
-    const auto& next = ev.info(s + 1).boundary;
-    if (p.is_graph_output[t] || std::find(next.begin(), next.end(), t) == next.end() ||
-        std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end())
-      continue;
+    if (std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end()) continue;
     Change c;
     c.first = s;
     c.count = 1;

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "cost/subgraph.h"
 #include "engine/exact.h"
 
 namespace mlsys {
@@ -64,17 +65,14 @@ bool makeCandidate(const Problem& p, std::vector<OpId> ops, Candidate& c) {
       for (OpId x : p.consumers[t]) (inside(x) ? readInside : readOutside) = true;
       if (readInside && (readOutside || p.is_graph_output[t])) return false;
     }
+  c.inputs = boundaryInputs(p, ops);
   for (OpId o : ops) {
-    for (TensorId t : p.ops[o].inputs)
-      if (p.producer[t] < 0 || !inside(p.producer[t])) c.inputs.push_back(t);
     for (TensorId t : p.ops[o].outputs) {
       bool readOutside = false;
       for (OpId x : p.consumers[t]) readOutside |= !inside(x);
       if (readOutside && !p.is_graph_output[t] && p.size(t) <= p.capacity) c.retainable.push_back(t);
     }
   }
-  std::sort(c.inputs.begin(), c.inputs.end());
-  c.inputs.erase(std::unique(c.inputs.begin(), c.inputs.end()), c.inputs.end());
   std::sort(c.retainable.begin(), c.retainable.end());
   return true;
 }

@@ -40,6 +40,10 @@ struct TraversalMove : Move {
   const char* name() const override { return "traversal"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
 };
+// The outputs of subgraph s (s + 1 < ev.size()) that subgraph s+1 reads and that may be retained
+// (not graph outputs), in op order, each once.
+std::vector<TensorId> retainableIntoNext(const IncrementalEvaluator& ev, int s);
+
 // Retention: retain / stop retaining an output of s into s+1.
 struct RetainMove : Move {
   const char* name() const override { return "retain"; }

@@ -40,6 +40,16 @@ ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double 
   return r;
 }
 
+// The unpruned search (verify mode: every configuration priced, Dijkstra) over the space of `o`
+// proves the same optimum as `r`.
+void expectUnprunedAgrees(const Problem& p, const ExactResult& r, ExactOptions o = {}, const ModelOptions& m = {}) {
+  o.verify = true;
+  o.greedy_incumbent = false;
+  ExactResult rv = solveChecked(p, o, 30, m);
+  ASSERT_TRUE(rv.proven_optimal) << "unpruned search did not finish";
+  EXPECT_EQ(rv.latency, r.latency);
+}
+
 Problem example(int i) { return parseProblemFile(test::instancePath("examples/ex" + std::to_string(i) + ".json")); }
 
 bool recomputes(const Schedule& s) {
@@ -102,12 +112,7 @@ TEST(Exact, Example5AtMostFiveB) {
   ExactResult r = solveChecked(p);
   EXPECT_TRUE(r.proven_optimal);
   EXPECT_LE(r.latency, 6915.2);
-  ExactOptions v;
-  v.verify = true;
-  v.greedy_incumbent = false;
-  ExactResult rv = solveChecked(p, v);
-  EXPECT_TRUE(rv.proven_optimal);
-  EXPECT_EQ(rv.latency, r.latency);
+  expectUnprunedAgrees(p, r);
 }
 
 // --- Hand-checked tiny graphs -----------------------------------------------------------------
@@ -146,12 +151,7 @@ TEST(Exact, RetentionReachesTheTrafficBound) {
   EXPECT_TRUE(rq.proven_optimal);
   EXPECT_GT(rq.latency, 9830.4);
   EXPECT_TRUE(recomputes(rq.schedule));
-  ExactOptions v;
-  v.verify = true;
-  v.greedy_incumbent = false;
-  ExactResult rv = solveChecked(q, v);
-  EXPECT_TRUE(rv.proven_optimal);
-  EXPECT_EQ(rv.latency, rq.latency);
+  expectUnprunedAgrees(q, rq);
 }
 
 // --- Stopping and incumbents ------------------------------------------------------------------
@@ -286,12 +286,8 @@ TEST(Exact, PruningAgreesWithTheUnprunedSearch) {
     o.greedy_incumbent = false;    // both searches must find the space's optimum themselves
     SCOPED_TRACE(p.name + " " + m.describe() + (o.every_side ? " every_side" : ""));
     ExactResult r = solveChecked(p, o, 30, m);
-    ExactOptions v = o;
-    v.verify = true;
-    ExactResult rv = solveChecked(p, v, 30, m);
     ASSERT_TRUE(r.proven_optimal);
-    ASSERT_TRUE(rv.proven_optimal) << "unpruned search did not finish";
-    EXPECT_EQ(r.latency, rv.latency);
+    expectUnprunedAgrees(p, r, o, m);
     ++checked;
   }
   EXPECT_GE(checked, 35);
@@ -305,11 +301,8 @@ TEST(Exact, GeneratedGraphsAgreeWithTheUnprunedSearch) {
     ExactOptions o;
     o.greedy_incumbent = false;
     ExactResult r = solveChecked(p, o);
-    o.verify = true;
-    ExactResult rv = solveChecked(p, o);
     ASSERT_TRUE(r.proven_optimal);
-    ASSERT_TRUE(rv.proven_optimal);
-    EXPECT_EQ(r.latency, rv.latency);
+    expectUnprunedAgrees(p, r, o);
   }
 }
 
