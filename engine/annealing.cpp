@@ -1,6 +1,7 @@
 #include "engine/annealing.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlsys {
 namespace {
@@ -58,9 +59,9 @@ double Annealer::temperature(double latency) const {
   return latency * c.sa_t0 * std::pow(c.sa_t1 / c.sa_t0, run_.stop.fraction());
 }
 
-void Annealer::run(IncrementalEvaluator& ev, const Schedule& start) {
+double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double until) {
   ev.reset(start);
-  if (!ev.valid()) return;
+  if (!ev.valid()) return std::numeric_limits<double>::infinity();
   LazyBest best{ev.total(), ev.schedule()};
   auto offerBestToPool = [&] {
     best.snapshot(ev);
@@ -68,13 +69,13 @@ void Annealer::run(IncrementalEvaluator& ev, const Schedule& start) {
   };
   const char* who = workerKindName(WorkerKind::Annealing);
   long sinceImprove = 0, sinceSync = 0, local = 0, proposals = 0;
-  if (moves_.empty()) return;
+  if (moves_.empty()) return best.latency;
   double lastOffer = -1;
   bool pendingOffer = false;
   double T = 0;
   while (true) {
     if ((local & 31) == 0) {
-      if (run_.stop.stopNow()) break;
+      if (run_.stop.stopNow() || run_.dl.elapsed() >= until) break;
       T = temperature(ev.total());
       // An improvement reaches the writer at most once per write interval.
       if (pendingOffer && run_.dl.elapsed() - lastOffer >= run_.cfg.write_interval_s) {
@@ -124,6 +125,17 @@ void Annealer::run(IncrementalEvaluator& ev, const Schedule& start) {
     if (sinceSync >= run_.cfg.sa_sync_every) {
       sinceSync = 0;
       offerBestToPool();
+      // Another worker is ahead of this one's best: continue from its schedule (with several
+      // annealers on one funnel, the one behind joins the leader).
+      if (run_.cfg.sa_adopt_pool_best && run_.pool.bestLatency() < best.latency - 1e-9 * best.latency) {
+        Schedule s;
+        double l;
+        if (run_.pool.best(s, l)) {
+          ev.reset(s);
+          best = LazyBest{ev.total(), ev.schedule()};
+          sinceImprove = 0;
+        }
+      }
     }
     if (sinceImprove >= run_.cfg.sa_restart_after) {
       sinceImprove = 0;
@@ -135,6 +147,7 @@ void Annealer::run(IncrementalEvaluator& ev, const Schedule& start) {
   }
   offerBestToPool();
   run_.progress.improved(best.s, best.latency, who);
+  return best.latency;
 }
 
 void Annealer::reportStats() const {

@@ -11,6 +11,7 @@
 // pool (every sa.sync_every evaluations); after sa.restart_after evaluations without improvement
 // it restarts from a schedule drawn from the pool.
 #pragma once
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -25,8 +26,9 @@ class Annealer {
   // The enabled moves (weight > 0, supported by the problem) and the worker's random streams,
   // derived from (seed, worker_id).
   Annealer(SearchRun& run, int worker_id);
-  // Anneals from `start` on the worker's evaluator `ev` until the run stops.
-  void run(IncrementalEvaluator& ev, const Schedule& start);
+  // Anneals from `start` on the worker's evaluator `ev` until the run stops or the run's elapsed
+  // time reaches `until`; returns the best latency it reached (infinity if `start` is invalid).
+  double run(IncrementalEvaluator& ev, const Schedule& start, double until = std::numeric_limits<double>::infinity());
   // Adds the per-move counters to the run's statistics.
   void reportStats() const;
 

@@ -48,6 +48,11 @@ long integer(const Ctx& c, const YAML::Node& n, const std::string& key, long lo,
   return v;
 }
 
+bool boolean(const Ctx& c, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) c.fail(n, key, "expected true or false");
+  return n.Scalar() == "true";
+}
+
 // Checks that `m` is a mapping with known, distinct keys. yaml-cpp keeps every pair of a map
 // with a repeated key but m["key"] returns the first, so repeats would be silently ignored.
 void checkKeys(const Ctx& c, const YAML::Node& m, const std::string& section, const std::vector<std::string>& known) {
@@ -100,11 +105,12 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     if (s["margin_s"]) cfg.margin_s = num(c, s["margin_s"], "search.margin_s", 0, 60);
   }
   if (auto s = root["sa"]) {
-    checkKeys(c, s, "sa", {"t0", "t1", "restart_after", "sync_every", "moves"});
+    checkKeys(c, s, "sa", {"t0", "t1", "restart_after", "sync_every", "adopt_pool_best", "moves"});
     if (s["t0"]) cfg.sa_t0 = num(c, s["t0"], "sa.t0", 0, 1);
     if (s["t1"]) cfg.sa_t1 = num(c, s["t1"], "sa.t1", 0, 1);
     if (s["restart_after"]) cfg.sa_restart_after = integer(c, s["restart_after"], "sa.restart_after", 1, 1000000000000);
     if (s["sync_every"]) cfg.sa_sync_every = integer(c, s["sync_every"], "sa.sync_every", 1, 1000000000000);
+    if (s["adopt_pool_best"]) cfg.sa_adopt_pool_best = boolean(c, s["adopt_pool_best"], "sa.adopt_pool_best");
     if (auto mv = s["moves"]) {
       checkKeys(c, mv, "sa.moves", moveNames());
       for (auto it = mv.begin(); it != mv.end(); ++it) {
@@ -129,16 +135,15 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
     }
   }
   if (auto s = root["lns"]) {
-    checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side"});
+    checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side", "adaptive", "slice_seconds"});
     if (s["whole_graph_ops"]) cfg.lns_whole_graph_ops = static_cast<int>(integer(c, s["whole_graph_ops"], "lns.whole_graph_ops", 0, 20));
     if (s["window_ops_min"]) cfg.lns_window_ops_min = static_cast<int>(integer(c, s["window_ops_min"], "lns.window_ops_min", 2, 20));
     if (s["window_ops_max"]) cfg.lns_window_ops_max = static_cast<int>(integer(c, s["window_ops_max"], "lns.window_ops_max", 2, 20));
     if (s["window_seconds"]) cfg.lns_window_seconds = num(c, s["window_seconds"], "lns.window_seconds", 0.001, 3600);
     if (s["stall_windows"]) cfg.lns_stall_windows = integer(c, s["stall_windows"], "lns.stall_windows", 1, 1000000000);
-    if (auto e = s["every_side"]) {
-      if (!e.IsScalar() || (e.Scalar() != "true" && e.Scalar() != "false")) c.fail(e, "lns.every_side", "expected true or false");
-      cfg.lns_every_side = e.Scalar() == "true";
-    }
+    if (s["every_side"]) cfg.lns_every_side = boolean(c, s["every_side"], "lns.every_side");
+    if (s["adaptive"]) cfg.lns_adaptive = boolean(c, s["adaptive"], "lns.adaptive");
+    if (s["slice_seconds"]) cfg.lns_slice_seconds = num(c, s["slice_seconds"], "lns.slice_seconds", 0.001, 3600);
     if (cfg.lns_window_ops_min > cfg.lns_window_ops_max)
       c.fail(s, "lns.window_ops_min", "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")");
   }
@@ -198,6 +203,7 @@ std::string configToYaml(const SearchConfig& c) {
     real("t1", c.sa_t1);
     integer("restart_after", c.sa_restart_after);
     integer("sync_every", c.sa_sync_every);
+    text("adopt_pool_best", c.sa_adopt_pool_best ? "true" : "false");
     section("moves", [&] {
       for (const auto& [k, w] : c.move_weights) real(k.c_str(), w);
     });
@@ -219,6 +225,8 @@ std::string configToYaml(const SearchConfig& c) {
     real("window_seconds", c.lns_window_seconds);
     integer("stall_windows", c.lns_stall_windows);
     text("every_side", c.lns_every_side ? "true" : "false");
+    text("adaptive", c.lns_adaptive ? "true" : "false");
+    real("slice_seconds", c.lns_slice_seconds);
   });
   section("pool", [&] { integer("size", c.pool_size); });
   section("cache", [&] { integer("entries", c.cache_entries); });

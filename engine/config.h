@@ -40,6 +40,9 @@ struct SearchConfig {
   double lns_window_seconds = 1.0;  // time limit of one window's exact solve
   long lns_stall_windows = 30;      // windows without improvement before the size grows
   bool lns_every_side = false;      // windows over every tile side, not only the smallest per tile count
+  bool sa_adopt_pool_best = true;   // an annealer behind the pool's best continues from it (at its sync points)
+  bool lns_adaptive = true;         // an LNS worker alternates time slices of windows and annealing by their yield
+  double lns_slice_seconds = 0.5;   // length of one such slice
   // pool:
   int pool_size = 8;
   // cache:

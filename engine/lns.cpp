@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,64 +32,69 @@ void Lns::improved(const IncrementalEvaluator& ev) {
 }
 
 bool Lns::run(IncrementalEvaluator& ev, Schedule& start) {
+  if (solveWhole(ev, start)) return true;
+  windows(ev, start, std::numeric_limits<double>::infinity());
+  return false;
+}
+
+bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   const Problem& p = run_.p;
   const SearchConfig& cfg = run_.cfg;
-  const std::function<bool()> stop = [this] { return run_.stop.stopNow(); };
   ev.reset(start);
   if (!ev.valid()) return false;
   best_ = ev.total();
   // Whole graph: the exact solver over the budget, from the current schedule.
-  if (p.numOps() <= std::min(cfg.lns_whole_graph_ops, kMaxWindowOps)) {
-    ExactOptions o;
-    o.max_ops = kMaxWindowOps;
-    Schedule inc = ev.schedule();
-    o.incumbent = &inc;
-    o.greedy_incumbent = false;
-    ExactResult r = solveExact(p, ev.model(), o, stop);
-    ++stats_.evaluations;
-    run_.stats.evaluations.fetch_add(r.stats.configs_priced, std::memory_order_relaxed);
-    if (r.found && r.latency < ev.total()) {
-      ev.reset(r.schedule);
-      if (ev.valid()) improved(ev);
-    }
-    if (r.proven_optimal) {
-      start = ev.schedule();
-      return true;
-    }
+  if (p.numOps() > std::min(cfg.lns_whole_graph_ops, kMaxWindowOps)) return false;
+  ExactOptions o;
+  o.max_ops = kMaxWindowOps;
+  Schedule inc = ev.schedule();
+  o.incumbent = &inc;
+  o.greedy_incumbent = false;
+  ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
+  ++stats_.evaluations;
+  run_.stats.evaluations.fetch_add(r.stats.configs_priced, std::memory_order_relaxed);
+  if (r.found && r.latency < ev.total()) {
+    ev.reset(r.schedule);
+    if (ev.valid()) improved(ev);
   }
-  int size = cfg.lns_window_ops_min;
-  long stall = 0;
-  bool cycleImproved = false;
-  while (!stop()) {
+  start = ev.schedule();
+  return r.proven_optimal;
+}
+
+void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
+  const SearchConfig& cfg = run_.cfg;
+  ev.reset(start);
+  if (!ev.valid()) return;
+  if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
+  while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found.
     if (run_.pool.bestLatency() < ev.total() - 1e-9 * ev.total()) {
       Schedule s;
       double l;
       if (run_.pool.best(s, l)) ev.reset(s);
-      if (!ev.valid()) return false;
+      if (!ev.valid()) return;
     }
-    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size) : regionWindow(ev, size);
+    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_) : regionWindow(ev, size_);
     bool better = !idx.empty() && window(ev, idx);
     if (better) {
-      stall = 0;
-      cycleImproved = true;
+      stall_ = 0;
+      cycleImproved_ = true;
       improved(ev);
-    } else if (++stall >= cfg.lns_stall_windows) {
-      stall = 0;
-      if (++size > cfg.lns_window_ops_max) {
-        size = cfg.lns_window_ops_min;
+    } else if (++stall_ >= cfg.lns_stall_windows) {
+      stall_ = 0;
+      if (++size_ > cfg.lns_window_ops_max) {
+        size_ = cfg.lns_window_ops_min;
         // A whole round of windows: polish the traversal orders before moving on.
-        if (!cycleImproved && polishTraversals(ev, 0, ev.size() - 1)) improved(ev);
-        cycleImproved = false;
+        if (!cycleImproved_ && polishTraversals(ev, 0, ev.size() - 1)) improved(ev);
+        cycleImproved_ = false;
         Schedule s;
         double l;
         if (run_.pool.sample(rng_, s, l)) ev.reset(s);
-        if (!ev.valid()) return false;
+        if (!ev.valid()) return;
       }
     }
   }
   start = ev.schedule();
-  return false;
 }
 
 std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size) {

@@ -34,7 +34,15 @@ class Lns {
   Lns(SearchRun& run, int worker_id);
   // Runs until the run stops; returns early (true) only when the exact solver proved the whole
   // graph optimal over its space, leaving the optimum in `start` for the caller to anneal from.
+  // The same as solveWhole, then windows until the run stops.
   bool run(IncrementalEvaluator& ev, Schedule& start);
+  // The whole graph by the exact solver if it has at most lns.whole_graph_ops ops (else nothing):
+  // true if proven optimal; `start` becomes the best schedule.
+  bool solveWhole(IncrementalEvaluator& ev, Schedule& start);
+  // Windows from `start` until the run stops or the run's elapsed time reaches `until` (checked
+  // between windows); `start` becomes the schedule reached (never worse than the one given). The
+  // window size and stall count carry over from one call to the next.
+  void windows(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
 
  private:
@@ -55,7 +63,9 @@ class Lns {
   std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
   MoveStats stats_;
   double best_ = -1;
-  double lastOffer_ = -1;
+  int size_ = 0;       // window size (distinct ops) of the current round
+  long stall_ = 0;     // windows since the last improvement at this size
+  bool cycleImproved_ = false;
 };
 
 }  // namespace mlsys

@@ -3,6 +3,7 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_group.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -33,12 +34,50 @@ class Worker {
     // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
     // for the rest of the run: other tile sides may still do better.
     if (then == WorkerKind::Lns && !run_.stop.stopNow()) {
-      lns_.run(ev_, start_);
+      if (!run_.cfg.lns_adaptive) lns_.run(ev_, start_);
+      else if (!lns_.solveWhole(ev_, start_)) slices();
       lns_.reportStats();
     }
     if (!run_.stop.stopNow()) annealer_.run(ev_, start_);
     annealer_.reportStats();
   }
+
+ private:
+  // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each either LNS windows
+  // or annealing, from the pool's best. A slice's yield is the relative improvement it made on
+  // the schedule it started from, per second; each kind keeps a moving average of its yields and
+  // the next slice goes to the kind with the higher one (ties to windows). A kind not run for
+  // kExplore slices gets the next one, so that a kind that stopped paying is measured again.
+  // Graphs where the exact windows pay keep the worker on windows; where they are slow or dry
+  // (large dimensions, annealing throughput decides) it becomes a second annealer.
+  void slices() {
+    constexpr int kExplore = 4;
+    constexpr int kLns = 0, kSa = 1;
+    double yield[2] = {-1, -1};  // moving average per kind; -1: not measured yet
+    int idle[2] = {0, 0};        // slices since the kind last ran
+    while (!run_.stop.stopNow()) {
+      int k = yield[kLns] < 0 ? kLns : yield[kSa] < 0 ? kSa : yield[kSa] > yield[kLns] ? kSa : kLns;
+      if (idle[1 - k] >= kExplore) k = 1 - k;
+      Schedule from;
+      double ref;
+      if (!run_.pool.best(from, ref)) from = start_;
+      const double t0 = run_.dl.elapsed();
+      double reached;
+      if (k == kLns) {
+        lns_.windows(ev_, from, t0 + run_.cfg.lns_slice_seconds);
+        reached = ev_.valid() ? ev_.total() : ref;
+      } else {
+        reached = annealer_.run(ev_, from, t0 + run_.cfg.lns_slice_seconds);
+      }
+      const double dt = std::max(1e-3, run_.dl.elapsed() - t0);
+      const double y = ref > 0 && reached < ref ? (ref - reached) / ref / dt : 0;
+      yield[k] = yield[k] < 0 ? y : 0.5 * yield[k] + 0.5 * y;
+      idle[k] = 0;
+      ++idle[1 - k];
+      if (ev_.valid()) start_ = ev_.schedule();
+    }
+  }
+
 
  private:
   SearchRun& run_;

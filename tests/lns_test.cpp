@@ -31,6 +31,12 @@ double statsLatency(const std::string& stats) {
   return d.IsObject() && d.HasMember("best_latency") ? d["best_latency"].GetDouble() : -1;
 }
 
+// The "evaluated" column of a move's row in solve's closing move table on stderr (0 if absent).
+long movesEvaluated(const std::string& err, const std::string& move) {
+  size_t at = err.find("\n  " + move + " ");
+  return at == std::string::npos ? 0 : std::stol(err.substr(at + 3 + move.size()));
+}
+
 }  // namespace
 
 // A window's sub-problem: the tensors it reads from outside are its graph inputs; the tensors it
@@ -143,6 +149,14 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("lns: {window_ops_max: 21}\n", "lns.window_ops_max"));
   EXPECT_TRUE(fails("beam: {then: beam}\n", "beam.then"));
   EXPECT_TRUE(fails("lns: {every_side: maybe}\n", "lns.every_side"));
+  EXPECT_TRUE(fails("lns: {adaptive: 1}\n", "lns.adaptive"));
+  EXPECT_TRUE(fails("lns: {slice_seconds: 0}\n", "lns.slice_seconds"));
+  EXPECT_TRUE(loadConfigText("").lns_adaptive);
+  EXPECT_FALSE(loadConfigText("lns: {adaptive: false}\n").lns_adaptive);
+  EXPECT_DOUBLE_EQ(loadConfigText("lns: {slice_seconds: 0.25}\n").lns_slice_seconds, 0.25);
+  EXPECT_TRUE(loadConfigText("").sa_adopt_pool_best);
+  EXPECT_FALSE(loadConfigText("sa: {adopt_pool_best: false}\n").sa_adopt_pool_best);
+  EXPECT_TRUE(fails("sa: {adopt_pool_best: yes please}\n", "sa.adopt_pool_best"));
   EXPECT_TRUE(fails("search: {workers: [lnx]}\n", "lns"));  // the message lists the known kinds
   EXPECT_TRUE(fails("lns: {window: 3}\n", "lns.window"));
 }
@@ -168,7 +182,7 @@ TEST(Lns, WindowsImproveTheConstruction) {
   std::string f = test::sharedBenchmark("mlsys-2026-5");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
   const std::string cfgLns = test::tempPath("lns_only.yaml");
-  test::writeText(cfgLns, "search: {workers: [lns]}\nlns: {whole_graph_ops: 0}\n");
+  test::writeText(cfgLns, "search: {workers: [lns]}\nlns: {whole_graph_ops: 0, adaptive: false}\n");
   const std::string out = test::tempPath("lns5.json"), stats = test::tempPath("lns5.stats.json");
   auto r = test::runMlsys({"solve", f, out, "--seconds", "8", "--threads", "1", "-c", cfgLns, "--stats", stats});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -176,6 +190,24 @@ TEST(Lns, WindowsImproveTheConstruction) {
   EXPECT_LT(statsLatency(stats), 689220.27) << "no better than the search before LNS";
   auto e = test::runMlsys({"evaluate", f, out});
   EXPECT_EQ(e.exit_code, 0) << e.err;
+}
+
+// The adaptive LNS worker spends slices on windows and on annealing (the annealing moves run);
+// with lns.adaptive false the same worker runs windows only. Both write a valid schedule.
+TEST(Lns, AdaptiveWorkerRunsWindowsAndAnnealing) {
+  const std::string f = test::tempPath("lns_adaptive.json");
+  ASSERT_EQ(test::runMlsys({"generate", "--family", "random", "--size", "40", "--seed", "3", "-o", f}).exit_code, 0);
+  for (bool adaptive : {true, false}) {
+    const std::string cfg = test::tempPath("lns_adaptive.yaml"), out = test::tempPath("lns_adaptive.out.json");
+    test::writeText(cfg, std::string("search: {workers: [lns]}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, adaptive: ") +
+                             (adaptive ? "true" : "false") + "}\n");
+    auto r = test::runMlsys({"solve", f, out, "--seconds", "2", "--threads", "1", "-c", cfg});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(movesEvaluated(r.err, "lns-window"), 0) << r.err;
+    if (adaptive) EXPECT_GT(movesEvaluated(r.err, "granularity"), 0) << r.err;
+    else EXPECT_EQ(movesEvaluated(r.err, "granularity"), 0) << r.err;
+    EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
+  }
 }
 
 // The candidate library: connected, convex sets whose ephemeral tensors nobody outside reads;
