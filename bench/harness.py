@@ -12,19 +12,23 @@
 Contest mode (no --seconds): mlsys picks its budget (inside the limit) and the harness sends SIGTERM at
 the instance's time limit (time_limit_s from --targets, else the contest tier by op count), like the
 contest grader; whatever is on disk then is scored. With --seconds S, mlsys gets --seconds S and a
-watchdog sends SIGTERM at 1.2*S + 2 s. Runs are sequential (one solve at a time).
+watchdog sends SIGTERM at 1.2*S + 2 s. Runs are sequential unless -j N runs N solves at a time (each
+with its --threads: keep N x threads <= cores, the harness warns otherwise).
 
 Each run passes --stats/--trace to mlsys (when the binary supports them), and its output is checked
 with `mlsys evaluate --json`. The harness also watches for the output file itself: `first_seen_s`
 is when a schedule first appeared on disk, measured from outside.
 
 Writes OUT/runs.csv (one row per run), OUT/results.csv (one row per instance), OUT/results.md
-(a Markdown table with a summary), and with --compare OUT/compare.md. Per-run files are in OUT/runs/.
+(a Markdown table with a summary), OUT/results.png (a chart of median / lower bound per instance,
+when matplotlib is installed), and with --compare OUT/compare.md. Per-run files are in OUT/runs/.
 Exit code: 0 if every run produced a valid schedule, 1 otherwise, 2 on usage errors.
-Python 3 standard library only.
+Python 3 standard library; matplotlib (Debian python3-matplotlib) for the chart only.
 """
 import argparse
+import concurrent.futures
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -48,6 +52,28 @@ RUN_COLS = ["instance", "seed", "rc", "killed", "wall_s", "first_seen_s", "valid
 
 def log(msg):
     print(f"harness: {msg}", file=sys.stderr, flush=True)
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def reexec_for(modules, why):
+    """Returns the modules of `modules` this interpreter cannot import. When Debian's
+    /usr/bin/python3 can import more of them (a pyenv or venv python3 earlier on PATH hides the
+    Debian packages), re-executes the running script under it instead, once, with a note: so call
+    it at the start, with every module the run will want."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if (not missing or os.environ.get("MLSYS_REEXECED") or not os.access(DEBIAN_PYTHON, os.X_OK)
+            or os.path.realpath(sys.executable) == os.path.realpath(DEBIAN_PYTHON)):
+        return missing
+    probe = subprocess.run([DEBIAN_PYTHON, "-c", "import importlib.util, sys; print(sum(importlib.util.find_spec(m) "
+                            "is None for m in sys.argv[1:]))"] + missing, capture_output=True, text=True)
+    if probe.returncode != 0 or int(probe.stdout.strip() or len(missing)) >= len(missing):
+        return missing
+    print(f"{os.path.basename(sys.argv[0])}: {sys.executable} cannot import {', '.join(missing)} ({why}); "
+          f"running under {DEBIAN_PYTHON}, which can", file=sys.stderr, flush=True)
+    os.environ["MLSYS_REEXECED"] = "1"
+    os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(sys.argv[0])] + sys.argv[1:])
 
 
 def fnum(x):
@@ -190,64 +216,119 @@ def run_solve(cmd, sol, kill_at, logf):
     return rc, wall, first_seen, killed
 
 
-def run_instance(args, ml, inst, targets, rundir):
+def plan_instance(args, inst, targets):
+    """What the runs of one instance need: its limit, when to kill, the known bounds."""
     stem = os.path.splitext(os.path.basename(inst))[0]
     tg = targets.get(stem, {})
     n_ops = count_ops(inst)
     limit = fnum(tg.get("time_limit_s")) or (contest_limit(n_ops) if n_ops is not None else 120.0)
-    kill_at = args.seconds * 1.2 + 2 if args.seconds else limit
-    lb = fnum(tg.get("lower_bound")) if not ml.model else None  # targets.csv is under the default model
-    cb = fnum(tg.get("contest_best")) if not ml.model else None
-    runs = []
-    for seed in range(1, args.seeds + 1):
-        base = os.path.join(rundir, f"{stem}-s{seed}")
-        sol, stats, trace = base + ".json", base + ".stats.json", base + ".trace.csv"
-        cmd = solve_cmd(args, ml, inst, sol, stats, trace, seed)
-        if args.dry_run:
-            print(" ".join(cmd) + f"    # SIGTERM at {kill_at:g} s")
-            continue
-        for f in (sol, stats, trace):
-            if os.path.exists(f):
-                os.remove(f)
-        with open(base + ".log", "w") as logf:
-            rc, wall, first_seen, killed = run_solve(cmd, sol, kill_at, logf)
-        valid, lat, rule, reason, nwarn = ml.evaluate(inst, sol)
-        st = {}
-        if os.path.exists(stats):
-            try:
-                with open(stats) as f:
-                    st = json.load(f)
-            except ValueError:
-                st = {}
-        run = {"instance": stem, "seed": seed, "rc": rc, "killed": int(killed), "wall_s": round(wall, 4),
-               "first_seen_s": round(first_seen, 4) if first_seen is not None else None, "valid": int(valid),
-               "latency": lat, "rule": rule, "reason": reason, "warnings": nwarn,
-               "solution": os.path.relpath(sol, args.out), "trace": os.path.relpath(trace, args.out) if os.path.exists(trace) else ""}
-        for k in ("best_latency", "first_write_s", "best_found_s", "elapsed_s", "evaluations", "evals_per_s", "writes", "threads"):
-            run[k] = st.get(k)
-        runs.append(run)
-        status = f"latency {fmt(lat)}" if valid else f"INVALID ({rule}: {reason})"
-        log(f"{stem} seed {seed}: {status}, wall {wall:.2f} s" + (" (killed at the limit)" if killed else "") +
-            (f", rc {rc}" if rc not in (0, -signal.SIGTERM, 128 + signal.SIGTERM) else ""))
-    if args.dry_run:
-        return None, []
-    if lb is None:
-        lb = ml.bound(inst)
+    return {"inst": inst, "stem": stem, "ops": n_ops, "limit": limit,
+            "kill_at": args.seconds * 1.2 + 2 if args.seconds else limit,
+            "lb": fnum(tg.get("lower_bound")) if not args.model else None,  # targets.csv is under the default model
+            "cb": fnum(tg.get("contest_best")) if not args.model else None}
+
+
+def run_one(args, ml, info, seed, rundir):
+    """One solve of one instance, checked with mlsys evaluate: a runs.csv row."""
+    stem, inst = info["stem"], info["inst"]
+    base = os.path.join(rundir, f"{stem}-s{seed}")
+    sol, stats, trace = base + ".json", base + ".stats.json", base + ".trace.csv"
+    cmd = solve_cmd(args, ml, inst, sol, stats, trace, seed)
+    for f in (sol, stats, trace):
+        if os.path.exists(f):
+            os.remove(f)
+    with open(base + ".log", "w") as logf:
+        rc, wall, first_seen, killed = run_solve(cmd, sol, info["kill_at"], logf)
+    valid, lat, rule, reason, nwarn = ml.evaluate(inst, sol)
+    st = {}
+    if os.path.exists(stats):
+        try:
+            with open(stats) as f:
+                st = json.load(f)
+        except ValueError:
+            st = {}
+    run = {"instance": stem, "seed": seed, "rc": rc, "killed": int(killed), "wall_s": round(wall, 4),
+           "first_seen_s": round(first_seen, 4) if first_seen is not None else None, "valid": int(valid),
+           "latency": lat, "rule": rule, "reason": reason, "warnings": nwarn,
+           "solution": os.path.relpath(sol, args.out), "trace": os.path.relpath(trace, args.out) if os.path.exists(trace) else ""}
+    for k in ("best_latency", "first_write_s", "best_found_s", "elapsed_s", "evaluations", "evals_per_s", "writes", "threads"):
+        run[k] = st.get(k)
+    status = f"latency {fmt(lat)}" if valid else f"INVALID ({rule}: {reason})"
+    log(f"{stem} seed {seed}: {status}, wall {wall:.2f} s" + (" (killed at the limit)" if killed else "") +
+        (f", rc {rc}" if rc not in (0, -signal.SIGTERM, 128 + signal.SIGTERM) else ""))
+    return run
+
+
+def summarise(ml, info, runs):
+    """The results.csv row of one instance from its runs."""
+    lb = info["lb"] if info["lb"] is not None else ml.bound(info["inst"])
+    cb = info["cb"]
     lats = [r["latency"] for r in runs if r["valid"] and r["latency"] is not None]
     med = median(lats)
 
     def med_of(k):
         return median(fnum(r.get(k)) for r in runs)
 
-    row = {"instance": stem, "ops": n_ops, "limit_s": limit, "seeds": len(runs), "valid": sum(r["valid"] for r in runs),
-           "median": med, "min": min(lats) if lats else None, "max": max(lats) if lats else None,
-           "lower_bound": lb, "ratio_lb": med / lb if med and lb else None,
-           "contest_best": cb, "ratio_contest": med / cb if med and cb else None,
-           "first_write_s": med_of("first_write_s"), "first_seen_s": med_of("first_seen_s"),
-           "best_found_s": med_of("best_found_s"), "evals_per_s": med_of("evals_per_s"),
-           "evaluations": med_of("evaluations"), "wall_s": med_of("wall_s"),
-           "killed": sum(r["killed"] for r in runs), "warnings": sum(r["warnings"] for r in runs)}
-    return row, runs
+    return {"instance": info["stem"], "ops": info["ops"], "limit_s": info["limit"], "seeds": len(runs),
+            "valid": sum(r["valid"] for r in runs), "median": med, "min": min(lats) if lats else None,
+            "max": max(lats) if lats else None, "lower_bound": lb, "ratio_lb": med / lb if med and lb else None,
+            "contest_best": cb, "ratio_contest": med / cb if med and cb else None,
+            "first_write_s": med_of("first_write_s"), "first_seen_s": med_of("first_seen_s"),
+            "best_found_s": med_of("best_found_s"), "evals_per_s": med_of("evals_per_s"),
+            "evaluations": med_of("evaluations"), "wall_s": med_of("wall_s"),
+            "killed": sum(r["killed"] for r in runs), "warnings": sum(r["warnings"] for r in runs)}
+
+
+def run_all(args, ml, infos, rundir):
+    """Every (instance, seed) run, args.jobs at a time; (rows, runs) in instance order."""
+    jobs = [(info, seed) for info in infos for seed in range(1, args.seeds + 1)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        runs = list(ex.map(lambda j: run_one(args, ml, j[0], j[1], rundir), jobs))
+        per = [[r for r in runs if r["instance"] == info["stem"]] for info in infos]
+        rows = list(ex.map(lambda i: summarise(ml, infos[i], per[i]), range(len(infos))))
+    return rows, runs
+
+
+def oversubscribed(jobs, threads):
+    """The warning when `jobs` solves of `threads` threads (0: all) at a time exceed the cores, else None."""
+    cores = len(os.sched_getaffinity(0))
+    total = jobs * (threads or cores)
+    if total > cores:
+        return (f"warning: -j {jobs} x --threads {threads or cores} = {total} threads on {cores} cores: "
+                "runs compete for the CPU (fewer evaluations than alone, noisier results)")
+    return None
+
+
+def chart(rows, path, header):
+    """results.png: median / lower bound per instance (whiskers: min and max), contest best marked."""
+    if importlib.util.find_spec("matplotlib") is None:
+        log(f"no chart: {sys.executable} cannot import matplotlib (apt-get install python3-matplotlib)")
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in rows if r["ratio_lb"] is not None]
+    if not rows:
+        return
+    y = range(len(rows))
+    med = [r["ratio_lb"] for r in rows]
+    lo = [m - r["min"] / r["lower_bound"] for m, r in zip(med, rows)]
+    hi = [r["max"] / r["lower_bound"] - m for m, r in zip(med, rows)]
+    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.32 * len(rows)))
+    ax.barh(y, [m - 1 for m in med], left=1, xerr=[lo, hi], color="#4c78a8", ecolor="#333333", capsize=2,
+            label="median / lower bound (whiskers: min, max)")
+    cb = [(i, r["contest_best"] / r["lower_bound"]) for i, r in enumerate(rows) if r["contest_best"] and r["lower_bound"]]
+    if cb:
+        ax.scatter([c for _, c in cb], [i for i, _ in cb], marker="|", s=200, color="#e45756", zorder=3,
+                   label="contest best / lower bound")
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_yticks(list(y), [f"{r['instance']} ({r['valid']}/{r['seeds']})" for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("latency / lower bound (1 = provably optimal)")
+    ax.set_title(header, fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
 
 
 def write_csv(path, cols, rows):
@@ -313,6 +394,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, help="uniform budget per run (default: contest mode, see above)")
     ap.add_argument("--threads", type=int, default=2, help="mlsys --threads (default 2; 0 = all cores)")
     ap.add_argument("--seeds", type=int, default=1, help="run seeds 1..N per instance (default 1)")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="runs at a time (default 1); each solve still uses --threads, so keep j x threads <= cores")
     ap.add_argument("--config", help="YAML config passed to mlsys solve --config")
     ap.add_argument("--model", action="append", help="KEY=VALUE passed to solve, evaluate and bound (repeatable)")
     ap.add_argument("--mlsys", default=os.path.join(ROOT, "build", "release", "mlsys"), help="binary (default build/release/mlsys)")
@@ -323,6 +406,8 @@ def main(argv=None):
     ap.add_argument("--smoke", action="store_true", help="quick check: --seconds 0.5 --seeds 1 unless given")
     ap.add_argument("--dry-run", action="store_true", help="print the solve commands and exit")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("-j must be >= 1")
 
     if args.against:
         if not args.compare:
@@ -340,6 +425,8 @@ def main(argv=None):
     if not os.path.isdir(args.instances):
         log(f"{args.instances} not found; nothing to run")
         return 0
+    if not args.dry_run:
+        reexec_for(["matplotlib"], "the chart of the results")
     if not os.path.exists(args.mlsys):
         log(f"{args.mlsys} not found (build first: cmake --preset release && cmake --build --preset release)")
         return 1
@@ -361,14 +448,17 @@ def main(argv=None):
         log("no instances selected")
         return 1
 
-    rows, all_runs = [], []
-    for inst in insts:
-        row, runs = run_instance(args, ml, inst, targets, rundir)
-        if row is not None:
-            rows.append(row)
-            all_runs += runs
+    infos = [plan_instance(args, inst, targets) for inst in insts]
     if args.dry_run:
+        for info in infos:
+            for seed in range(1, args.seeds + 1):
+                base = os.path.join(rundir, f"{info['stem']}-s{seed}")
+                cmd = solve_cmd(args, ml, info["inst"], base + ".json", base + ".stats.json", base + ".trace.csv", seed)
+                print(" ".join(cmd) + f"    # SIGTERM at {info['kill_at']:g} s")
         return 0
+    if oversubscribed(args.jobs, args.threads):
+        log(oversubscribed(args.jobs, args.threads))
+    rows, all_runs = run_all(args, ml, infos, rundir)
 
     write_csv(os.path.join(args.out, "runs.csv"), RUN_COLS, all_runs)
     write_csv(os.path.join(args.out, "results.csv"), RESULT_COLS, rows)
@@ -384,7 +474,12 @@ def main(argv=None):
         with open(os.path.join(args.out, "compare.md"), "w") as f:
             f.write(cmp_md)
         print("\n" + cmp_md, end="")
-    log(f"wrote {os.path.join(args.out, 'results.csv')}, results.md, runs.csv")
+    png = os.path.join(args.out, "results.png")
+    if os.path.exists(png):
+        os.remove(png)  # (an earlier run's)
+    chart(rows, png, header)
+    log(f"wrote {os.path.join(args.out, 'results.csv')}, results.md, runs.csv" +
+        (", results.png" if os.path.exists(png) else ""))
     return 0 if all(r["valid"] == r["seeds"] for r in rows) else 1
 
 

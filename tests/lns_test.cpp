@@ -31,12 +31,6 @@ double statsLatency(const std::string& stats) {
   return d.IsObject() && d.HasMember("best_latency") ? d["best_latency"].GetDouble() : -1;
 }
 
-// The "evaluated" column of a move's row in solve's closing move table on stderr (0 if absent).
-long movesEvaluated(const std::string& err, const std::string& move) {
-  size_t at = err.find("\n  " + move + " ");
-  return at == std::string::npos ? 0 : std::stol(err.substr(at + 3 + move.size()));
-}
-
 }  // namespace
 
 // A window's sub-problem: the tensors it reads from outside are its graph inputs; the tensors it
@@ -203,9 +197,9 @@ TEST(Lns, AdaptiveWorkerRunsWindowsAndAnnealing) {
                              (adaptive ? "true" : "false") + "}\n");
     auto r = test::runMlsys({"solve", f, out, "--seconds", "2", "--threads", "1", "-c", cfg});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_GT(movesEvaluated(r.err, "lns-window"), 0) << r.err;
-    if (adaptive) EXPECT_GT(movesEvaluated(r.err, "granularity"), 0) << r.err;
-    else EXPECT_EQ(movesEvaluated(r.err, "granularity"), 0) << r.err;
+    EXPECT_GT(test::movesEvaluated(r.err, "lns-window"), 0) << r.err;
+    if (adaptive) EXPECT_GT(test::movesEvaluated(r.err, "granularity"), 0) << r.err;
+    else EXPECT_EQ(test::movesEvaluated(r.err, "granularity"), 0) << r.err;
     EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
   }
 }

@@ -1,6 +1,7 @@
 #include "tests/test_util.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,12 +70,17 @@ static std::string quote(const std::string& a) {
 }
 
 RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix) {
+  std::vector<std::string> argv = prefix;
+  argv.push_back(MLSYS_BIN);
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runCommand(argv);
+}
+
+RunResult runCommand(const std::vector<std::string>& argv) {
   static int counter = 0;
   std::string base = tempPath("run" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   std::string cmd;
-  for (const auto& a : prefix) cmd += quote(a) + " ";
-  cmd += quote(MLSYS_BIN);
-  for (const auto& a : args) cmd += " " + quote(a);
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + quote(a);
   cmd += " >" + quote(base + ".out") + " 2>" + quote(base + ".err") + " </dev/null";
   int st = std::system(cmd.c_str());
   RunResult r;
@@ -82,6 +88,11 @@ RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::
   r.out = readText(base + ".out");
   r.err = readText(base + ".err");
   return r;
+}
+
+long movesEvaluated(const std::string& err, const std::string& move) {
+  size_t at = err.find("\n  " + move + " ");
+  return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 3 + move.size());
 }
 
 std::function<bool()> after(double seconds) {

@@ -24,6 +24,11 @@ struct RunResult {
 // Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr; `prefix` is a
 // command put in front (e.g. {"taskset", "-c", "0"}).
 RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix = {});
+// Runs any command (argv[0] looked up in PATH), capturing stdout and stderr.
+RunResult runCommand(const std::vector<std::string>& argv);
+// The "evaluated" column of a move's row in solve's closing move table on stderr (0 if the
+// move has no row: disabled, or never run).
+long movesEvaluated(const std::string& err, const std::string& move);
 
 // A stop function firing after `seconds` (a safety net for solvers the tests expect to finish).
 std::function<bool()> after(double seconds);
