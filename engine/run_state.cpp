@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -60,18 +62,32 @@ std::string gapText(double latency, double bound) {
   return fmt::format("{:.2f}%", 100 * gapOf(latency, bound));
 }
 
+std::shared_ptr<TraceFile> TraceFile::open(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::weak_ptr<TraceFile>> byPath;  // while someone holds it
+  std::lock_guard<std::mutex> lk(mu);
+  if (auto t = byPath[path].lock()) return t;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
+  std::shared_ptr<TraceFile> t(new TraceFile(f));
+  std::fputs("seconds,worker,latency\n", f);
+  std::fflush(f);
+  byPath[path] = t;
+  return t;
+}
+
+TraceFile::~TraceFile() { std::fclose(f_); }
+
+void TraceFile::row(double seconds, const std::string& who, double latency) {
+  std::lock_guard<std::mutex> lk(mu_);
+  fmt::print(f_, "{:.4f},{},{}\n", seconds, who, formatDouble(latency));
+  std::fflush(f_);
+}
+
 Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound,
                    bool quiet)
     : dl_(dl), out_(out), stats_(stats), best_(out.best()), bound_(bound), quiet_(quiet) {
-  if (trace_path.empty()) return;
-  trace_ = std::fopen(trace_path.c_str(), "w");
-  if (!trace_) throw InputError("--trace: cannot write '" + trace_path + "'");
-  std::fprintf(trace_, "seconds,worker,latency\n");
-  std::fflush(trace_);
-}
-
-Progress::~Progress() {
-  if (trace_) std::fclose(trace_);
+  if (!trace_path.empty()) trace_ = TraceFile::open(trace_path);
 }
 
 void Progress::improved(const Schedule& s, double lat, const std::string& who) {
@@ -94,11 +110,7 @@ void Progress::improved(const Schedule& s, double lat, const std::string& who) {
       std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(best_found_s_ * 1000) / 1000),
                                formatDouble(checked), gapText(checked, bound_), who);
     if (meetsBound(checked, bound_)) stats_.optimal.store(true);
-    if (trace_) {
-      // Flushed line by line: the trace must survive a SIGKILL.
-      fmt::print(trace_, "{:.4f},{},{}\n", dl_.elapsed(), who, formatDouble(checked));
-      std::fflush(trace_);
-    }
+    if (trace_) trace_->row(dl_.elapsed(), who, checked);
   }
 }
 

@@ -3,13 +3,14 @@
 //               writer's stop margin) and how far along it is (the annealing temperature);
 //   RunStats    counters: evaluations, accepted moves, per move kind, best per worker kind;
 //   Progress    the best so far: improvements go to the output writer (which re-checks them
-//               with the full evaluator), to the --trace file and to the progress line.
+//               with the full evaluator), to the --trace file (TraceFile) and to the progress line.
 // SearchRun bundles them with the problem, the config and the elite pool; every worker gets it.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -74,11 +75,39 @@ class StopPolicy {
   int64_t max_evals_;
 };
 
+// The --trace CSV `seconds,worker,latency`, the whole run, one row per event, each flushed as it
+// is written (the trace survives a SIGKILL). The latency column is always the best so far, so it
+// never rises (except `end`, see below). Rows, in time order:
+//   first       the first schedule (on disk within milliseconds);
+//   baseline    the best after the baseline construction (= first if the baseline did not improve);
+//   exact       with --exact, the best after the exact solver, if it improved;
+//   <worker>    an improvement found by the search: the worker kind or constructor that found it;
+//   end         the end of the run: the latency of the schedule on disk at the last moment
+//               (above the last improvement only if that one was not written, see the README).
+// A run stopped before its first schedule existed leaves the header alone.
+// solve() opens the file before the first schedule; the search's Progress, which knows only the
+// path, writes to the same open file: open() returns the file already open under that path in
+// this process, if any.
+class TraceFile {
+ public:
+  // Creates (truncates) `path` and writes the header, or shares the one open; throws InputError
+  // if it cannot be written.
+  static std::shared_ptr<TraceFile> open(const std::string& path);
+  ~TraceFile();
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+  void row(double seconds, const std::string& who, double latency);
+
+ private:
+  explicit TraceFile(FILE* f) : f_(f) {}
+  std::mutex mu_;
+  FILE* f_;
+};
+
 class Progress {
  public:
-  // Opens `trace_path` ("" = no trace); throws InputError if it cannot be written.
+  // Writes improvements to the trace open under `trace_path` (TraceFile::open; "" = no trace).
   Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound, bool quiet);
-  ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   // A worker found a schedule it believes is a new best: offer it to the writer (which re-checks
@@ -95,8 +124,8 @@ class Progress {
   const Deadline& dl_;
   OutputWriter& out_;
   RunStats& stats_;
-  mutable std::mutex mu_;  // best_, best_found_s_, trace_, warned_ and whole lines on stderr
-  FILE* trace_ = nullptr;
+  mutable std::mutex mu_;  // best_, best_found_s_, warned_ and whole lines on stderr
+  std::shared_ptr<TraceFile> trace_;
   double best_;
   double best_found_s_ = 0;
   std::set<std::string> warned_;
