@@ -3,7 +3,9 @@
 #include <charconv>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "cost/json_util.h"
@@ -13,10 +15,12 @@
 namespace mlsys {
 namespace {
 
+// Where a config comes from: a file (errors name its line) or a --set argument (no lines).
 struct Ctx {
   std::string name;
+  bool lines = true;
   [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& why) const {
-    std::string where = n.Mark().line >= 0 ? "line " + std::to_string(n.Mark().line + 1) + ": " : "";
+    std::string where = lines && n.Mark().line >= 0 ? "line " + std::to_string(n.Mark().line + 1) + ": " : "";
     throw InputError(name + ": " + where + key + ": " + why);
   }
 };
@@ -26,7 +30,7 @@ double num(const Ctx& c, const YAML::Node& n, const std::string& key, double lo,
   try {
     v = n.as<double>();
   } catch (const YAML::Exception&) {
-    c.fail(n, key, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : std::string("a non-scalar")) + "\"");
+    c.fail(n, key, n.IsScalar() ? fmt::format("expected a number, got \"{}\"", n.Scalar()) : "expected a number, got a non-scalar");
   }
   if (!(v >= lo && v <= hi))
     c.fail(n, key, "value " + formatDouble(v) + " is out of range [" + formatDouble(lo) + ", " + formatDouble(hi) + "]");
@@ -34,14 +38,20 @@ double num(const Ctx& c, const YAML::Node& n, const std::string& key, double lo,
 }
 
 // Integer keys take decimal integer literals only: "2.7" used to be truncated to 2 silently.
-long integer(const Ctx& c, const YAML::Node& n, const std::string& key, long lo, long hi) {
+template <class T = long>
+T integer(const Ctx& c, const YAML::Node& n, const std::string& key, std::type_identity_t<T> lo, std::type_identity_t<T> hi) {
   if (!n.IsScalar()) c.fail(n, key, "expected an integer, got a non-scalar");
   const std::string& s = n.Scalar();
   const char* b = s.data();
   const char* e = b + s.size();
   if (b != e && *b == '+' && b + 1 != e && b[1] != '-') ++b;  // from_chars takes '-' but not '+'
-  long v = 0;
+  T v = 0;
   auto r = std::from_chars(b, e, v);
+  if constexpr (std::is_unsigned_v<T>) {
+    long long sv;  // "-3" is an integer, out of range of an unsigned key
+    if (auto rs = std::from_chars(b, e, sv); r.ec == std::errc::invalid_argument && rs.ec != std::errc::invalid_argument && rs.ptr == e)
+      r = {e, std::errc::result_out_of_range};
+  }
   if (r.ec == std::errc::invalid_argument || r.ptr != e) c.fail(n, key, "expected an integer, got \"" + s + "\"");
   if (r.ec == std::errc::result_out_of_range || v < lo || v > hi)
     c.fail(n, key, "value " + s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -74,21 +84,25 @@ void checkKeys(const Ctx& c, const YAML::Node& m, const std::string& section, co
   }
 }
 
-}  // namespace
-
-SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
-  SearchConfig cfg;
-  Ctx c{name};
-  YAML::Node root;
+YAML::Node parseYaml(const std::string& yaml, const std::string& name) {
   try {
-    root = YAML::Load(yaml);
+    return YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
     throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+}
+
+// The config a YAML tree describes, over the defaults; every key and value checked. (A const
+// tree: yaml-cpp's non-const operator[] would turn a null node into a map.)
+SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
+  SearchConfig cfg;
   if (root.IsNull()) return cfg;
   checkKeys(c, root, "", {"search", "sa", "beam", "lns", "pool", "cache", "model"});
   if (auto s = root["search"]) {
-    checkKeys(c, s, "search", {"workers", "log_interval_s", "write_interval_s", "margin_s"});
+    checkKeys(c, s, "search", {"seconds", "threads", "seed", "workers", "log_interval_s", "write_interval_s", "margin_s"});
+    if (auto t = s["seconds"]) cfg.seconds = t.IsScalar() && t.Scalar() == "auto" ? -1 : num(c, t, "search.seconds", 0.001, 1e9);
+    if (s["threads"]) cfg.threads = static_cast<int>(integer(c, s["threads"], "search.threads", 0, 1000000));
+    if (s["seed"]) cfg.seed = integer<uint64_t>(c, s["seed"], "search.seed", 0, UINT64_MAX);
     if (auto w = s["workers"]) {
       if (!w.IsSequence() || w.size() == 0) c.fail(w, "search.workers", "expected a non-empty list of worker kinds (beam, sa, lns)");
       cfg.workers.clear();
@@ -169,12 +183,61 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
   }
   double wsum = 0;
   for (const auto& [k, w] : cfg.move_weights) wsum += w;
-  if (wsum <= 0) throw InputError(name + ": sa.moves: all move weights are zero");
+  if (wsum <= 0) throw InputError(c.name + ": sa.moves: all move weights are zero");
   return cfg;
 }
 
-SearchConfig loadConfig(const std::string& path) {
-  return loadConfigText(readTextFile(path, "config"), "config '" + path + "'");
+// Applies one --set argument, "KEY=VALUE", to the tree: KEY a dotted path (sections are created
+// as needed), VALUE parsed as YAML.
+void applyOverride(YAML::Node& root, const std::string& kv, const Ctx& c) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos) throw ConfigOverrideSyntaxError("--set " + kv + ": expected KEY=VALUE (e.g. --set sa.t0=0.001)");
+  const std::string key = kv.substr(0, eq), text = kv.substr(eq + 1);
+  std::vector<std::string> path;
+  for (size_t b = 0;;) {
+    size_t dot = key.find('.', b);
+    path.push_back(key.substr(b, dot == std::string::npos ? std::string::npos : dot - b));
+    if (path.back().empty()) throw ConfigOverrideSyntaxError("--set " + kv + ": '" + key + "' is not a key (e.g. sa.t0)");
+    if (dot == std::string::npos) break;
+    b = dot + 1;
+  }
+  YAML::Node value(text);  // "" stays an empty string, not null
+  try {
+    if (!text.empty()) value = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(c.name + ": " + key + ": not a valid YAML value: " + e.msg);
+  }
+  if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
+  YAML::Node at = root;
+  std::string prefix;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    prefix += (i ? "." : "") + path[i];
+    YAML::Node next = at[path[i]];
+    if (!next.IsDefined() || next.IsNull()) next = YAML::Node(YAML::NodeType::Map);
+    else if (!next.IsMap()) c.fail(next, key, "unknown key (" + prefix + " is not a section)");
+    at.reset(next);
+  }
+  at[path.back()] = value;
+}
+
+}  // namespace
+
+SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
+  return fromTree(parseYaml(yaml, name), Ctx{name});
+}
+
+SearchConfig loadConfig(const std::string& path, const std::vector<std::string>& overrides) {
+  const std::string name = "config '" + path + "'";
+  YAML::Node root = path.empty() ? YAML::Node() : parseYaml(readTextFile(path, "config"), name);
+  SearchConfig cfg = fromTree(root, Ctx{name});
+  // Each override is checked on the whole tree as it then stands, so an error names the --set
+  // argument that caused it (the file alone was checked above).
+  for (const std::string& kv : overrides) {
+    Ctx c{"--set " + kv, false};
+    applyOverride(root, kv, c);
+    cfg = fromTree(root, c);
+  }
+  return cfg;
 }
 
 std::string configToYaml(const SearchConfig& c) {
@@ -191,6 +254,10 @@ std::string configToYaml(const SearchConfig& c) {
   };
   e << YAML::BeginMap;
   section("search", [&] {
+    if (c.seconds < 0) text("seconds", "auto");
+    else real("seconds", c.seconds);
+    integer("threads", c.threads);
+    e << YAML::Key << "seed" << YAML::Value << std::to_string(c.seed);
     e << YAML::Key << "workers" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (WorkerKind w : c.workers) e << workerKindName(w);
     e << YAML::EndSeq;

@@ -1,7 +1,9 @@
 // Search configuration: plain structs with defaults, loaded strictly from YAML (unknown keys and
-// bad values are errors naming the key and line), overridden by CLI flags.
+// bad values are errors naming the key and line), overridden by `--set KEY=VALUE` and CLI flags.
 #pragma once
+#include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,10 @@
 namespace mlsys {
 
 struct SearchConfig {
-  // search:
+  // search: the run (the flags --seconds, --threads, --seed override these)
+  double seconds = -1;  // wall-clock budget; < 0 ("auto"): from the instance size, inside the contest limit
+  int threads = 0;      // worker threads; 0: every CPU the process may use
+  uint64_t seed = 1;    // random seed
   std::vector<WorkerKind> workers = {WorkerKind::Beam, WorkerKind::Lns};  // assigned to threads round-robin
   double log_interval_s = 2.0;    // progress line period on stderr
   double write_interval_s = 0.1;  // at most one output write per interval (<= 10 writes/s)
@@ -50,10 +55,18 @@ struct SearchConfig {
   ModelOptions model;
 };
 
-// Loads `path` over the defaults. Throws InputError("config 'x.yaml': line 7: unknown key
-// \"sa.tempX\" (known: ...)").
-SearchConfig loadConfig(const std::string& path);
+// Loads `path` ("": none) over the defaults, then applies `overrides` ("KEY=VALUE", as given to
+// `--set`: KEY a dotted path such as sa.t0 or sa.moves.merge, VALUE a YAML value such as 0.001 or
+// [beam,sa]) in order, each checked exactly like the file. Throws InputError("config 'x.yaml':
+// line 7: sa.tempX: unknown key (known: ...)"), InputError("--set sa.t0=abc: sa.t0: expected a
+// number, got \"abc\"").
+// A malformed --set argument (no '='; an empty key) throws ConfigOverrideSyntaxError instead: the
+// caller reports a usage error.
+SearchConfig loadConfig(const std::string& path, const std::vector<std::string>& overrides = {});
 SearchConfig loadConfigText(const std::string& yaml, const std::string& name = "config");
+struct ConfigOverrideSyntaxError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 std::string configToYaml(const SearchConfig& c);
 
 }  // namespace mlsys

@@ -141,4 +141,19 @@ bool sameFile(const std::string& a, const std::string& b) {
   return resolveOutputPath(a) == resolveOutputPath(b);
 }
 
+std::string bundledConfigDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "" : (exe.parent_path().parent_path() / "share" / "mlsys" / "configs").string();
+}
+
+std::string findConfig(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || fs::exists(path, ec) || fs::path(path).has_parent_path()) return path;
+  std::string dir = bundledConfigDir();
+  if (dir.empty()) return path;
+  fs::path shipped = fs::path(dir) / path;
+  return fs::is_regular_file(shipped, ec) ? shipped.string() : path;
+}
+
 }  // namespace mlsys

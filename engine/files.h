@@ -1,5 +1,6 @@
 // Output files: atomic replacement of regular files, in-place writes for everything else, clean-up
-// of temporary files left by killed runs, and file identity (two names for one file).
+// of temporary files left by killed runs, and file identity (two names for one file). Also the
+// configs shipped beside the installed binary.
 #pragma once
 #include <string>
 
@@ -26,5 +27,14 @@ int removeStaleTemps(const std::string& path);
 // True when the two names denote the same file: same device and inode when both exist, otherwise
 // the same resolved path.
 bool sameFile(const std::string& a, const std::string& b);
+
+// The configs directory of the installed bundle: <directory of the running binary, from
+// /proc/self/exe>/../share/mlsys/configs ("" if the binary's path cannot be read).
+std::string bundledConfigDir();
+
+// The file a `-c` argument names: `path` itself when it exists or has a directory part; otherwise
+// (a bare name such as `contest.yaml` absent from the working directory) the bundle's
+// configs/<path> when that is a file; otherwise `path` unchanged, so that the error names it.
+std::string findConfig(const std::string& path);
 
 }  // namespace mlsys

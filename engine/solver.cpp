@@ -48,7 +48,7 @@ int maxThreads() {
 }
 
 SearchConfig resolveConfig(const SolveOptions& opt) {
-  SearchConfig cfg = opt.config.empty() ? SearchConfig{} : loadConfig(opt.config);
+  SearchConfig cfg = loadConfig(opt.config, opt.set);
   if (opt.model_set) cfg.model = opt.model;
   return cfg;
 }
@@ -66,6 +66,11 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   for (const std::string& f : {opt.out, opt.stats})
     if (!f.empty())
       if (int n = removeStaleTemps(f)) log(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
+  // The trace covers the whole run (engine/run_state.h, TraceFile): the search's rows go to the same file.
+  std::shared_ptr<TraceFile> trace = opt.trace.empty() ? nullptr : TraceFile::open(opt.trace);
+  auto traceRow = [&](const char* who, double latency) {
+    if (trace && latency >= 0) trace->row(deadline.elapsed(), who, latency);
+  };
   OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
   if (out.inPlace()) log("'" + opt.out + "' is not a regular file: it is written in place, once, at the end");
   r.threads = resolveThreads(opt.threads);
@@ -86,6 +91,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     r.exit_code = 1;
     return r;
   }
+  traceRow("first", lat);
   log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
   // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
   // fusion components get their quick floors).
@@ -112,6 +118,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed());
     if (blat >= 0) log("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r.lower_bound));
     if (blat < 0 || blat > lat) base = quick;
+    traceRow("baseline", out.best());
     if (meetsBound(out.best(), r.lower_bound)) {
       r.optimal = true;
       r.optimal_by = "bound";
@@ -123,7 +130,9 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       ExactResult ex = solveExact(p, cfg.model, eo, [&] {
         return Deadline::stop_requested.load() || deadline.remaining() <= out.stopMargin(cfg.margin_s);
       });
+      const double before = out.best();
       if (ex.found && out.offer(ex.schedule, deadline.elapsed()) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
+      if (out.best() < before) traceRow("exact", out.best());
       if (ex.proven_optimal) {
         r.optimal = true;
         r.optimal_by = "exact";
@@ -146,6 +155,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     log("a better schedule (latency " + formatDouble(out.best()) + ") was not written: the write would have ended past the budget");
   r.searched = true;
   r.written_best = out.writtenBest();
+  traceRow("end", r.written_best);
   r.first_write_s = out.firstWriteTime();
   r.writes = out.writes();
   if (Deadline::signal_received.load()) r.stop_reason = "signal";

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cost/evaluator.h"
 #include "engine/deadline.h"
@@ -17,6 +18,7 @@ struct SolveOptions {
   uint64_t seed = 1;
   int64_t max_evals = -1;  // > 0: stop after this many move evaluations (reproducible runs)
   std::string config;      // YAML path ("" = built-in default)
+  std::vector<std::string> set;  // --set KEY=VALUE, applied over the config file
   std::string trace;       // CSV of improvements (seconds, worker, latency)
   std::string stats;       // JSON summary written at the end
   bool quiet = false;

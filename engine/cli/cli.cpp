@@ -22,8 +22,8 @@
 
 namespace mlsys {
 
-ModelOptions modelFrom(const cxxopts::ParseResult& r) {
-  ModelOptions m;
+ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base) {
+  ModelOptions m = base;
   if (r.count("model"))
     for (const auto& kv : r["model"].as<std::vector<std::string>>()) {
       try {
@@ -36,8 +36,23 @@ ModelOptions modelFrom(const cxxopts::ParseResult& r) {
 }
 
 void addModelOption(cxxopts::Options& o) {
-  o.add_options()("model", "Model option KEY=VALUE (repeatable): matmul_compute=reduction_depth|native_depth",
+  o.add_options()("model",
+                  "Model option KEY=VALUE (repeatable): matmul_compute=reduction_depth|native_depth, "
+                  "matmul_chains=literal|reject, k_limit=native|reduction",
                   cxxopts::value<std::vector<std::string>>());
+}
+
+const char* const kExitCodesHelp =
+    "Exit codes:\n"
+    "  0      success (evaluate, report: the schedule is valid)\n"
+    "  1      bad input (problem, schedule, config or --set value: the message names the field), an invalid\n"
+    "         schedule, or a runtime error\n"
+    "  2      usage error (unknown command or option, missing or malformed arguments)\n"
+    "  128+N  stopped by signal N (143 SIGTERM, 130 SIGINT, 129 SIGHUP); solve writes its best schedule first\n";
+
+int printHelp(const cxxopts::Options& o, const std::string& notes) {
+  std::cout << o.help() << "\n" << notes << (notes.empty() ? "" : "\n") << kExitCodesHelp;
+  return 0;
 }
 
 cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv) {
@@ -57,20 +72,26 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, co
 
 namespace {
 
-const char* kUsage =
-    "mlsys " MLSYS_VERSION " - schedule search for the MLSys 2026 graph-scheduling problem\n"
-    "\n"
-    "Usage:\n"
-    "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
-    "  mlsys solve PROBLEM.json OUT.json [options] search; a valid schedule is on disk within 100 ms\n"
-    "  mlsys evaluate PROBLEM.json SOLUTION.json   check validity and price a schedule\n"
-    "  mlsys bound PROBLEM.json                    a lower bound on the latency\n"
-    "  mlsys report PROBLEM.json SOLUTION.json -o report.html   an HTML picture of a schedule\n"
-    "  mlsys generate --family F --size N --seed S [-o FILE]     write a generated problem\n"
-    "  mlsys --help | --version\n"
-    "\n"
-    "Run 'mlsys COMMAND --help' for the options of a command.\n"
-    "Exit codes: 0 ok, 1 bad input / invalid schedule / runtime error, 2 usage, 128+N on signal N.\n";
+const char* const kCommands = "solve, evaluate, bound, report, generate";
+
+std::string usageText() {
+  return "mlsys " MLSYS_VERSION " - schedule search for the MLSys 2026 graph-scheduling problem\n"
+         "\n"
+         "Usage:\n"
+         "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
+         "  mlsys solve PROBLEM.json OUT.json [options] search; a valid schedule is on disk within 100 ms\n"
+         "  mlsys evaluate PROBLEM.json SOLUTION.json   check validity and price a schedule\n"
+         "  mlsys bound PROBLEM.json [-s S]             a lower bound on the latency\n"
+         "  mlsys report PROBLEM.json SOLUTION.json [B.json] -o report.html   an HTML picture of a schedule, or of two compared\n"
+         "  mlsys generate --family F --size N [--seed S] [-o FILE]  write a generated problem\n"
+         "  mlsys --help | --version\n"
+         "\n"
+         "Run 'mlsys COMMAND --help' for the options of a command. A short option means the same in every\n"
+         "command that has it: -s --seconds (a time budget), -t --threads, -c --config, -o --output,\n"
+         "-q --quiet, -h --help.\n"
+         "\n" +
+         std::string(kExitCodesHelp);
+}
 
 int cmdBound(int argc, char** argv) {
   cxxopts::Options o("mlsys bound", "A lower bound on the latency of any valid schedule.");
@@ -82,8 +103,9 @@ int cmdBound(int argc, char** argv) {
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json");
   auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) { std::cout << o.help(); return 0; }
-  auto files = positionals(r, 1, "mlsys bound PROBLEM.json [--model K=V]...");
+  if (r.count("help")) return printHelp(o);
+  auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [--model K=V]...");
+  if (!(r["seconds"].as<double>() > 0)) throw UsageError("--seconds must be positive");
   ModelOptions m = modelFrom(r);
   Problem p = parseProblemFile(files[0]);
   Deadline dl;
@@ -108,8 +130,18 @@ int cmdBound(int argc, char** argv) {
 }
 
 extern "C" void onSignal(int sig) {
-  // Before the first schedule exists there is nothing to write: exit at once (async-signal-safe).
-  if (!OutputWriter::has_schedule.load()) ::_exit(128 + sig);
+  // Before the first schedule exists there is nothing to write: say so and exit at once (only
+  // async-signal-safe calls: no stdio, no allocation).
+  if (!OutputWriter::has_schedule.load()) {
+    static constexpr char head[] = "mlsys: stopped by signal ";
+    static constexpr char tail[] = " before the first schedule existed; nothing written\n";
+    const char num[2] = {static_cast<char>('0' + sig / 10 % 10), static_cast<char>('0' + sig % 10)};
+    ssize_t ignored = ::write(STDERR_FILENO, head, sizeof head - 1);
+    ignored = ::write(STDERR_FILENO, sig < 10 ? num + 1 : num, sig < 10 ? 1 : 2);
+    ignored = ::write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)ignored;
+    ::_exit(128 + sig);
+  }
   Deadline::signal_received.store(sig);
   Deadline::stop_requested.store(true);
   g_interrupt.store(true);  // abandon long evaluations (cost/interrupt.h)
@@ -132,13 +164,19 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &sa, nullptr);
   cxxopts::Options o("mlsys solve", "Search for the lowest-latency valid schedule within a wall-clock budget.");
-  o.add_options()("s,seconds", "Wall-clock budget for the whole process (default: from the instance size, inside the contest limit)",
-                  cxxopts::value<double>())("t,threads", "Worker threads (0 = every CPU this process may use)", cxxopts::value<int>()->default_value("0"))(
-      "seed", "Random seed", cxxopts::value<uint64_t>()->default_value("1"))(
+  o.add_options()("s,seconds",
+                  "Wall-clock budget for the whole process (default: search.seconds of the config, else from the "
+                  "instance size, inside the contest limit)",
+                  cxxopts::value<double>())(
+      "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)", cxxopts::value<int>())(
+      "seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
-      "c,config", "YAML config file (see configs/)", cxxopts::value<std::string>())(
+      "c,config", "YAML config file (see configs/ and README); the flags and --set override it", cxxopts::value<std::string>())(
+      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
+             "--set search.workers=[beam,sa]",
+      cxxopts::value<std::vector<std::string>>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
-      cxxopts::value<std::string>())("print-config", "Print the resolved config (YAML) and exit")(
+      cxxopts::value<std::string>())("print-config", "Print the resolved config (file, --set and flags) as YAML and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
       "exact", "Run the exact solver first (graphs of up to 20 ops): stops with 'optimal' when it completes within the budget")(
       "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
@@ -146,37 +184,53 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json OUT.json");
   auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) { std::cout << o.help(); return 0; }
+  if (r.count("help"))
+    return printHelp(o, "Precedence: a flag, then --set, then the --config file, then the built-in default.\n");
   std::vector<std::string> files;
   if (r.count("print-config") && !r.count("positional")) files = {"", ""};
   else files = positionals(r, 2, contestForm ? "mlsys PROBLEM.json OUT.json" : "mlsys solve PROBLEM.json OUT.json [options]");
   SolveOptions so;
-  so.model = modelFrom(r);
   so.out = files[1];
-  if (r.count("seconds")) {
-    so.seconds = r["seconds"].as<double>();
-    if (!(so.seconds > 0)) throw UsageError("--seconds must be positive");
-  }
-  so.threads = r["threads"].as<int>();
-  if (so.threads < 0) throw UsageError("--threads must be >= 0");
-  // solve() caps the count (resolveThreads); say so before the run starts.
-  if (so.threads > maxThreads()) std::cerr << fmt::format("mlsys: --threads {} capped to {}\n", so.threads, maxThreads());
-  so.seed = r["seed"].as<uint64_t>();
+  // Flags are checked before the config is read: a usage error is reported as such (exit 2).
+  if (r.count("seconds") && !(r["seconds"].as<double>() > 0)) throw UsageError("--seconds must be positive");
+  if (r.count("threads") && r["threads"].as<int>() < 0) throw UsageError("--threads must be >= 0");
   if (r.count("max-evals")) {
     so.max_evals = r["max-evals"].as<int64_t>();
     if (so.max_evals <= 0) throw UsageError("--max-evals must be positive");
   }
-  if (r.count("config")) so.config = r["config"].as<std::string>();
+  if (r.count("config")) so.config = findConfig(r["config"].as<std::string>());  // a bare name: also the bundle's configs/
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
   so.exact = r.count("exact") > 0;
-  so.model_set = r.count("model") > 0;
-  SearchConfig cfg = resolveConfig(so);  // config errors before any work
+  // The settings: built-in defaults < the config file < --set < flags. Config errors before any work.
+  SearchConfig cfg;
+  try {
+    // As given: cxxopts splits the values of a list option at commas (search.workers=[beam,sa]).
+    std::vector<std::string> sets;
+    for (const cxxopts::KeyValue& kv : r.arguments())
+      if (kv.key() == "set") sets.push_back(kv.value());
+    cfg = loadConfig(so.config, sets);
+    so.set = sets;
+  } catch (const ConfigOverrideSyntaxError& e) {
+    throw UsageError(e.what());
+  }
+  if (r.count("seconds")) cfg.seconds = r["seconds"].as<double>();
+  if (r.count("threads")) cfg.threads = r["threads"].as<int>();
+  if (r.count("seed")) cfg.seed = r["seed"].as<uint64_t>();
+  cfg.model = modelFrom(r, cfg.model);
   if (r.count("print-config")) {
     std::cout << configToYaml(cfg);
     return 0;
   }
+  so.seconds = cfg.seconds;
+  so.threads = cfg.threads;
+  so.seed = cfg.seed;
+  so.model = cfg.model;
+  so.model_set = true;
+  // solve() caps the count (resolveThreads); say so before the run starts.
+  if (so.threads > maxThreads())
+    std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads", so.threads, maxThreads());
   checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
   // Not destroyed (see solve): the process ends with _Exit.
   const Problem& p = *new Problem(parseProblemFile(files[0]));
@@ -191,12 +245,12 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
 int runCli(int argc, char** argv, Deadline& deadline) {
   try {
     if (argc < 2) {
-      std::cerr << kUsage;
+      std::cerr << usageText();
       return 2;
     }
     std::string cmd = argv[1];
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-      std::cout << kUsage;
+      std::cout << usageText();
       return 0;
     }
     if (cmd == "--version" || cmd == "-V") {
@@ -208,8 +262,14 @@ int runCli(int argc, char** argv, Deadline& deadline) {
     if (cmd == "report") return cmdReport(argc - 1, argv + 1);
     if (cmd == "generate") return cmdGenerate(argc - 1, argv + 1);
     if (cmd == "solve") return cmdSolve(argc - 1, argv + 1, deadline, false);
-    if (!cmd.empty() && cmd[0] != '-') return cmdSolve(argc, argv, deadline, true);
-    throw UsageError("unknown option '" + cmd + "'");
+    // The contest form, `mlsys PROBLEM.json OUT.json`: a first argument that names a file (a path,
+    // a name with an extension, or an existing file). Any other word is a mistyped command.
+    if (!cmd.empty() && cmd[0] != '-') {
+      if (cmd.find_first_of("./") != std::string::npos || ::access(cmd.c_str(), F_OK) == 0)
+        return cmdSolve(argc, argv, deadline, true);
+      throw UsageError("unknown command '" + cmd + "' (commands: " + kCommands + "; or the contest form 'mlsys PROBLEM.json OUT.json')");
+    }
+    throw UsageError("unknown option '" + cmd + "' (commands: " + std::string(kCommands) + ")");
   } catch (const UsageError& e) {
     std::cerr << "mlsys: usage error: " << e.what() << "\nRun 'mlsys --help' for usage.\n";
     return 2;

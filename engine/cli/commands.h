@@ -19,7 +19,13 @@ struct UsageError : std::runtime_error {
 
 // Shared by every command (defined in engine/cli/cli.cpp).
 void addModelOption(cxxopts::Options& o);                       // --model KEY=VALUE (repeatable)
-ModelOptions modelFrom(const cxxopts::ParseResult& r);          // bad values are UsageError
+// `base` with the --model assignments applied; bad values are UsageError.
+ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base = {});
+// The exit codes, in every --help (one text for all commands).
+extern const char* const kExitCodesHelp;
+// `--help` of a command: every option of `o`, then `notes` (if any), then the exit codes, on
+// stdout. Returns 0, the exit code of --help.
+int printHelp(const cxxopts::Options& o, const std::string& notes = "");
 cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv);  // cxxopts errors -> UsageError
 // The positional file arguments; exactly n of them, or UsageError naming `usage`.
 std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage);

@@ -60,7 +60,7 @@ int cmdEvaluate(int argc, char** argv) {
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json SOLUTION.json");
   auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) { std::cout << o.help() << "\nExit codes: 0 valid, 1 invalid or bad input, 2 usage.\n"; return 0; }
+  if (r.count("help")) return printHelp(o);
   auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [--model K=V]... [--json]");
   ModelOptions m = modelFrom(r);
   Problem p = parseProblemFile(files[0]);

@@ -1,6 +1,8 @@
-// mlsys generate --family F --size N --seed S [-o FILE]: writes a generated problem as JSON.
+// mlsys generate --family F --size N [--seed S] [-o FILE]: writes a generated problem as JSON.
+#include <cctype>
 #include <iostream>
 #include <stdexcept>
+#include <string_view>
 
 #include <cxxopts.hpp>
 
@@ -17,17 +19,18 @@ int cmdGenerate(int argc, char** argv) {
   cxxopts::Options o("mlsys generate", "Write a generated problem in the contest input format.");
   o.add_options()("f,family", "Graph family: " + fams, cxxopts::value<std::string>())(
       "n,size", "Approximate number of ops (>= 1)", cxxopts::value<int>())(
-      "s,seed", "Random seed (the output depends only on family, size and seed)",
+      "seed", "Random seed (the output depends only on family, size and seed)",
       cxxopts::value<uint64_t>()->default_value("1"))(
       "o,output", "Output file (written atomically); default: stdout", cxxopts::value<std::string>())(
       "h,help", "Show help");
   const std::string usage = "usage: mlsys generate --family " + fams + " --size N [--seed S] [-o FILE]";
   auto usageError = [&](const std::string& msg) { return UsageError(msg + "\n" + usage); };
+  // -s is --seconds in every mlsys command; generate has no time budget (the seed was -s once).
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view a = argv[i]; a == "-s" || (a.size() > 2 && a.substr(0, 2) == "-s" && (std::isdigit(static_cast<unsigned char>(a[2])) || a[2] == '=')))
+      throw usageError("generate has no -s (in mlsys, -s is --seconds); the seed is --seed S");
   auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) {
-    std::cout << o.help() << "\nExit codes: 0 ok, 1 write error, 2 usage.\n";
-    return 0;
-  }
+  if (r.count("help")) return printHelp(o);
   if (!r.unmatched().empty()) throw usageError("unexpected argument '" + r.unmatched().front() + "'");
   if (!r.count("family")) throw usageError("--family is required");
   if (!r.count("size")) throw usageError("--size is required");

@@ -13,16 +13,30 @@
 
 namespace mlsys {
 
+namespace {
+
+// The last line of a run stopped by a signal, even with --quiet: it explains the exit code 128+N.
+void logSignalStop(const Deadline& deadline, int sig, bool written) {
+  RunLog(deadline, false)(fmt::format("stopped by signal {} ({}); {}", sig, strsignal(sig),
+                                      written ? "the best schedule is on disk" : "before the first schedule was written; nothing written"));
+}
+
+}  // namespace
+
 int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o) {
-  if (!o.searched) return o.exit_code;
+  const int sig = Deadline::signal_received.load();
+  if (!o.searched) {
+    if (sig && o.exit_code == 128 + sig) logSignalStop(deadline, sig, false);
+    return o.exit_code;
+  }
   const SearchResult& res = o.search;
   double el = deadline.elapsed();
+  const long evalsPerS = std::lround(res.evaluations / std::max(1e-9, el));  // the log and --stats alike
   if (!opt.quiet) {
     log(fmt::format("done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
                     o.stop_reason, formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
                     o.optimal ? (o.optimal_by == "exact" ? ", optimal (exact solver)" : ", optimal") : "",
-                    formatDouble(std::round(res.best_found_s * 1000) / 1000), o.writes, res.evaluations,
-                    static_cast<long>(res.evaluations / std::max(1e-9, el))));
+                    formatDouble(std::round(res.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
     std::string table = "  move           evaluated      valid    applied  improved\n";
     for (const auto& [name, m] : res.moves)
       table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
@@ -36,7 +50,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.best_found_s = res.best_found_s;
     s.elapsed_s = el;
     s.evaluations = res.evaluations;
-    s.evals_per_s = std::round(res.evaluations / std::max(1e-9, el));
+    s.evals_per_s = static_cast<double>(evalsPerS);
     s.writes = o.writes;
     s.threads = o.threads;
     s.seed = opt.seed;
@@ -49,8 +63,8 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.version = MLSYS_VERSION;
     writeFileAtomic(opt.stats, statsJson(s));
   }
-  int sig = Deadline::signal_received.load();
-  if (sig) log(fmt::format("stopped by signal {} ({}); the best schedule is on disk", sig, strsignal(sig)));
+  // Nothing may be printed after this line.
+  if (sig) logSignalStop(deadline, sig, true);
   return sig ? 128 + sig : 0;
 }
 
