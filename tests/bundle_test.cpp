@@ -88,12 +88,17 @@ TEST_F(Bundle, ShipsTheLibrariesAndConfigs) {
   ASSERT_EQ(d.exit_code, 0) << d.out;
   EXPECT_NE(d.out.find("(RPATH)              Library rpath: [$ORIGIN/../lib]"), std::string::npos) << d.out;
   EXPECT_EQ(d.out.find("RUNPATH"), std::string::npos) << d.out;
+  // The C++ runtime is linked into the executable: it names neither libstdc++ nor libgcc_s.
+  EXPECT_NE(d.out.find("Shared library: [libtbb.so.12]"), std::string::npos) << d.out;
+  EXPECT_EQ(d.out.find("libstdc++"), std::string::npos) << d.out;
+  EXPECT_EQ(d.out.find("libgcc_s"), std::string::npos) << d.out;
 }
 
-// Every library resolves inside the bundle, except the C library parts and the C++ runtime
-// (libstdc++.so.6, libgcc_s.so.1, which libtbb needs in any case): Debian 12's libstdc++, shipped
-// or linked statically, requires GLIBC_2.36 and would break the bundle on Ubuntu 22.04. Also under
-// an LD_LIBRARY_PATH pointing at the system's copies: DT_RPATH comes first.
+// Every library resolves inside the bundle, except the C library parts and the shared C++ runtime
+// (libstdc++.so.6, libgcc_s.so.1) that the shipped libtbb, yaml-cpp and fmt were built against
+// (bin/mlsys itself carries its runtime statically): Debian 12's libstdc++.so.6 requires
+// GLIBC_2.36 and shipped it would break the bundle on Ubuntu 22.04. Also under an LD_LIBRARY_PATH
+// pointing at the system's copies: DT_RPATH comes first.
 TEST_F(Bundle, LddFindsNothingOutsideButTheSystemRuntime) {
   const std::regex system_part(
       R"(^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1)$)");
