@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-
 #include "cost/granularity.h"
+#include "engine/parallel.h"
 
 namespace mlsys {
 
@@ -95,13 +93,11 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   }
   std::vector<GranChoice> choice(n);
   std::vector<char> done(n, 0);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, todo.size(), 8), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t j = r.begin(); j != r.end(); ++j) {
-      if (timeUp()) return;
-      size_t i = todo[j];
-      choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
-      done[i] = 1;
-    }
+  parallelFor(size_t{0}, todo.size(), [&](size_t j) {
+    if (timeUp()) return;
+    size_t i = todo[j];
+    choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
+    done[i] = 1;
   });
   for (size_t i = 0; i < n; ++i) {
     size_t from = rep[i] >= 0 ? static_cast<size_t>(rep[i]) : i;

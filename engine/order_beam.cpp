@@ -1,6 +1,5 @@
 #include "engine/order_beam.h"
 
-#include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +9,7 @@
 
 #include "cost/subgraph.h"
 #include "engine/exact.h"
+#include "engine/parallel.h"
 
 namespace mlsys {
 namespace {
@@ -88,7 +88,7 @@ CandidateLibrary::CandidateLibrary(const Problem& p, const ModelOptions& m, int 
   // ESU from each root v: sets whose smallest op is v, grown through neighbours above v.
   std::vector<std::vector<Candidate>> perRoot(n);
   std::atomic<bool> cut{false};
-  tbb::parallel_for(0, n, [&](int v) {
+  parallelFor(0, n, [&](int v) {
     if (cut.load(std::memory_order_relaxed)) return;
     if (stop()) {
       cut = true;
@@ -195,7 +195,7 @@ bool orderBeam(const Problem& p, CandidateLibrary& lib, int width, const std::fu
     }
     layer.clear();
     std::vector<std::vector<State>> next(kept.size());
-    tbb::parallel_for(size_t{0}, kept.size(), [&](size_t si) {
+    parallelFor(size_t{0}, kept.size(), [&](size_t si) {
       const State& s = kept[si];
       auto covered = [&](OpId o) { return has(s.covered, o); };
       std::vector<char> tried(lib.candidates().size(), 0);

@@ -1,7 +1,6 @@
 #include "engine/search.h"
 
 #include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +11,7 @@
 #include "engine/annealing.h"
 #include "engine/beam.h"
 #include "engine/lns.h"
+#include "engine/parallel.h"
 
 namespace mlsys {
 namespace {
@@ -104,15 +104,12 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
     beams += kind == WorkerKind::Beam;
   }
   std::atomic<int> running{threads};
-  tbb::task_group tg;
-  for (auto& w : workers)
-    tg.run([&w, &running] {
-      w->run();
-      running.fetch_sub(1);
-    });
-  // Progress monitor on the calling thread while the workers run.
+  // Progress monitor on its own thread while the workers run.
   std::thread monitor([&] { run.progress.monitor(running, cfg.log_interval_s, opt.quiet, run.pool); });
-  tg.wait();
+  runConcurrently(threads, [&](int i) {
+    workers[static_cast<size_t>(i)]->run();
+    running.fetch_sub(1);
+  });
   monitor.join();
   SearchResult r;
   r.evaluations = run.stats.evaluations.load();

@@ -354,7 +354,12 @@ static void checkStopCont(const std::string& p) {
   std::string d = freshDir("stopcont"), out = d + "/out.json", trace = d + "/trace.csv";
   Child c;
   spawn(c, {"solve", p, out, "--seconds", "2", "--trace", trace}, errFile(d + "/err.txt"));
-  sleepFor(0.5);
+  // Stop once the baseline is done (at least 0.5 s in): a slow build (TSan) or a loaded machine
+  // would otherwise stop it mid-baseline and resume it past the deadline with the baseline's
+  // schedule unwritten, which is the budget wall working, not what this test is about.
+  for (int i = 0; i < 2000 && test::readText(d + "/err.txt").find("] baseline:") == std::string::npos && c.running(); ++i)
+    sleepFor(0.01);
+  sleepFor(std::max(0.0, 0.5 - secondsSince(c.start)));
   c.signal(SIGSTOP);
   sleepFor(2.0);
   c.signal(SIGCONT);
