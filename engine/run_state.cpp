@@ -62,17 +62,12 @@ std::string gapText(double latency, double bound) {
   return fmt::format("{:.2f}%", 100 * gapOf(latency, bound));
 }
 
-std::shared_ptr<TraceFile> TraceFile::open(const std::string& path) {
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<TraceFile>> byPath;  // while someone holds it
-  std::lock_guard<std::mutex> lk(mu);
-  if (auto t = byPath[path].lock()) return t;
+std::unique_ptr<TraceFile> TraceFile::open(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
-  std::shared_ptr<TraceFile> t(new TraceFile(f));
+  std::unique_ptr<TraceFile> t(new TraceFile(f));
   std::fputs("seconds,worker,latency\n", f);
   std::fflush(f);
-  byPath[path] = t;
   return t;
 }
 
@@ -84,11 +79,8 @@ void TraceFile::row(double seconds, const std::string& who, double latency) {
   std::fflush(f_);
 }
 
-Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound,
-                   bool quiet)
-    : dl_(dl), out_(out), stats_(stats), best_(out.best()), bound_(bound), quiet_(quiet) {
-  if (!trace_path.empty()) trace_ = TraceFile::open(trace_path);
-}
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet)
+    : dl_(dl), out_(out), stats_(stats), trace_(trace), best_(out.best()), bound_(bound), quiet_(quiet) {}
 
 void Progress::improved(const Schedule& s, double lat, const std::string& who) {
   stats_.noteBest(who, lat);

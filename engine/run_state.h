@@ -85,14 +85,11 @@ class StopPolicy {
 //   end         the end of the run: the latency of the schedule on disk at the last moment
 //               (above the last improvement only if that one was not written, see the README).
 // A run stopped before its first schedule existed leaves the header alone.
-// solve() opens the file before the first schedule; the search's Progress, which knows only the
-// path, writes to the same open file: open() returns the file already open under that path in
-// this process, if any.
+// solve() opens the file before the first schedule and hands it to the search's Progress.
 class TraceFile {
  public:
-  // Creates (truncates) `path` and writes the header, or shares the one open; throws InputError
-  // if it cannot be written.
-  static std::shared_ptr<TraceFile> open(const std::string& path);
+  // Creates (truncates) `path` and writes the header; throws InputError if it cannot be written.
+  static std::unique_ptr<TraceFile> open(const std::string& path);
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
@@ -106,8 +103,8 @@ class TraceFile {
 
 class Progress {
  public:
-  // Writes improvements to the trace open under `trace_path` (TraceFile::open; "" = no trace).
-  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, const std::string& trace_path, double bound, bool quiet);
+  // Writes improvements to `trace` (nullptr: no trace), which outlives it.
+  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   // A worker found a schedule it believes is a new best: offer it to the writer (which re-checks
@@ -125,7 +122,7 @@ class Progress {
   OutputWriter& out_;
   RunStats& stats_;
   mutable std::mutex mu_;  // best_, best_found_s_, warned_ and whole lines on stderr
-  std::shared_ptr<TraceFile> trace_;
+  TraceFile* trace_;
   double best_;
   double best_found_s_ = 0;
   std::set<std::string> warned_;
@@ -139,9 +136,9 @@ double gapOf(double latency, double bound);
 
 struct SearchRun {
   SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline, OutputWriter& out,
-            int64_t max_evals, const std::string& trace_path, double bound_, bool quiet)
+            int64_t max_evals, TraceFile* trace, double bound_, bool quiet)
       : p(problem), cfg(config), seed(seed_), dl(deadline), bound(bound_), stop(deadline, out, stats, config.margin_s, max_evals),
-        progress(deadline, out, stats, trace_path, bound_, quiet), pool(config.pool_size) {}
+        progress(deadline, out, stats, trace, bound_, quiet), pool(config.pool_size) {}
   const Problem& p;
   const SearchConfig& cfg;
   const uint64_t seed;

@@ -79,7 +79,6 @@ class Worker {
   }
 
 
- private:
   SearchRun& run_;
   WorkerKind kind_;
   int beam_index_;  // rank among the beam workers
@@ -92,8 +91,8 @@ class Worker {
 }  // namespace
 
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound) {
-  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, opt.trace, bound, opt.quiet);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace) {
+  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet);
   run.pool.offer(start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;

@@ -12,8 +12,9 @@
 namespace mlsys {
 
 // Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
-// until the deadline or until the best meets `bound` (proven optimal).
+// until the deadline or until the best meets `bound` (proven optimal). Improvements are rows of
+// `trace` (nullptr: no --trace).
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace);
 
 }  // namespace mlsys

@@ -67,7 +67,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     if (!f.empty())
       if (int n = removeStaleTemps(f)) log(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
   // The trace covers the whole run (engine/run_state.h, TraceFile): the search's rows go to the same file.
-  std::shared_ptr<TraceFile> trace = opt.trace.empty() ? nullptr : TraceFile::open(opt.trace);
+  std::unique_ptr<TraceFile> trace = opt.trace.empty() ? nullptr : TraceFile::open(opt.trace);
   auto traceRow = [&](const char* who, double latency) {
     if (trace && latency >= 0) trace->row(deadline.elapsed(), who, latency);
   };
@@ -143,7 +143,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     }
     // 4. The search, unless the best is proven optimal already.
     if (!r.optimal && !Deadline::stop_requested.load())
-      r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base, r.lower_bound);
+      r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base, r.lower_bound, trace.get());
     if (r.search.optimal) {
       r.optimal = true;
       r.optimal_by = "bound";
