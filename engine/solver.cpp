@@ -48,6 +48,7 @@ int maxThreads() {
 }
 
 SearchConfig resolveConfig(const SolveOptions& opt) {
+  if (opt.resolved) return *opt.resolved;
   SearchConfig cfg = loadConfig(opt.config, opt.set);
   if (opt.model_set) cfg.model = opt.model;
   return cfg;

@@ -2,6 +2,7 @@
 // until the deadline, and the final write. Its summary and --stats are engine/cli/solve_report.cpp.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "engine/run_state.h"
 
 namespace mlsys {
+
+struct SearchConfig;
 
 struct SolveOptions {
   std::string out;
@@ -25,10 +28,12 @@ struct SolveOptions {
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
   bool exact = false;      // --exact: run the exact solver (engine/exact.h) first
+  // The config as the caller already resolved it (the CLI: file, --set, flags): used as it is,
+  // so the file is read once; config, set and model are then ignored.
+  std::shared_ptr<const SearchConfig> resolved;
 };
 
-struct SearchConfig;
-// The config file (or defaults) with the CLI overrides applied.
+// `resolved` if set, else the config file (or defaults) with the CLI overrides applied.
 SearchConfig resolveConfig(const SolveOptions& opt);
 
 // Worker threads for a --threads value: 0 = all cores; capped at maxThreads().

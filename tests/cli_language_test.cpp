@@ -165,9 +165,9 @@ TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
       {"solve",
        {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "-c, --config", "--set", "--model", "--stats", "--trace",
         "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
-      {"evaluate", {"--json", "--walk", "--model", "-h, --help"}},
-      {"bound", {"--json", "-s, --seconds", "--model", "-h, --help"}},
-      {"report", {"-o, --output", "--trace", "--model", "-h, --help"}},
+      {"evaluate", {"--json", "--walk", "-c, --config", "--set", "--model", "-h, --help"}},
+      {"bound", {"--json", "-s, --seconds", "-c, --config", "--set", "--model", "-h, --help"}},
+      {"report", {"-o, --output", "--trace", "-c, --config", "--set", "--model", "-h, --help"}},
       {"generate", {"-f, --family", "-n, --size", "--seed", "-o, --output", "-h, --help"}},
   };
   const std::string shared = exitCodesPart(test::runMlsys({"--help"}).out);

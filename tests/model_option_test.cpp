@@ -194,6 +194,50 @@ TEST(ModelOptionCli, BoundPrintsTheModel) {
   EXPECT_NE(n.out.find("compute: 16000 "), std::string::npos) << n.out;
 }
 
+// evaluate, bound and report take the model of a config (-c) and --set as solve does, with
+// --model over --set over the file: a schedule solve wrote under a config is priced the same way.
+TEST(ModelOptionCli, EvaluateBoundAndReportTakeTheModelOfAConfig) {
+  Files f = writeSingle();
+  const std::string cfg = test::tempPath("model_native.yaml");
+  test::writeText(cfg, "model:\n  matmul_compute: native_depth\n");
+  const std::string html = test::tempPath("model_native.html");
+  const std::string native = "model: matmul_compute=native_depth matmul_chains=literal k_limit=native\n";
+  for (const std::vector<std::string>& how : std::vector<std::vector<std::string>>{{"-c", cfg}, {"--config", cfg},
+                                                                                    {"--set", "model.matmul_compute=native_depth"}}) {
+    std::vector<std::string> ev = {"evaluate", f.problem, f.schedule};
+    ev.insert(ev.end(), how.begin(), how.end());
+    test::RunResult e = test::runMlsys(ev);
+    EXPECT_EQ(e.exit_code, 0) << how[0] << ": " << e.err;
+    EXPECT_EQ(e.out.rfind(native, 0), 0u) << how[0] << ": " << e.out;
+    EXPECT_NE(e.out.find("total latency: 16000\n"), std::string::npos) << how[0] << ": " << e.out;
+    std::vector<std::string> bd = {"bound", f.problem};
+    bd.insert(bd.end(), how.begin(), how.end());
+    test::RunResult b = test::runMlsys(bd);
+    EXPECT_EQ(b.exit_code, 0) << how[0] << ": " << b.err;
+    EXPECT_NE(b.out.find("compute: 16000 "), std::string::npos) << how[0] << ": " << b.out;
+    std::vector<std::string> rp = {"report", f.problem, f.schedule, "-o", html};
+    rp.insert(rp.end(), how.begin(), how.end());
+    test::RunResult r = test::runMlsys(rp);
+    EXPECT_EQ(r.exit_code, 0) << how[0] << ": " << r.err;
+    EXPECT_NE(test::readText(html).find("matmul_compute=native_depth"), std::string::npos) << how[0];
+  }
+  // --model wins over the file and --set; --set over the file.
+  test::RunResult e = test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--model", "matmul_compute=reduction_depth"});
+  EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
+  e = test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--set", "model.matmul_compute=reduction_depth"});
+  EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
+  // Errors as in solve: an unknown key names it (exit 1), a malformed --set is a usage error (2),
+  // a missing file names it (1).
+  e = test::runMlsys({"evaluate", f.problem, f.schedule, "--set", "model.nosuch=1"});
+  EXPECT_EQ(e.exit_code, 1) << e.err;
+  EXPECT_NE(e.err.find("nosuch"), std::string::npos) << e.err;
+  e = test::runMlsys({"bound", f.problem, "--set", "novalue"});
+  EXPECT_EQ(e.exit_code, 2) << e.err;
+  e = test::runMlsys({"report", f.problem, f.schedule, "-o", html, "-c", test::tempPath("no_such_config.yaml")});
+  EXPECT_EQ(e.exit_code, 1) << e.err;
+  EXPECT_NE(e.err.find("no_such_config.yaml"), std::string::npos) << e.err;
+}
+
 TEST(ModelOptionCli, SolveUnderNativeDepthReportsThatModelsLatencies) {
   Files f = writeSingle();
   std::string out = test::tempPath("model_single.out.json");

@@ -35,6 +35,32 @@ ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base) {
   return m;
 }
 
+void addConfigOptions(cxxopts::Options& o) {
+  o.add_options()("c,config", "YAML config file (see configs/ and README); the flags and --set override it",
+                  cxxopts::value<std::string>())(
+      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
+             "--set search.workers=[beam,sa]",
+      cxxopts::value<std::vector<std::string>>());
+}
+
+std::vector<std::string> setArguments(const cxxopts::ParseResult& r) {
+  std::vector<std::string> sets;
+  for (const cxxopts::KeyValue& kv : r.arguments())
+    if (kv.key() == "set") sets.push_back(kv.value());
+  return sets;
+}
+
+SearchConfig configFrom(const cxxopts::ParseResult& r) {
+  const std::string path = r.count("config") ? findConfig(r["config"].as<std::string>()) : "";
+  try {
+    return loadConfig(path, setArguments(r));
+  } catch (const ConfigOverrideSyntaxError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+ModelOptions modelFromConfigAndFlags(const cxxopts::ParseResult& r) { return modelFrom(r, configFrom(r).model); }
+
 void addModelOption(cxxopts::Options& o) {
   o.add_options()("model",
                   "Model option KEY=VALUE (repeatable): matmul_compute=reduction_depth|native_depth, "
@@ -99,14 +125,15 @@ int cmdBound(int argc, char** argv) {
       "s,seconds", "Time for the exact covers; past it the remaining components get their quick floors",
       cxxopts::value<double>()->default_value("10"))(
       "positional", "", cxxopts::value<std::vector<std::string>>());
+  addConfigOptions(o);
   addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json");
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) return printHelp(o);
-  auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [--model K=V]...");
+  auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
   if (!(r["seconds"].as<double>() > 0)) throw UsageError("--seconds must be positive");
-  ModelOptions m = modelFrom(r);
+  ModelOptions m = modelFromConfigAndFlags(r);
   Problem p = parseProblemFile(files[0]);
   Deadline dl;
   dl.setBudget(r["seconds"].as<double>());
@@ -171,15 +198,12 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)", cxxopts::value<int>())(
       "seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
-      "c,config", "YAML config file (see configs/ and README); the flags and --set override it", cxxopts::value<std::string>())(
-      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
-             "--set search.workers=[beam,sa]",
-      cxxopts::value<std::vector<std::string>>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
       cxxopts::value<std::string>())("print-config", "Print the resolved config (file, --set and flags) as YAML and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
       "exact", "Run the exact solver first (graphs of up to 20 ops): stops with 'optimal' when it completes within the budget")(
       "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
+  addConfigOptions(o);
   addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json OUT.json");
@@ -199,22 +223,13 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
     if (so.max_evals <= 0) throw UsageError("--max-evals must be positive");
   }
   if (r.count("config")) so.config = findConfig(r["config"].as<std::string>());  // a bare name: also the bundle's configs/
+  so.set = setArguments(r);
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
   so.exact = r.count("exact") > 0;
   // The settings: built-in defaults < the config file < --set < flags. Config errors before any work.
-  SearchConfig cfg;
-  try {
-    // As given: cxxopts splits the values of a list option at commas (search.workers=[beam,sa]).
-    std::vector<std::string> sets;
-    for (const cxxopts::KeyValue& kv : r.arguments())
-      if (kv.key() == "set") sets.push_back(kv.value());
-    cfg = loadConfig(so.config, sets);
-    so.set = sets;
-  } catch (const ConfigOverrideSyntaxError& e) {
-    throw UsageError(e.what());
-  }
+  SearchConfig cfg = configFrom(r);
   if (r.count("seconds")) cfg.seconds = r["seconds"].as<double>();
   if (r.count("threads")) cfg.threads = r["threads"].as<int>();
   if (r.count("seed")) cfg.seed = r["seed"].as<uint64_t>();
@@ -228,6 +243,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   so.seed = cfg.seed;
   so.model = cfg.model;
   so.model_set = true;
+  so.resolved = std::make_shared<const SearchConfig>(cfg);  // solve() does not read the file again
   // solve() caps the count (resolveThreads); say so before the run starts.
   if (so.threads > maxThreads())
     std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads", so.threads, maxThreads());

@@ -21,6 +21,16 @@ struct UsageError : std::runtime_error {
 void addModelOption(cxxopts::Options& o);                       // --model KEY=VALUE (repeatable)
 // `base` with the --model assignments applied; bad values are UsageError.
 ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base = {});
+void addConfigOptions(cxxopts::Options& o);                     // -c --config FILE, --set KEY=VALUE (repeatable)
+// The --set values as given (cxxopts would split a list value such as [beam,sa] at its commas).
+std::vector<std::string> setArguments(const cxxopts::ParseResult& r);
+// The config of -c (a bare name also looks in the bundle's configs/) with --set applied; a
+// malformed --set is a UsageError, a bad file or value an InputError naming the key.
+SearchConfig configFrom(const cxxopts::ParseResult& r);
+// The model a command that prices schedules uses: --model over --set over -c's file over the
+// built-in default, as in solve (evaluate, bound and report price what solve wrote under one
+// config the same way).
+ModelOptions modelFromConfigAndFlags(const cxxopts::ParseResult& r);
 // The exit codes, in every --help (one text for all commands).
 extern const char* const kExitCodesHelp;
 // `--help` of a command: every option of `o`, then `notes` (if any), then the exit codes, on

@@ -56,13 +56,14 @@ int cmdEvaluate(int argc, char** argv) {
   o.add_options()("json", "Print the result as JSON on stdout")(
       "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")(
       "h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
+  addConfigOptions(o);
   addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json SOLUTION.json");
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) return printHelp(o);
-  auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [--model K=V]... [--json]");
-  ModelOptions m = modelFrom(r);
+  auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
+  ModelOptions m = modelFromConfigAndFlags(r);
   Problem p = parseProblemFile(files[0]);
   Schedule s = parseScheduleFile(files[1], p);
   Evaluation ev = evaluateSchedule(p, s, m, r.count("walk") ? CostMethod::Walk : CostMethod::Auto);

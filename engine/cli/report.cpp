@@ -481,11 +481,12 @@ int cmdReport(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>())(
       "stats", "JSON from 'mlsys solve --stats': adds the solver statistics (with two schedules: once per schedule, in order)",
       cxxopts::value<std::vector<std::string>>())("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
+  addConfigOptions(o);
   addModelOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
   const char* usage =
-      "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [--trace T.csv]... [--stats S.json]... [--model K=V]...";
+      "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [--trace T.csv]... [--stats S.json]... [-c CONFIG] [--set model.K=V]... [--model K=V]...";
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help"))
     return printHelp(o,
@@ -519,7 +520,7 @@ int cmdReport(int argc, char** argv) {
   inputs.insert(inputs.end(), statsPaths.begin(), statsPaths.end());
   for (const std::string& in : inputs)
     if (sameFile(in, out)) throw UsageError("-o/--output '" + out + "' is the input '" + in + "': it would be overwritten");
-  ModelOptions m = modelFrom(r);
+  ModelOptions m = modelFromConfigAndFlags(r);
   Problem p = parseProblemFile(files[0]);
   std::vector<ScheduleView> views;
   for (size_t i = 1; i < files.size(); ++i) views.push_back(viewSchedule(p, files[0], m, files[i]));
