@@ -222,8 +222,6 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
     so.max_evals = r["max-evals"].as<int64_t>();
     if (so.max_evals <= 0) throw UsageError("--max-evals must be positive");
   }
-  if (r.count("config")) so.config = findConfig(r["config"].as<std::string>());  // a bare name: also the bundle's configs/
-  so.set = setArguments(r);
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
