@@ -27,7 +27,7 @@ struct SearchConfig {
   long sa_restart_after = 20000;   // evaluations without improvement before a restart from the pool
   long sa_sync_every = 2000;       // evaluations between offers to the pool
   std::map<std::string, double> move_weights = {
-      {"merge", 3}, {"split", 1}, {"move-op", 2}, {"recompute", 1}, {"uncompute", 1},
+      {"merge", 3}, {"fuse", 0}, {"split", 1}, {"move-op", 2}, {"recompute", 1}, {"uncompute", 1},
       {"granularity", 4}, {"traversal", 1}, {"retain", 2}, {"reorder", 0.5}};
   // beam:
   int beam_width = 4;           // partial schedules kept per position

@@ -27,21 +27,10 @@ bool MergeMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   m.retain = B.retain;
   pruneRetain(p, m);
   m.trav = B.trav.kind == TraversalKind::Custom ? Traversal{} : B.trav;
-  const auto& rin = ev.retainedInto(s);
-  SubgraphSched best = m;
-  bool found = false;
-  double bestLat = 0;
-  for (const Granularity& g : {A.gran, B.gran}) {
-    SubgraphSched c = m;
-    c.gran = g;
-    if (!repairGranularity(ev, c, rin)) continue;
-    double l = ev.cost(c, rin).latency;
-    if (!found || l < bestLat) { found = true; bestLat = l; best = c; }
-  }
-  if (!found) return false;
+  if (!bestRepairedOf(ev, m, ev.retainedInto(s), {A.gran, B.gran})) return false;
   out.first = s;
   out.count = 2;
-  out.repl = {std::move(best)};
+  out.repl = {std::move(m)};
   return true;
 }
 

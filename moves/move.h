@@ -35,7 +35,7 @@ class Move {
   virtual bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) = 0;
 };
 
-// Registry: name -> factory. Names: merge, split, move-op, recompute, uncompute, granularity,
+// Registry: name -> factory. Names: merge, fuse, split, move-op, recompute, uncompute, granularity,
 // traversal, retain, reorder.
 std::unique_ptr<Move> makeMove(const std::string& name);
 const std::vector<std::string>& moveNames();
@@ -48,5 +48,8 @@ void pruneRetain(const Problem& p, SubgraphSched& sg);
 // Replaces subgraphs [s, s+count) by the pair (a, b): prunes their retained sets, repairs both
 // granularities in context and fills `out`; false if either has no valid granularity.
 bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, SubgraphSched b, Change& out);
+// Sets sg.gran to the cheapest (in context rin) of `grans`, each repaired; false if none is valid.
+bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
+                    const std::vector<Granularity>& grans);
 
 }  // namespace mlsys

@@ -9,6 +9,10 @@ struct MergeMove : Move {  // fuse subgraph s with s+1 (they must share a tensor
   const char* name() const override { return "merge"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
 };
+struct FuseMove : Move {  // fuse subgraph s with a later linked one (shared op or tensor), not adjacent
+  const char* name() const override { return "fuse"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
 struct SplitMove : Move {  // cut a subgraph's op list in two
   const char* name() const override { return "split"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;

@@ -11,6 +11,7 @@ namespace {
 const std::map<std::string, std::function<std::unique_ptr<Move>()>>& factories() {
   static const std::map<std::string, std::function<std::unique_ptr<Move>()>> f = {
       {"merge", [] { return std::make_unique<MergeMove>(); }},
+      {"fuse", [] { return std::make_unique<FuseMove>(); }},
       {"split", [] { return std::make_unique<SplitMove>(); }},
       {"move-op", [] { return std::make_unique<MoveOpMove>(); }},
       {"recompute", [] { return std::make_unique<RecomputeMove>(); }},
@@ -67,6 +68,26 @@ bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, Su
   out.count = count;
   out.repl = {std::move(a), std::move(b)};
   return true;
+}
+
+bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
+                    const std::vector<Granularity>& grans) {
+  bool found = false;
+  double bestLat = 0;
+  Granularity best{};
+  for (const Granularity& g : grans) {
+    SubgraphSched c = sg;
+    c.gran = g;
+    if (!repairGranularity(ev, c, rin)) continue;
+    const double l = ev.cost(c, rin).latency;
+    if (!found || l < bestLat) {
+      found = true;
+      bestLat = l;
+      best = c.gran;
+    }
+  }
+  if (found) sg.gran = best;
+  return found;
 }
 
 }  // namespace mlsys
