@@ -154,7 +154,12 @@ def main():
                 time.sleep(0.2)  # inside a solve
                 a.send_signal(signal.SIGKILL)
                 a.wait()
-                killed = a_running[0].number
+                # The trial A was in when it died, read after the kill: the one seen running may
+                # have completed during the sleep (a loaded machine) and A started the next.
+                dead = [t for t in trials() if t.user_attrs.get("worker") == a_id and t.state.name == "RUNNING"]
+                if len(dead) != 1:
+                    fail(f"worker A was killed with {len(dead)} trials running (between two trials?)")
+                killed = dead[0].number
             elif a.poll() is not None:
                 fail(f"worker A exited {a.returncode} before it could be killed")
             else:
