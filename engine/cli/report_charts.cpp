@@ -115,7 +115,7 @@ std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::s
     double y = top + r * (rowH + gapH);
     double x1 = left + (re[r] - rs[r]) * scale;
     o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(y + rowH / 2 + 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">"
-      << (equal ? "#" + std::to_string(static_cast<int>(rs[r])) : shortLabel(rs[r])) << "</text>\n";
+      << (equal ? "#" : "") << (equal ? std::to_string(static_cast<int>(rs[r])) : shortLabel(rs[r])) << "</text>\n";
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(x1) << "\" y1=\"" << px(y + rowH + 3) << "\" y2=\"" << px(y + rowH + 3)
       << "\" stroke=\"#cfd5de\"/>\n";
     o << "<text x=\"" << px(x1) << "\" y=\"" << px(y + rowH + 15) << "\" text-anchor=\"end\" font-size=\"10.5\" fill=\"#667085\">"
@@ -276,8 +276,9 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, dou
     double best = 1e300;
     for (const auto& tp : v) {
       if (tp.latency >= best) continue;
-      if (d.empty()) d = "M" + px(X(tp.seconds)) + " " + px(Y(tp.latency));
-      else d += " H" + px(X(tp.seconds)) + " V" + px(Y(tp.latency));
+      // Appended piece by piece: "M" + px(..) + .. trips GCC 12's false -Wrestrict (bug 105329).
+      const bool first = d.empty();
+      d.append(first ? "M" : " H").append(px(X(tp.seconds))).append(first ? " " : " V").append(px(Y(tp.latency)));
       best = tp.latency;
     }
     d += " H" + px(X(std::max(until, v.empty() ? 0.0 : v.back().seconds)));
