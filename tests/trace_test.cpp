@@ -66,10 +66,10 @@ TEST(Trace, CoversTheWholeRunToTheDeadline) {
   checkWholeRun(rows, header, latencyOnDisk(p, out));
   ASSERT_FALSE(rows.empty());
   EXPECT_NE(test::readText(stats).find("\"stop_reason\": \"deadline\""), std::string::npos);
-  // The end row is written when the run ends, which is the deadline less the stop margin: 0.15 s,
-  // or more after a slow write (the margin keeps room for the slowest write measured, so under a
-  // loaded test machine a 1 s run may stop at 0.5 s). So: at the process's elapsed time as the
-  // stats give it, and well past the start (the baseline takes at most a quarter of the budget).
+  // The end row is written when the run ends: at the deadline less the stop margin, which is
+  // 0.15 s or more, from the slowest evaluation and write measured (a stalled process measures slow ones,
+  // so on a loaded test machine a 1 s run may stop at 0.5 s). So: at the process's elapsed time
+  // as the stats give it, and well past the start (the baseline takes at most a quarter).
   const std::string st = test::readText(stats);
   const size_t at = st.find("\"elapsed_s\": ");
   ASSERT_NE(at, std::string::npos) << st;
