@@ -78,7 +78,6 @@ class Worker {
     }
   }
 
-
   SearchRun& run_;
   WorkerKind kind_;
   int beam_index_;  // rank among the beam workers

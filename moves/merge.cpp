@@ -20,12 +20,7 @@ bool MergeMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
       for (OpId b : B.ops)
         if (std::find(p.ops[b].inputs.begin(), p.ops[b].inputs.end(), t) != p.ops[b].inputs.end()) linked = true;
   if (!linked) return false;
-  SubgraphSched m;
-  m.ops = A.ops;
-  m.ops.insert(m.ops.end(), B.ops.begin(), B.ops.end());
-  m.ops = uniqueOps(m.ops);
-  m.retain = B.retain;
-  pruneRetain(p, m);
+  SubgraphSched m = unionOf(p, A, B, B.retain);
   m.trav = B.trav.kind == TraversalKind::Custom ? Traversal{} : B.trav;
   if (!bestRepairedOf(ev, m, ev.retainedInto(s), {A.gran, B.gran})) return false;
   out.first = s;

@@ -48,6 +48,9 @@ void pruneRetain(const Problem& p, SubgraphSched& sg);
 // Replaces subgraphs [s, s+count) by the pair (a, b): prunes their retained sets, repairs both
 // granularities in context and fills `out`; false if either has no valid granularity.
 bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, SubgraphSched b, Change& out);
+// A and B as one subgraph: A's ops then B's (an op in both once), retaining `retain` pruned to
+// what it may retain; granularity and traversal are left to the caller (merge, fuse).
+SubgraphSched unionOf(const Problem& p, const SubgraphSched& a, const SubgraphSched& b, std::vector<TensorId> retain);
 // Sets sg.gran to the cheapest (in context rin) of `grans`, each repaired; false if none is valid.
 bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                     const std::vector<Granularity>& grans);

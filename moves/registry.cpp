@@ -70,6 +70,16 @@ bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, Su
   return true;
 }
 
+SubgraphSched unionOf(const Problem& p, const SubgraphSched& a, const SubgraphSched& b, std::vector<TensorId> retain) {
+  SubgraphSched m;
+  m.ops = a.ops;
+  m.ops.insert(m.ops.end(), b.ops.begin(), b.ops.end());
+  m.ops = uniqueOps(m.ops);
+  m.retain = std::move(retain);
+  pruneRetain(p, m);
+  return m;
+}
+
 bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                     const std::vector<Granularity>& grans) {
   bool found = false;

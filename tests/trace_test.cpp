@@ -71,9 +71,10 @@ TEST(Trace, CoversTheWholeRunToTheDeadline) {
   // so on a loaded test machine a 1 s run may stop at 0.5 s). So: at the process's elapsed time
   // as the stats give it, and well past the start (the baseline takes at most a quarter).
   const std::string st = test::readText(stats);
-  const size_t at = st.find("\"elapsed_s\": ");
+  const std::string key = "\"elapsed_s\": ";
+  const size_t at = st.find(key);
   ASSERT_NE(at, std::string::npos) << st;
-  const double elapsed = std::stod(st.substr(at + 13));
+  const double elapsed = std::stod(st.substr(at + key.size()));
   EXPECT_NEAR(rows.back().seconds, elapsed, 0.05) << "the end row is written at the end of the run";
   EXPECT_GT(rows.back().seconds, 0.25) << "the run went on past the baseline's quarter of the 1 s budget";
   EXPECT_LE(rows.back().seconds, 1.5) << "the run ends at its 1 s budget (plus the final write's grace)";
