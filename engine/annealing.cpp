@@ -28,9 +28,9 @@ struct LazyBest {
 
 }  // namespace
 
-Annealer::Annealer(SearchRun& run, int worker_id)
+Annealer::Annealer(SearchRun& run, int worker_id, const std::map<std::string, double>& weights)
     : run_(run), rng_(mixSeed(run.seed, worker_id, 1)), acc_rng_(mixSeed(run.seed, worker_id, 2)) {
-  for (const auto& [name, w] : run.cfg.move_weights) {
+  for (const auto& [name, w] : weights) {
     if (w <= 0) continue;
     auto m = makeMove(name);
     if (!m || !m->supports(run.p)) continue;

@@ -12,6 +12,8 @@
 // it restarts from a schedule drawn from the pool.
 #pragma once
 #include <limits>
+#include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -23,9 +25,9 @@ namespace mlsys {
 
 class Annealer {
  public:
-  // The enabled moves (weight > 0, supported by the problem) and the worker's random streams,
-  // derived from (seed, worker_id).
-  Annealer(SearchRun& run, int worker_id);
+  // The enabled moves (weight > 0 in `weights`, supported by the problem) and the worker's random
+  // streams, derived from (seed, worker_id).
+  Annealer(SearchRun& run, int worker_id, const std::map<std::string, double>& weights);
   // Anneals from `start` on the worker's evaluator `ev` until the run stops or the run's elapsed
   // time reaches `until`; returns the best latency it reached (infinity if `start` is invalid).
   double run(IncrementalEvaluator& ev, const Schedule& start, double until = std::numeric_limits<double>::infinity());

@@ -92,6 +92,15 @@ YAML::Node parseYaml(const std::string& yaml, const std::string& name) {
   }
 }
 
+// A map of move weights (sa.moves, lns.moves) into `w`: every key a move, every value in [0, 1e6].
+void moveWeights(const Ctx& c, const YAML::Node& mv, const std::string& where, std::map<std::string, double>& w) {
+  checkKeys(c, mv, where, moveNames());
+  for (auto it = mv.begin(); it != mv.end(); ++it) {
+    std::string k = it->first.as<std::string>();
+    w[k] = num(c, it->second, where + "." + k, 0, 1e6);
+  }
+}
+
 // The config a YAML tree describes, over the defaults; every key and value checked. (A const
 // tree: yaml-cpp's non-const operator[] would turn a null node into a map.)
 SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
@@ -125,13 +134,7 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
     if (s["restart_after"]) cfg.sa_restart_after = integer(c, s["restart_after"], "sa.restart_after", 1, 1000000000000);
     if (s["sync_every"]) cfg.sa_sync_every = integer(c, s["sync_every"], "sa.sync_every", 1, 1000000000000);
     if (s["adopt_pool_best"]) cfg.sa_adopt_pool_best = boolean(c, s["adopt_pool_best"], "sa.adopt_pool_best");
-    if (auto mv = s["moves"]) {
-      checkKeys(c, mv, "sa.moves", moveNames());
-      for (auto it = mv.begin(); it != mv.end(); ++it) {
-        std::string k = it->first.as<std::string>();
-        cfg.move_weights[k] = num(c, it->second, "sa.moves." + k, 0, 1e6);
-      }
-    }
+    if (auto mv = s["moves"]) moveWeights(c, mv, "sa.moves", cfg.move_weights);
   }
   if (auto s = root["beam"]) {
     checkKeys(c, s, "beam", {"width", "max_segment", "time_share", "then", "order_width", "library_ops", "order_max_ops", "order_time_share"});
@@ -149,7 +152,7 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
     }
   }
   if (auto s = root["lns"]) {
-    checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side", "adaptive", "slice_seconds"});
+    checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side", "adaptive", "slice_seconds", "polish", "moves"});
     if (s["whole_graph_ops"]) cfg.lns_whole_graph_ops = static_cast<int>(integer(c, s["whole_graph_ops"], "lns.whole_graph_ops", 0, 20));
     if (s["window_ops_min"]) cfg.lns_window_ops_min = static_cast<int>(integer(c, s["window_ops_min"], "lns.window_ops_min", 2, 20));
     if (s["window_ops_max"]) cfg.lns_window_ops_max = static_cast<int>(integer(c, s["window_ops_max"], "lns.window_ops_max", 2, 20));
@@ -158,6 +161,8 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
     if (s["every_side"]) cfg.lns_every_side = boolean(c, s["every_side"], "lns.every_side");
     if (s["adaptive"]) cfg.lns_adaptive = boolean(c, s["adaptive"], "lns.adaptive");
     if (s["slice_seconds"]) cfg.lns_slice_seconds = num(c, s["slice_seconds"], "lns.slice_seconds", 0.001, 3600);
+    if (s["polish"]) cfg.lns_polish = boolean(c, s["polish"], "lns.polish");
+    if (auto mv = s["moves"]) moveWeights(c, mv, "lns.moves", cfg.lns_move_weights);
     if (cfg.lns_window_ops_min > cfg.lns_window_ops_max)
       c.fail(s, "lns.window_ops_min", "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")");
   }
@@ -184,6 +189,9 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
   double wsum = 0;
   for (const auto& [k, w] : cfg.move_weights) wsum += w;
   if (wsum <= 0) throw InputError(c.name + ": sa.moves: all move weights are zero");
+  wsum = 0;
+  for (const auto& [k, w] : cfg.annealWeights(true)) wsum += w;
+  if (wsum <= 0) throw InputError(c.name + ": lns.moves: all move weights of the LNS workers' annealing are zero (over sa.moves)");
   return cfg;
 }
 
@@ -294,6 +302,10 @@ std::string configToYaml(const SearchConfig& c) {
     text("every_side", c.lns_every_side ? "true" : "false");
     text("adaptive", c.lns_adaptive ? "true" : "false");
     real("slice_seconds", c.lns_slice_seconds);
+    text("polish", c.lns_polish ? "true" : "false");
+    section("moves", [&] {
+      for (const auto& [k, w] : c.lns_move_weights) real(k.c_str(), w);
+    });
   });
   section("pool", [&] { integer("size", c.pool_size); });
   section("cache", [&] { integer("entries", c.cache_entries); });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <limits>
 #include <unordered_map>
@@ -23,10 +24,10 @@ constexpr int kMaxWindowOps = 20;
 
 Lns::Lns(SearchRun& run, int worker_id) : run_(run), rng_(mixSeed(run.seed, worker_id, 3)) {}
 
-void Lns::improved(const IncrementalEvaluator& ev) {
+void Lns::improved(const IncrementalEvaluator& ev, MoveStats& by) {
   if (best_ >= 0 && ev.total() >= best_ - 1e-9 * best_) return;
   best_ = ev.total();
-  ++stats_.improvements;
+  ++by.improvements;
   run_.pool.offer(ev.schedule(), ev.total());
   run_.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Lns));
 }
@@ -55,7 +56,7 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   run_.stats.evaluations.fetch_add(r.stats.configs_priced, std::memory_order_relaxed);
   if (r.found && r.latency < ev.total()) {
     ev.reset(r.schedule);
-    if (ev.valid()) improved(ev);
+    if (ev.valid()) improved(ev, stats_);
   }
   start = ev.schedule();
   return r.proven_optimal;
@@ -79,13 +80,13 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     if (better) {
       stall_ = 0;
       cycleImproved_ = true;
-      improved(ev);
+      improved(ev, stats_);
     } else if (++stall_ >= cfg.lns_stall_windows) {
       stall_ = 0;
       if (++size_ > cfg.lns_window_ops_max) {
         size_ = cfg.lns_window_ops_min;
         // A whole round of windows: polish the traversal orders before moving on.
-        if (!cycleImproved_ && polishTraversals(ev, 0, ev.size() - 1)) improved(ev);
+        if (!cycleImproved_ && polishTraversals(ev, 0, ev.size() - 1)) improved(ev, stats_);
         cycleImproved_ = false;
         Schedule s;
         double l;
@@ -254,6 +255,58 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   return false;
 }
 
+bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until) {
+  const Problem& p = run_.p;
+  ev.reset(start);
+  if (!ev.valid()) return false;
+  const double before = ev.total();
+  if (polishConverged_ >= 0 && std::abs(before - polishConverged_) <= 1e-12 * before) return false;
+  long clean = 0;  // subgraphs visited since the last change
+  while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
+    const int n = ev.size();
+    if (clean >= n) {
+      polishConverged_ = ev.total();
+      break;
+    }
+    const int s = static_cast<int>(polishCursor_++ % static_cast<size_t>(n));
+    const double at = ev.total();
+    const i64 kmax = reductionLimit(p, ev.model(), ev.schedule().subgraphs[s].ops);
+    const auto [W, H] = outputShape(ev, s);
+    for (int side = 0; side < 3 && !run_.stop.stopNow(); ++side) {
+      const i64 top = side == 0 ? std::min(p.native, W) : side == 1 ? std::min(p.native, H) : kmax;
+      if (top <= 1) continue;
+      const SubgraphSched& S = ev.schedule().subgraphs[s];
+      Change best;
+      DeltaEval bestD;
+      for (i64 v = 1; v <= top; ++v) {
+        Granularity g = S.gran;
+        (side == 0 ? g.w : side == 1 ? g.h : g.k) = v;
+        if (g == S.gran) continue;
+        Change c;
+        c.first = s;
+        c.count = 1;
+        c.repl = {S};
+        c.repl[0].gran = g;
+        DeltaEval d = ev.evaluate(c);
+        ++polishStats_.evaluations;
+        run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
+        polishStats_.valid += d.valid;
+        if (d.valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+      }
+      if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
+    }
+    polishTraversals(ev, s, s);
+    if (ev.total() < at - 1e-12 * at) clean = 0;
+    else ++clean;
+  }
+  start = ev.schedule();
+  if (ev.total() < before - 1e-9 * before) {
+    improved(ev, polishStats_);
+    return true;
+  }
+  return false;
+}
+
 bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
   const double before = ev.total();
   for (int s = std::max(0, from); s <= std::min(to, ev.size() - 1) && !run_.stop.stopNow(); ++s) {
@@ -297,6 +350,9 @@ void Lns::retainAcross(IncrementalEvaluator& ev, int s) {
   }
 }
 
-void Lns::reportStats() const { run_.stats.addMoves("lns-window", stats_); }
+void Lns::reportStats() const {
+  run_.stats.addMoves("lns-window", stats_);
+  if (polishStats_.evaluations > 0) run_.stats.addMoves("lns-polish", polishStats_);
+}
 
 }  // namespace mlsys

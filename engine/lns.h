@@ -43,6 +43,16 @@ class Lns {
   // between windows); `start` becomes the schedule reached (never worse than the one given). The
   // window size and stall count carry over from one call to the next.
   void windows(IncrementalEvaluator& ev, Schedule& start, double until);
+  // Coordinate descent on the granularities from `start` until the run stops or its elapsed time
+  // reaches `until`: for one subgraph after another (a cursor that carries over between calls),
+  // every w in [1, min(N, W)] with h and k fixed, the cheapest applied if it lowers the whole
+  // schedule's latency; then every h; then every k in [1, K limit]; then the traversal polish.
+  // The annealer's granularity move draws these values at random, so late in a run, at a low
+  // temperature, a subgraph often sits a little above its best granularity in context; the LNS
+  // windows' exact solver considers only the smallest side per tile count. A full sweep without
+  // a change marks the schedule converged: polishing it again returns at once. `start` becomes
+  // the schedule reached; true if it is cheaper.
+  bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
 
  private:
@@ -56,16 +66,21 @@ class Lns {
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
-  void improved(const IncrementalEvaluator& ev);
+  // Offers the schedule to the pool and the progress if it beats the worker's best, counting the
+  // improvement in `by`.
+  void improved(const IncrementalEvaluator& ev, MoveStats& by);
 
   SearchRun& run_;
   Rng rng_;
   std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
   MoveStats stats_;
+  MoveStats polishStats_;  // the granularity polish: evaluated, valid, applied (a side changed), improved (a new best)
   double best_ = -1;
   int size_ = 0;       // window size (distinct ops) of the current round
   long stall_ = 0;     // windows since the last improvement at this size
   bool cycleImproved_ = false;
+  size_t polishCursor_ = 0;       // next subgraph the granularity polish visits
+  double polishConverged_ = -1;   // latency of the last schedule a full sweep left unchanged
 };
 
 }  // namespace mlsys

@@ -26,10 +26,7 @@ bool GranularityMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   const Problem& p = ev.problem();
   SubgraphSched S = ev.schedule().subgraphs[s];
   const i64 kmax = reductionLimit(p, ev.model(), S.ops);  // 0: no MatMul, k stays 1
-  // Grid shape: from the first op whose output is written or retained (all share one shape).
-  const auto& w = ev.info(s).written;
-  TensorId ref = !w.empty() ? w[0] : (!S.retain.empty() ? S.retain[0] : p.ops[S.ops.back()].outputs[0]);
-  const i64 W = p.widths[ref], H = p.heights[ref];
+  const auto [W, H] = outputShape(ev, s);
   uint64_t which = randBelow(rng, kmax ? 3 : 2);
   Granularity g = S.gran;
   if (which == 0) g.w = pickSide(rng, g.w, W, std::min(p.native, W));

@@ -5,6 +5,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost/granularity.h"
@@ -51,6 +52,9 @@ bool proposePair(IncrementalEvaluator& ev, int s, int count, SubgraphSched a, Su
 // A and B as one subgraph: A's ops then B's (an op in both once), retaining `retain` pruned to
 // what it may retain; granularity and traversal are left to the caller (merge, fuse).
 SubgraphSched unionOf(const Problem& p, const SubgraphSched& a, const SubgraphSched& b, std::vector<TensorId> retain);
+// Width and height of subgraph s's output grid: the shape of its first written tensor (else
+// retained, else its last op's output); every output of a subgraph has that shape.
+std::pair<i64, i64> outputShape(const IncrementalEvaluator& ev, int s);
 // Sets sg.gran to the cheapest (in context rin) of `grans`, each repaired; false if none is valid.
 bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                     const std::vector<Granularity>& grans);

@@ -80,6 +80,14 @@ SubgraphSched unionOf(const Problem& p, const SubgraphSched& a, const SubgraphSc
   return m;
 }
 
+std::pair<i64, i64> outputShape(const IncrementalEvaluator& ev, int s) {
+  const Problem& p = ev.problem();
+  const SubgraphSched& S = ev.schedule().subgraphs[s];
+  const auto& w = ev.info(s).written;
+  const TensorId ref = !w.empty() ? w[0] : (!S.retain.empty() ? S.retain[0] : p.ops[S.ops.back()].outputs[0]);
+  return {p.widths[ref], p.heights[ref]};
+}
+
 bool bestRepairedOf(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                     const std::vector<Granularity>& grans) {
   bool found = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
+#include <sstream>
 #include <string>
 
 #include "cost/evaluator.h"
@@ -153,6 +154,21 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("sa: {adopt_pool_best: yes please}\n", "sa.adopt_pool_best"));
   EXPECT_TRUE(fails("search: {workers: [lnx]}\n", "lns"));  // the message lists the known kinds
   EXPECT_TRUE(fails("lns: {window: 3}\n", "lns.window"));
+  // lns.moves: weights of the LNS workers' annealing, over sa.moves; other annealers keep sa.moves.
+  SearchConfig m = loadConfigText("sa: {moves: {fuse: 0, merge: 5}}\nlns: {moves: {fuse: 2}}\n");
+  EXPECT_DOUBLE_EQ(m.annealWeights(true).at("fuse"), 2);
+  EXPECT_DOUBLE_EQ(m.annealWeights(true).at("merge"), 5);
+  EXPECT_DOUBLE_EQ(m.annealWeights(false).at("fuse"), 0);
+  EXPECT_EQ(configToYaml(loadConfigText(configToYaml(m))), configToYaml(m)) << "round trip";
+  EXPECT_TRUE(loadConfigText("").lns_move_weights.empty());
+  EXPECT_FALSE(loadConfigText("").lns_polish);
+  EXPECT_TRUE(loadConfigText("lns: {polish: true}\n").lns_polish);
+  EXPECT_TRUE(fails("lns: {polish: 2}\n", "lns.polish"));
+  EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
+  EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
+  EXPECT_TRUE(fails("sa: {moves: {merge: 1, fuse: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, granularity: 0, "
+                    "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0}}\n",
+                    "lns.moves"));
 }
 
 // A small graph under the default portfolio: the LNS worker solves the whole graph exactly, so
@@ -202,6 +218,30 @@ TEST(Lns, AdaptiveWorkerRunsWindowsAndAnnealing) {
     else EXPECT_EQ(test::movesEvaluated(r.err, "granularity"), 0) << r.err;
     EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
   }
+}
+
+// The adaptive LNS worker's third kind of slice (lns.polish), the granularity polish (coordinate
+// descent over w, h and k of one subgraph after another): it runs, and with the annealer unable to change a
+// granularity (sa.moves.granularity 0) it lowers the latency of the schedule it starts from
+// (counted in its "improved" column of the move table), and the result is valid.
+TEST(Lns, GranularityPolishRunsAndImproves) {
+  const std::string f = test::tempPath("lns_polish.json");
+  ASSERT_EQ(test::runMlsys({"generate", "--family", "random", "--size", "40", "--seed", "3", "-o", f}).exit_code, 0);
+  const std::string cfg = test::tempPath("lns_polish.yaml"), out = test::tempPath("lns_polish.out.json");
+  test::writeText(cfg, "search: {workers: [lns]}\nsa: {moves: {granularity: 0}}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, polish: true}\n");
+  auto r = test::runMlsys({"solve", f, out, "--seconds", "3", "--threads", "1", "-c", cfg});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(test::movesEvaluated(r.err, "lns-polish"), 0) << r.err;
+  // The row: name, evaluated, valid, applied, improved.
+  const size_t at = r.err.find("\n  lns-polish ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::istringstream row(r.err.substr(at + 1, r.err.find('\n', at + 1) - at - 1));
+  std::string name;
+  long evaluated = 0, valid = 0, applied = 0, improved = 0;
+  row >> name >> evaluated >> valid >> applied >> improved;
+  EXPECT_GT(applied, 0) << r.err;
+  EXPECT_GT(improved, 0) << r.err;
+  EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
 }
 
 // The candidate library: connected, convex sets whose ephemeral tensors nobody outside reads;
