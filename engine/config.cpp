@@ -186,12 +186,13 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
       }
     }
   }
-  double wsum = 0;
-  for (const auto& [k, w] : cfg.move_weights) wsum += w;
-  if (wsum <= 0) throw InputError(c.name + ": sa.moves: all move weights are zero");
-  wsum = 0;
-  for (const auto& [k, w] : cfg.annealWeights(true)) wsum += w;
-  if (wsum <= 0) throw InputError(c.name + ": lns.moves: all move weights of the LNS workers' annealing are zero (over sa.moves)");
+  auto sum = [](const std::map<std::string, double>& w) {
+    double t = 0;
+    for (const auto& [k, v] : w) t += v;
+    return t;
+  };
+  if (sum(cfg.annealWeights(false)) <= 0) throw InputError(c.name + ": sa.moves: all move weights are zero");
+  if (sum(cfg.annealWeights(true)) <= 0) throw InputError(c.name + ": lns.moves: all move weights of the LNS workers' annealing are zero (over sa.moves)");
   return cfg;
 }
 

@@ -21,19 +21,16 @@ namespace {
 class Worker {
  public:
   Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
-      : run_(run), kind_(kind), beam_index_(beam_index), ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
-        annealer_(run, id, run.cfg.annealWeights((kind == WorkerKind::Beam ? run.cfg.beam_then : kind) == WorkerKind::Lns)), lns_(run, id) {}
+      : run_(run), kind_(kind), then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind), beam_index_(beam_index),
+        ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
+        annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)), lns_(run, id) {}
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
-    WorkerKind then = kind_;
-    if (kind_ == WorkerKind::Beam) {
-      if (!run_.stop.stopNow()) runBeamPhase(run_, ev_, start_, beam_index_);
-      then = run_.cfg.beam_then;
-    }
+    if (kind_ == WorkerKind::Beam && !run_.stop.stopNow()) runBeamPhase(run_, ev_, start_, beam_index_);
     // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
     // for the rest of the run: other tile sides may still do better.
-    if (then == WorkerKind::Lns && !run_.stop.stopNow()) {
+    if (then_ == WorkerKind::Lns && !run_.stop.stopNow()) {
       if (!run_.cfg.lns_adaptive) lns_.run(ev_, start_);
       else if (!lns_.solveWhole(ev_, start_)) slices();
       lns_.reportStats();
@@ -45,15 +42,15 @@ class Worker {
  private:
   // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
   // of work from the pool's best: LNS windows, annealing, or (with lns.polish) the granularity
-  // polish (coordinate descent, Lns::polishGranularities). A slice's yield is the relative improvement it made on
-  // the schedule it started from, per second; each kind keeps a moving average of its yields and
-  // the next slice goes to the kind with the highest (ties to the earlier kind in that order;
-  // a kind not measured yet first). A kind not run for kExplore slices gets the next one, so that
-  // a kind that stopped paying is measured again. Graphs where the exact windows pay keep the
-  // worker on windows; where they are slow or dry (large dimensions, annealing throughput
-  // decides) it becomes a second annealer; the polish takes the granularities the annealer's
-  // random draws left a little above their best (it returns at once on a schedule it has
-  // already swept).
+  // polish (coordinate descent, Lns::polishGranularities). A slice's yield is the relative
+  // improvement it made on the schedule it started from, per second; each kind keeps a moving
+  // average of its yields and the next slice goes to the kind with the highest (a kind not
+  // measured yet first; ties to the earlier kind in that order). A kind not run for kExplore
+  // slices gets the next one, so that a kind that stopped paying is measured again. Graphs where
+  // the exact windows pay keep the worker on windows; where they are slow or dry (large
+  // dimensions, annealing throughput decides) it becomes a second annealer; the polish takes the
+  // granularities the annealer's random draws left a little above their best (it returns at once
+  // on a schedule it has already swept).
   void slices() {
     constexpr int kExplore = 4;
     enum { kLns, kSa, kPolish };
@@ -95,6 +92,7 @@ class Worker {
 
   SearchRun& run_;
   WorkerKind kind_;
+  WorkerKind then_;  // what the worker runs after its beam phase, if any (its own kind otherwise)
   int beam_index_;  // rank among the beam workers
   IncrementalEvaluator ev_;
   Schedule start_;
