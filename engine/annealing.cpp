@@ -29,7 +29,7 @@ struct LazyBest {
 }  // namespace
 
 Annealer::Annealer(SearchRun& run, int worker_id, const std::map<std::string, double>& weights)
-    : run_(run), rng_(mixSeed(run.seed, worker_id, 1)), acc_rng_(mixSeed(run.seed, worker_id, 2)) {
+    : run_(run), id_(worker_id), rng_(mixSeed(run.seed, worker_id, 1)), acc_rng_(mixSeed(run.seed, worker_id, 2)) {
   for (const auto& [name, w] : weights) {
     if (w <= 0) continue;
     auto m = makeMove(name);
@@ -65,7 +65,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
   LazyBest best{ev.total(), ev.schedule()};
   auto offerBestToPool = [&] {
     best.snapshot(ev);
-    run_.pool.offer(best.s, best.latency);
+    run_.offer(id_, best.s, best.latency);
   };
   const char* who = workerKindName(WorkerKind::Annealing);
   long sinceImprove = 0, sinceSync = 0, local = 0, proposals = 0;
@@ -127,10 +127,10 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
       offerBestToPool();
       // Another worker is ahead of this one's best: continue from its schedule (with several
       // annealers on one funnel, the one behind joins the leader).
-      if (run_.cfg.sa_adopt_pool_best && run_.pool.bestLatency() < best.latency - 1e-9 * best.latency) {
+      if (run_.cfg.sa_adopt_pool_best && run_.poolOf(id_).bestLatency() < best.latency - 1e-9 * best.latency) {
         Schedule s;
         double l;
-        if (run_.pool.best(s, l)) {
+        if (run_.poolOf(id_).best(s, l)) {
           ev.reset(s);
           best = LazyBest{ev.total(), ev.schedule()};
           sinceImprove = 0;
@@ -142,7 +142,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
       Schedule s;
       double l;
       offerBestToPool();
-      if (run_.pool.sample(rng_, s, l)) ev.reset(s);
+      if (run_.poolOf(id_).sample(rng_, s, l)) ev.reset(s);
     }
   }
   offerBestToPool();

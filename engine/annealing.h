@@ -41,6 +41,7 @@ class Annealer {
   void warnNoMove() const;
 
   SearchRun& run_;
+  int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
   Rng rng_, acc_rng_;  // proposals and restarts; acceptance
   std::vector<std::unique_ptr<Move>> moves_;
   std::vector<double> weights_;

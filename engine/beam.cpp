@@ -154,7 +154,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
   return true;
 }
 
-void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int beam_index) {
+void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Schedule& start, int beam_index) {
   const std::function<bool()> stop = [&run] { return run.stop.stopNow(); };
   double bestLocal = -1;
   // Greedy constructions first (cheap), then the beam over two topological orders.
@@ -163,7 +163,7 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int
   if (ev.valid()) run.progress.improved(ev.schedule(), ev.total(), "chain");
   greedyFusion(ev, stop);
   if (ev.valid()) {
-    run.pool.offer(ev.schedule(), ev.total());
+    run.offer(worker_id, ev.schedule(), ev.total());
     run.progress.improved(ev.schedule(), ev.total(), "greedy");
     bestLocal = ev.total();
     start = ev.schedule();
@@ -179,7 +179,7 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int
     if (!beamConstruct(run.p, run.cfg, order, stop, ev, s, lat)) continue;
     ev.reset(s);
     if (!ev.valid()) continue;
-    run.pool.offer(ev.schedule(), ev.total());
+    run.offer(worker_id, ev.schedule(), ev.total());
     run.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Beam));
     if (ev.total() < bestLocal || bestLocal < 0) {
       bestLocal = ev.total();
@@ -215,7 +215,7 @@ void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int
     last = run.dl.elapsed() - t0;
     ev.reset(s);
     if (!ev.valid()) continue;
-    run.pool.offer(ev.schedule(), ev.total());
+    run.offer(worker_id, ev.schedule(), ev.total());
     run.progress.improved(ev.schedule(), ev.total(), "order-beam");
     if (ev.total() < bestLocal || bestLocal < 0) {
       bestLocal = ev.total();

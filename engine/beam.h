@@ -16,10 +16,11 @@
 namespace mlsys {
 
 // Runs the construction phase on the worker's evaluator `ev`; `start` becomes the best schedule
-// built (unchanged if none is valid). `beam_index`: this worker's rank among the run's beam
+// built (unchanged if none is valid); what it builds is offered as worker `worker_id`'s
+// (SearchRun::offer). `beam_index`: this worker's rank among the run's beam
 // workers; beyond the first they skip the (deterministic) topological passes and start the
 // order-aware beam wider (beam.order_width * 2^beam_index).
-void runBeamPhase(SearchRun& run, IncrementalEvaluator& ev, Schedule& start, int beam_index = 0);
+void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Schedule& start, int beam_index = 0);
 
 // Beam search over contiguous segments of a topological order: a partial schedule covers a
 // prefix of `order` and is extended by one subgraph of the next L ops (L = 1..beam.max_segment)

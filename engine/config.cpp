@@ -167,8 +167,9 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
       c.fail(s, "lns.window_ops_min", "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")");
   }
   if (auto s = root["pool"]) {
-    checkKeys(c, s, "pool", {"size"});
+    checkKeys(c, s, "pool", {"size", "isolate_first"});
     if (s["size"]) cfg.pool_size = static_cast<int>(integer(c, s["size"], "pool.size", 1, 1024));
+    if (s["isolate_first"]) cfg.pool_isolate_first = boolean(c, s["isolate_first"], "pool.isolate_first");
   }
   if (auto s = root["cache"]) {
     checkKeys(c, s, "cache", {"entries"});
@@ -308,7 +309,10 @@ std::string configToYaml(const SearchConfig& c) {
       for (const auto& [k, w] : c.lns_move_weights) real(k.c_str(), w);
     });
   });
-  section("pool", [&] { integer("size", c.pool_size); });
+  section("pool", [&] {
+    integer("size", c.pool_size);
+    text("isolate_first", c.pool_isolate_first ? "true" : "false");
+  });
   section("cache", [&] { integer("entries", c.cache_entries); });
   section("model", [&] {
     text("matmul_compute",

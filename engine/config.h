@@ -51,7 +51,7 @@ struct SearchConfig {
   bool lns_polish = false;          // the adaptive LNS worker's third kind of slice: the granularity polish
   // Move weights of the annealing an LNS worker runs (its adaptive slices, or after a proof),
   // over sa.moves: a key given here replaces that move's weight for those annealers only.
-  std::map<std::string, double> lns_move_weights = {};
+  std::map<std::string, double> lns_move_weights = {{"fuse", 1}};
   // The roulette weights of an annealer in an LNS worker (lns_role) or elsewhere.
   std::map<std::string, double> annealWeights(bool lns_role) const {
     std::map<std::string, double> w = move_weights;
@@ -61,6 +61,10 @@ struct SearchConfig {
   }
   // pool:
   int pool_size = 8;
+  // With more than one thread, the first worker reads (adopts, restarts from) only the elites it
+  // offered itself, so its trajectory is the 1-thread search's whatever the other threads do; they
+  // read every worker's elites, its included. false: every worker reads every worker's elites.
+  bool pool_isolate_first = true;
   // cache:
   long cache_entries = 1 << 16;  // per worker
   ModelOptions model;

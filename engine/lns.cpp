@@ -22,13 +22,13 @@ constexpr int kMaxWindowOps = 20;
 
 }  // namespace
 
-Lns::Lns(SearchRun& run, int worker_id) : run_(run), rng_(mixSeed(run.seed, worker_id, 3)) {}
+Lns::Lns(SearchRun& run, int worker_id) : run_(run), id_(worker_id), rng_(mixSeed(run.seed, worker_id, 3)) {}
 
 void Lns::improved(const IncrementalEvaluator& ev, MoveStats& by) {
   if (best_ >= 0 && ev.total() >= best_ - 1e-9 * best_) return;
   best_ = ev.total();
   ++by.improvements;
-  run_.pool.offer(ev.schedule(), ev.total());
+  run_.offer(id_, ev.schedule(), ev.total());
   run_.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Lns));
 }
 
@@ -69,10 +69,10 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found.
-    if (run_.pool.bestLatency() < ev.total() - 1e-9 * ev.total()) {
+    if (run_.poolOf(id_).bestLatency() < ev.total() - 1e-9 * ev.total()) {
       Schedule s;
       double l;
-      if (run_.pool.best(s, l)) ev.reset(s);
+      if (run_.poolOf(id_).best(s, l)) ev.reset(s);
       if (!ev.valid()) return;
     }
     std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_) : regionWindow(ev, size_);
@@ -90,7 +90,7 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
         cycleImproved_ = false;
         Schedule s;
         double l;
-        if (run_.pool.sample(rng_, s, l)) ev.reset(s);
+        if (run_.poolOf(id_).sample(rng_, s, l)) ev.reset(s);
         if (!ev.valid()) return;
       }
     }

@@ -71,6 +71,7 @@ class Lns {
   void improved(const IncrementalEvaluator& ev, MoveStats& by);
 
   SearchRun& run_;
+  int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
   Rng rng_;
   std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
   MoveStats stats_;

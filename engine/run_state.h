@@ -139,6 +139,17 @@ struct SearchRun {
             int64_t max_evals, TraceFile* trace, double bound_, bool quiet)
       : p(problem), cfg(config), seed(seed_), dl(deadline), bound(bound_), stop(deadline, out, stats, config.margin_s, max_evals),
         progress(deadline, out, stats, trace, bound_, quiet), pool(config.pool_size) {}
+  // With pool.isolate_first and more than one thread (call before the workers start), worker 0
+  // gets a pool of its own: it reads only the elites it offered (and the start), so it runs the
+  // 1-thread search; every offer still goes to the shared pool, which the other workers read.
+  void isolateFirstWorker() { own0 = std::make_unique<ElitePool>(cfg.pool_size); }
+  // The pool worker `id` reads (adopts and restarts from).
+  ElitePool& poolOf(int id) { return id == 0 && own0 ? *own0 : pool; }
+  // Worker `id` offers a schedule: to the shared pool and, for an isolated worker 0, to its own.
+  void offer(int id, const Schedule& s, double latency) {
+    pool.offer(s, latency);
+    if (id == 0 && own0) own0->offer(s, latency);
+  }
   const Problem& p;
   const SearchConfig& cfg;
   const uint64_t seed;
@@ -147,7 +158,8 @@ struct SearchRun {
   RunStats stats;
   StopPolicy stop;
   Progress progress;
-  ElitePool pool;  // the elite schedules workers restart from
+  ElitePool pool;  // the elite schedules workers restart from (every worker's offers)
+  std::unique_ptr<ElitePool> own0;  // worker 0's own offers, when isolated (isolateFirstWorker)
 };
 
 }  // namespace mlsys

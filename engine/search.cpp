@@ -21,13 +21,13 @@ namespace {
 class Worker {
  public:
   Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
-      : run_(run), kind_(kind), then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind), beam_index_(beam_index),
+      : run_(run), id_(id), kind_(kind), then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind), beam_index_(beam_index),
         ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
         annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)), lns_(run, id) {}
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
-    if (kind_ == WorkerKind::Beam && !run_.stop.stopNow()) runBeamPhase(run_, ev_, start_, beam_index_);
+    if (kind_ == WorkerKind::Beam && !run_.stop.stopNow()) runBeamPhase(run_, id_, ev_, start_, beam_index_);
     // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
     // for the rest of the run: other tile sides may still do better.
     if (then_ == WorkerKind::Lns && !run_.stop.stopNow()) {
@@ -70,7 +70,7 @@ class Worker {
       }
       Schedule from;
       double ref;
-      if (!run_.pool.best(from, ref)) from = start_;
+      if (!run_.poolOf(id_).best(from, ref)) from = start_;
       const double t0 = run_.dl.elapsed(), until = t0 + run_.cfg.lns_slice_seconds;
       double reached;
       if (k == kLns) {
@@ -91,6 +91,7 @@ class Worker {
   }
 
   SearchRun& run_;
+  int id_;
   WorkerKind kind_;
   WorkerKind then_;  // what the worker runs after its beam phase, if any (its own kind otherwise)
   int beam_index_;  // rank among the beam workers
@@ -105,7 +106,8 @@ class Worker {
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
                        Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace) {
   SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet);
-  run.pool.offer(start, out.best());
+  if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
+  run.offer(0, start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
   int beams = 0;

@@ -20,7 +20,9 @@
 #include "engine/config.h"
 #include "engine/construct.h"
 #include "engine/deadline.h"
+#include "engine/output.h"
 #include "engine/pool.h"
+#include "engine/run_state.h"
 #include "engine/topo_order.h"
 #include "moves/moves.h"
 #include "tests/test_util.h"
@@ -315,6 +317,37 @@ TEST(EngineUnitsPool, DeterministicForAFixedRngWhateverTheOfferOrder) {
     drawn.insert(la);
   }
   EXPECT_EQ(drawn.size(), 5u);  // and the draws are not all the same one
+}
+
+// Pool isolation (pool.isolate_first): an isolated worker 0 reads only what it offered itself;
+// the other workers read every offer, worker 0's included. Without isolation every worker reads
+// the shared pool.
+TEST(EngineUnitsPool, IsolatedFirstWorkerReadsOnlyItsOwnOffers) {
+  const Problem p = ex1();
+  SearchConfig cfg;
+  Deadline dl;
+  OutputWriter out(p, ModelOptions{}, "/dev/null");
+  SearchRun run(p, cfg, 1, dl, out, 0, nullptr, 0, /*quiet=*/true);
+  run.isolateFirstWorker();
+  run.offer(0, elite(0), 10);  // worker 0's
+  run.offer(1, elite(1), 5);   // another worker's, better
+  Schedule s;
+  double l = 0;
+  ASSERT_TRUE(run.poolOf(0).best(s, l));
+  EXPECT_EQ(l, 10);
+  EXPECT_TRUE(sameSchedule(s, elite(0)));
+  EXPECT_EQ(run.poolOf(0).size(), 1);
+  ASSERT_TRUE(run.poolOf(1).best(s, l));
+  EXPECT_EQ(l, 5);
+  EXPECT_EQ(run.poolOf(1).size(), 2);  // worker 0's offer reached the shared pool too
+  EXPECT_EQ(&run.poolOf(2), &run.pool);
+  // Not isolated: worker 0 reads the shared pool, the other worker's best included.
+  SearchRun shared(p, cfg, 1, dl, out, 0, nullptr, 0, true);
+  shared.offer(0, elite(0), 10);
+  shared.offer(1, elite(1), 5);
+  ASSERT_TRUE(shared.poolOf(0).best(s, l));
+  EXPECT_EQ(l, 5);
+  EXPECT_EQ(&shared.poolOf(0), &shared.pool);
 }
 
 // ---------------------------------------------------------------------------------------------

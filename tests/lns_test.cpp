@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -154,20 +155,25 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("sa: {adopt_pool_best: yes please}\n", "sa.adopt_pool_best"));
   EXPECT_TRUE(fails("search: {workers: [lnx]}\n", "lns"));  // the message lists the known kinds
   EXPECT_TRUE(fails("lns: {window: 3}\n", "lns.window"));
+  EXPECT_TRUE(loadConfigText("").pool_isolate_first);
+  EXPECT_FALSE(loadConfigText("pool: {isolate_first: false}\n").pool_isolate_first);
+  EXPECT_TRUE(fails("pool: {isolate_first: 0}\n", "pool.isolate_first"));
   // lns.moves: weights of the LNS workers' annealing, over sa.moves; other annealers keep sa.moves.
   SearchConfig m = loadConfigText("sa: {moves: {fuse: 0, merge: 5}}\nlns: {moves: {fuse: 2}}\n");
   EXPECT_DOUBLE_EQ(m.annealWeights(true).at("fuse"), 2);
   EXPECT_DOUBLE_EQ(m.annealWeights(true).at("merge"), 5);
   EXPECT_DOUBLE_EQ(m.annealWeights(false).at("fuse"), 0);
   EXPECT_EQ(configToYaml(loadConfigText(configToYaml(m))), configToYaml(m)) << "round trip";
-  EXPECT_TRUE(loadConfigText("").lns_move_weights.empty());
+  EXPECT_EQ(loadConfigText("").lns_move_weights, (std::map<std::string, double>{{"fuse", 1}}));  // the default
+  EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(true).at("fuse"), 1);
+  EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(false).at("fuse"), 0);
   EXPECT_FALSE(loadConfigText("").lns_polish);
   EXPECT_TRUE(loadConfigText("lns: {polish: true}\n").lns_polish);
   EXPECT_TRUE(fails("lns: {polish: 2}\n", "lns.polish"));
   EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
   EXPECT_TRUE(fails("sa: {moves: {merge: 1, fuse: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, granularity: 0, "
-                    "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0}}\n",
+                    "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0}}\n",
                     "lns.moves"));
 }
 
