@@ -48,7 +48,7 @@ struct SearchConfig {
   bool sa_adopt_pool_best = true;   // an annealer behind the pool's best continues from it (at its sync points)
   bool lns_adaptive = true;         // an LNS worker alternates time slices of windows and annealing by their yield
   double lns_slice_seconds = 0.5;   // length of one such slice
-  bool lns_polish = false;          // the adaptive LNS worker's third kind of slice: the granularity polish
+  bool lns_polish = true;           // the adaptive LNS worker's third kind of slice: the granularity polish
   // Move weights of the annealing an LNS worker runs (its adaptive slices, or after a proof),
   // over sa.moves: a key given here replaces that move's weight for those annealers only.
   std::map<std::string, double> lns_move_weights = {{"fuse", 1}};

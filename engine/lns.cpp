@@ -20,6 +20,15 @@ namespace {
 // far below that the search no longer ends in useful time).
 constexpr int kMaxWindowOps = 20;
 
+// The change that replaces subgraph s by `by`.
+Change replaceOne(int s, SubgraphSched by) {
+  Change c;
+  c.first = s;
+  c.count = 1;
+  c.repl = {std::move(by)};
+  return c;
+}
+
 }  // namespace
 
 Lns::Lns(SearchRun& run, int worker_id) : run_(run), id_(worker_id), rng_(mixSeed(run.seed, worker_id, 3)) {}
@@ -282,10 +291,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
         Granularity g = S.gran;
         (side == 0 ? g.w : side == 1 ? g.h : g.k) = v;
         if (g == S.gran) continue;
-        Change c;
-        c.first = s;
-        c.count = 1;
-        c.repl = {S};
+        Change c = replaceOne(s, S);
         c.repl[0].gran = g;
         DeltaEval d = ev.evaluate(c);
         ++polishStats_.evaluations;
@@ -295,6 +301,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
       }
       if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
     }
+    polishFrontier(ev, s);
     polishTraversals(ev, s, s);
     if (ev.total() < at - 1e-12 * at) clean = 0;
     else ++clean;
@@ -305,6 +312,57 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
     return true;
   }
   return false;
+}
+
+void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
+  const Problem& p = run_.p;
+  const SubgraphSched S = ev.schedule().subgraphs[s];
+  const auto [W, H] = outputShape(ev, s);
+  const i64 topW = std::min(p.native, W), topH = std::min(p.native, H);
+  if (topW <= 1 || topH <= 1) return;
+  const double at = ev.total();
+  Change best;
+  DeltaEval bestD;
+  // Prices S at g and t, keeps the cheapest change that lowers the latency; true if valid.
+  auto price = [&](Granularity g, const Traversal& t) {
+    Change c = replaceOne(s, S);
+    c.repl[0].gran = g;
+    c.repl[0].trav = t;
+    DeltaEval d = ev.evaluate(c);
+    ++polishStats_.evaluations;
+    run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
+    polishStats_.valid += d.valid;
+    const bool v = d.valid;
+    if (v && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+    return v;
+  };
+  // One side fixed at each value that is the smallest of its tile count (or the limit); the
+  // other side at the largest value that fits, and at the smallest value of that tile count.
+  // Fast memory use grows with either tile side (V11), so at a fixed k the fitting sides form a
+  // staircase: as one side grows the other's largest fitting value can only fall, found by one
+  // downward scan per side (at raster). Priced at raster and the row snake; polishTraversals then tries
+  // every corner of the winner.
+  for (int side = 0; side < 2 && !run_.stop.stopNow(); ++side) {
+    const i64 dimA = side == 0 ? W : H, topA = side == 0 ? topW : topH;
+    const i64 dimB = side == 0 ? H : W, topB = side == 0 ? topH : topW;
+    auto gran = [&](i64 a, i64 b) {
+      Granularity g = S.gran;
+      (side == 0 ? g.w : g.h) = a;
+      (side == 0 ? g.h : g.w) = b;
+      return g;
+    };
+    i64 b = topB;
+    for (i64 a = 1; a <= topA && b >= 1; ++a) {
+      const bool smallest = a == 1 || (dimA + a - 1) / a < (dimA + a - 2) / (a - 1);
+      if (!smallest && a != topA) continue;
+      while (b >= 1 && !price(gran(a, b), {TraversalKind::Raster, {}})) --b;
+      if (b < 1) break;
+      const i64 tiles = (dimB + b - 1) / b, even = (dimB + tiles - 1) / tiles;
+      price(gran(a, b), {TraversalKind::RowSnake, {}});
+      if (even != b) price(gran(a, even), {TraversalKind::Raster, {}}), price(gran(a, even), {TraversalKind::RowSnake, {}});
+    }
+  }
+  if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
 }
 
 bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
@@ -318,10 +376,7 @@ bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
     for (TraversalKind k : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
       const std::vector<int32_t> base = traversalOrder({k, {}}, ntw, nth);
       for (int how = 0; how < 8; ++how) {
-        Change c;
-        c.first = s;
-        c.count = 1;
-        c.repl = {S};
+        Change c = replaceOne(s, S);
         c.repl[0].trav = {TraversalKind::Custom, mirroredOrder(base, ntw, nth, how & 1, how & 2, how & 4)};
         if (how == 0) c.repl[0].trav = {k, {}};
         if (c.repl[0].trav == S.trav) continue;
@@ -339,10 +394,7 @@ void Lns::retainAcross(IncrementalEvaluator& ev, int s) {
   for (TensorId t : retainableIntoNext(ev, s)) {
     const SubgraphSched& S = ev.schedule().subgraphs[s];
     if (std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end()) continue;
-    Change c;
-    c.first = s;
-    c.count = 1;
-    c.repl = {S};
+    Change c = replaceOne(s, S);
     c.repl[0].retain.push_back(t);
     std::sort(c.repl[0].retain.begin(), c.repl[0].retain.end());
     DeltaEval d = ev.evaluate(c);

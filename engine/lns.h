@@ -46,7 +46,8 @@ class Lns {
   // Coordinate descent on the granularities from `start` until the run stops or its elapsed time
   // reaches `until`: for one subgraph after another (a cursor that carries over between calls),
   // every w in [1, min(N, W)] with h and k fixed, the cheapest applied if it lowers the whole
-  // schedule's latency; then every h; then every k in [1, K limit]; then the traversal polish.
+  // schedule's latency; then every h; then every k in [1, K limit]; then w and h together along
+  // the fast-memory frontier (polishFrontier); then the traversal polish.
   // The annealer's granularity move draws these values at random, so late in a run, at a low
   // temperature, a subgraph often sits a little above its best granularity in context; the LNS
   // windows' exact solver considers only the smallest side per tile count. A full sweep without
@@ -66,6 +67,9 @@ class Lns {
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
+  // Subgraph s's w and h changed together, along the fast-memory frontier (see lns.cpp); the
+  // cheapest change applied if it lowers the schedule's latency.
+  void polishFrontier(IncrementalEvaluator& ev, int s);
   // Offers the schedule to the pool and the progress if it beats the worker's best, counting the
   // improvement in `by`.
   void improved(const IncrementalEvaluator& ev, MoveStats& by);

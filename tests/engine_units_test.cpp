@@ -20,6 +20,7 @@
 #include "engine/config.h"
 #include "engine/construct.h"
 #include "engine/deadline.h"
+#include "engine/lns.h"
 #include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/run_state.h"
@@ -348,6 +349,58 @@ TEST(EngineUnitsPool, IsolatedFirstWorkerReadsOnlyItsOwnOffers) {
   ASSERT_TRUE(shared.poolOf(0).best(s, l));
   EXPECT_EQ(l, 5);
   EXPECT_EQ(&shared.poolOf(0), &shared.pool);
+}
+
+// The granularity polish moves w and h together along the fast-memory frontier. Three MatMuls
+// (K = 128) and the Pointwise that adds their outputs and a graph input, one subgraph over
+// 2048 x 2048 outputs (a block of transformer-n120-s10 from bench/midsize.py): memory-bound, so
+// the best tiles fill the fast memory. From [176, 256, 128] (12 x 8 tiles, where one search run
+// left it), changing one side at a time stops above [207, 228, 128] (a 10 x 9 grid whose working
+// set is 261,432 of 262,000): from there the polish must reach a latency at or below that one's.
+TEST(EngineUnitsPolish, FrontierMovesBothTileSidesAtOnce) {
+  const Problem p = test::problemFromJson(R"({
+    "widths": [128, 2048, 2048, 128, 2048, 2048, 128, 2048, 2048, 2048, 2048],
+    "heights": [2048, 128, 2048, 2048, 128, 2048, 2048, 128, 2048, 2048, 2048],
+    "inputs": [[0, 1], [3, 4], [6, 7], [5, 8, 2, 9]], "outputs": [[2], [5], [8], [10]],
+    "base_costs": [8200, 5100, 9500, 420], "op_types": ["MatMul", "MatMul", "MatMul", "Pointwise"],
+    "fast_memory_capacity": 262000, "slow_memory_bandwidth": 10, "native_granularity": [256, 256]})");
+  // From [176, 256, 128], one side at a time (the cheapest change of w, then of h, until none
+  // lowers the latency) ends at a fixpoint above the frontier point.
+  Schedule from = schedule({{{0, 1, 2, 3}, {176, 256, 128}, {}, {}}});
+  const Schedule frontier = schedule({{{0, 1, 2, 3}, {207, 228, 128}, {}, {}}});
+  IncrementalEvaluator probe(p, ModelOptions{});
+  probe.reset(from);
+  ASSERT_TRUE(probe.valid());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int side = 0; side < 2; ++side) {
+      Change best;
+      DeltaEval bestD;
+      for (i64 v = 1; v <= 256; ++v) {
+        Change c;
+        c.first = 0;
+        c.count = 1;
+        c.repl = probe.schedule().subgraphs;
+        (side == 0 ? c.repl[0].gran.w : c.repl[0].gran.h) = v;
+        DeltaEval d = probe.evaluate(c);
+        if (d.valid && d.delta < 0 && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+      }
+      if (bestD.valid) probe.apply(best, bestD), changed = true;
+    }
+  }
+  from = probe.schedule();
+  const double start = fullTotal(p, from), target = fullTotal(p, frontier);
+  ASSERT_LT(target, start) << str(from);
+  SearchConfig cfg;
+  Deadline dl;
+  OutputWriter out(p, ModelOptions{}, "/dev/null");
+  SearchRun run(p, cfg, 1, dl, out, 0, nullptr, 0, /*quiet=*/true);
+  Lns lns(run, 1);
+  IncrementalEvaluator ev(p, ModelOptions{});
+  Schedule s = from;
+  EXPECT_TRUE(lns.polishGranularities(ev, s, 1e9));
+  EXPECT_LE(fullTotal(p, s), target + 1e-9 * target) << str(s);
+  EXPECT_NEAR(ev.total(), fullTotal(p, s), 1e-9 * target);
 }
 
 // ---------------------------------------------------------------------------------------------

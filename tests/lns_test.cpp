@@ -167,8 +167,8 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_EQ(loadConfigText("").lns_move_weights, (std::map<std::string, double>{{"fuse", 1}}));  // the default
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(true).at("fuse"), 1);
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(false).at("fuse"), 0);
-  EXPECT_FALSE(loadConfigText("").lns_polish);
-  EXPECT_TRUE(loadConfigText("lns: {polish: true}\n").lns_polish);
+  EXPECT_TRUE(loadConfigText("").lns_polish);
+  EXPECT_FALSE(loadConfigText("lns: {polish: false}\n").lns_polish);
   EXPECT_TRUE(fails("lns: {polish: 2}\n", "lns.polish"));
   EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
