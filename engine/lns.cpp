@@ -293,11 +293,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
         if (g == S.gran) continue;
         Change c = replaceOne(s, S);
         c.repl[0].gran = g;
-        DeltaEval d = ev.evaluate(c);
-        ++polishStats_.evaluations;
-        run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
-        polishStats_.valid += d.valid;
-        if (d.valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+        polishConsider(ev, std::move(c), at, best, bestD);
       }
       if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
     }
@@ -314,6 +310,16 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
   return false;
 }
 
+bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD) {
+  DeltaEval d = ev.evaluate(c);
+  ++polishStats_.evaluations;
+  run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
+  polishStats_.valid += d.valid;
+  const bool valid = d.valid;
+  if (valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+  return valid;
+}
+
 void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
   const Problem& p = run_.p;
   const SubgraphSched S = ev.schedule().subgraphs[s];
@@ -323,18 +329,11 @@ void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
   const double at = ev.total();
   Change best;
   DeltaEval bestD;
-  // Prices S at g and t, keeps the cheapest change that lowers the latency; true if valid.
   auto price = [&](Granularity g, const Traversal& t) {
     Change c = replaceOne(s, S);
     c.repl[0].gran = g;
     c.repl[0].trav = t;
-    DeltaEval d = ev.evaluate(c);
-    ++polishStats_.evaluations;
-    run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
-    polishStats_.valid += d.valid;
-    const bool v = d.valid;
-    if (v && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
-    return v;
+    return polishConsider(ev, std::move(c), at, best, bestD);
   };
   // One side fixed at each value that is the smallest of its tile count (or the limit); the
   // other side at the largest value that fits, and at the smallest value of that tile count.

@@ -70,6 +70,9 @@ class Lns {
   // Subgraph s's w and h changed together, along the fast-memory frontier (see lns.cpp); the
   // cheapest change applied if it lowers the schedule's latency.
   void polishFrontier(IncrementalEvaluator& ev, int s);
+  // A polish prices change c (counted in the polish's stats) and keeps it in best / bestD if it
+  // is the cheapest so far that lowers the latency `at`; true if c is valid.
+  bool polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD);
   // Offers the schedule to the pool and the progress if it beats the worker's best, counting the
   // improvement in `by`.
   void improved(const IncrementalEvaluator& ev, MoveStats& by);
