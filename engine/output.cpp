@@ -45,13 +45,13 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   has_schedule.store(true);
   best_write_est_.store(estimateWriteLocked(), std::memory_order_relaxed);
   if (dl_) now_s = dl_->elapsed();  // another offer may have written while this one waited
-  if (!in_place_ && (force_write || (dueLocked(now_s) && fitsLocked()))) writeLocked(now_s);
+  if (!in_place_ && (force_write || (dueLocked(now_s) && fitsBeforeStopLocked()))) writeLocked(now_s);
   return ev.total;
 }
 
 void OutputWriter::flushDue(double now_s) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (pending_ && !in_place_ && dueLocked(now_s) && fitsLocked()) writeLocked(now_s);
+  if (pending_ && !in_place_ && dueLocked(now_s) && fitsBeforeStopLocked()) writeLocked(now_s);
 }
 
 bool OutputWriter::flushFinal(bool after_signal) {
@@ -92,6 +92,10 @@ double OutputWriter::estimateWriteLocked() const {
 bool OutputWriter::fitsLocked(double grace_s) const {
   // 1.5x: write speed varies with the page cache and the disk (88-128 MB took 0.24-0.67 s).
   return !dl_ || 1.5 * estimateWriteLocked() <= dl_->remaining() + grace_s;
+}
+
+bool OutputWriter::fitsBeforeStopLocked() const {
+  return fitsLocked(-stopMargin(stop_margin_s_));
 }
 
 void OutputWriter::writeLocked(double now_s) {

@@ -48,14 +48,21 @@ class OutputWriter {
   int writes() const { return writes_; }
   double firstWriteTime() const { return first_write_s_; }
   // Seconds to keep free before the deadline for the end of a search: a worker's step that cannot
-  // be interrupted (an evaluator rebuild costs about two full evaluations), one more offer's full
-  // evaluation, and two writes, from the slowest measured so far and the estimate for the best.
+  // be interrupted (an evaluator rebuild costs about two full evaluations), the check of its last
+  // improvement (one full evaluation), and the final write, from the slowest measured so far and
+  // the estimate for the best. No other write can be running then: a write during the search is
+  // started only if it should end before the search stops (see setStopMargin).
   double reserveSeconds() const {
     double w = std::max(write_s_.load(std::memory_order_relaxed), best_write_est_.load(std::memory_order_relaxed));
-    return 3 * eval_s_.load(std::memory_order_relaxed) + 2 * w;
+    return 3 * eval_s_.load(std::memory_order_relaxed) + w;
   }
   // How long before the deadline a search must stop: the configured margin, or 1.5x the reserve.
   double stopMargin(double margin_s) const { return std::max(margin_s, 1.5 * reserveSeconds() + 0.01); }
+  // The search's configured stop margin (search.margin_s, default 0): every write but the first
+  // and the final one is started only if it should end before deadline - stopMargin(margin_s),
+  // so that none is running when the search stops (the best found by then waits for the final
+  // write). Schedules with explicit orders on huge tile grids take about a second to write.
+  void setStopMargin(double margin_s) { stop_margin_s_ = margin_s; }
 
   // Set once the first schedule has been accepted: from then on a signal ends the run through the
   // normal path (the best is written); before, the signal handler exits at once (nothing to write).
@@ -69,12 +76,14 @@ class OutputWriter {
   // measured seconds per byte).
   double estimateWriteLocked() const;
   bool fitsLocked(double grace_s = 0) const;
+  bool fitsBeforeStopLocked() const;  // fitsLocked before the search's stop point
   const Problem& p_;
   ModelOptions m_;
   std::string path_;
   double min_interval_;
   const Deadline* dl_;
   bool in_place_ = false;
+  double stop_margin_s_ = 0;
   mutable std::mutex mu_;
   Schedule best_;
   std::vector<double> best_lat_;

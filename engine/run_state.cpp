@@ -84,25 +84,46 @@ Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, Trace
 
 void Progress::improved(const Schedule& s, double lat, const std::string& who) {
   stats_.noteBest(who, lat);
+  const auto useful = [&] { return lat < best_ && (!pending_ || lat < pending_->lat); };
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (lat >= best_) return;
+    if (!useful()) return;
   }
-  double checked = out_.offer(s, dl_.elapsed());
+  auto copy = std::make_shared<const Schedule>(s);  // outside the lock: a huge schedule takes ms
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!useful()) return;
+    // The time is taken under the lock, so that the times of the hand-overs checked (and of the
+    // trace rows) never go back.
+    pending_ = Handover{std::move(copy), lat, dl_.elapsed(), who};
+  }
+  handed_.notify_one();
+}
+
+void Progress::checkPending() {
+  std::lock_guard<std::mutex> one(check_mu_);
+  Handover h;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!pending_) return;
+    h = std::move(*pending_);
+    pending_.reset();
+  }
+  const double checked = out_.offer(*h.s, dl_.elapsed());
   if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
   std::lock_guard<std::mutex> lk(mu_);
   if (checked < 0) {
-    std::cerr << "mlsys: internal error: " << who << " produced a schedule the full evaluator rejects; ignored\n";
+    std::cerr << "mlsys: internal error: " << h.who << " produced a schedule the full evaluator rejects; ignored\n";
     return;
   }
   if (checked < best_) {
     best_ = checked;
-    best_found_s_ = dl_.elapsed();
+    best_found_s_ = h.found_s;
     if (!quiet_)
-      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(best_found_s_ * 1000) / 1000),
-                               formatDouble(checked), gapText(checked, bound_), who);
+      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(h.found_s * 1000) / 1000),
+                               formatDouble(checked), gapText(checked, bound_), h.who);
     if (meetsBound(checked, bound_)) stats_.optimal.store(true);
-    if (trace_) trace_->row(dl_.elapsed(), who, checked);
+    if (trace_) trace_->row(h.found_s, h.who, checked);
   }
 }
 
@@ -121,10 +142,15 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
   long lastEvals = 0, lastAcc = 0;
   double lastT = 0;
   while (running.load() > 0) {
-    // Wake when a deferred best falls due (at most every 20 ms): it is then on disk within
-    // write_interval_s of being found, plus about a millisecond, not plus a whole period.
+    // Wake when a worker hands an improvement over, or when a deferred best falls due (at most
+    // every 20 ms): it is then on disk within write_interval_s of being found, plus about a
+    // millisecond, not plus a whole period.
     double wait = std::clamp(out_.pendingDueAt() - dl_.elapsed(), 0.001, 0.02);
-    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      handed_.wait_for(lk, std::chrono::duration<double>(wait), [&] { return pending_.has_value(); });
+    }
+    checkPending();
     double t = dl_.elapsed();
     if (!Deadline::stop_requested.load()) out_.flushDue(t);
     if (t < next || quiet) continue;
@@ -144,6 +170,7 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     line += "\n";
     std::cerr << line;
   }
+  checkPending();  // a worker's last improvement, handed over as it stopped
 }
 
 }  // namespace mlsys

@@ -2,16 +2,19 @@
 //   StopPolicy  when the run stops (a signal, --max-evals, or the deadline minus the output
 //               writer's stop margin) and how far along it is (the annealing temperature);
 //   RunStats    counters: evaluations, accepted moves, per move kind, best per worker kind;
-//   Progress    the best so far: improvements go to the output writer (which re-checks them
-//               with the full evaluator), to the --trace file (TraceFile) and to the progress line.
+//   Progress    the best so far: a worker hands an improvement over and goes on; the monitor
+//               thread re-checks it with the full evaluator (through the output writer, which
+//               writes it) and records it (--trace file, TraceFile; the progress line).
 // SearchRun bundles them with the problem, the config and the elite pool; every worker gets it.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -107,24 +110,38 @@ class Progress {
   Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet);
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
-  // A worker found a schedule it believes is a new best: offer it to the writer (which re-checks
-  // it with the full evaluator) and record it (trace line, time found).
+  // A worker found a schedule it believes is a new best: it is handed over (copied) and the worker
+  // goes on. The monitor thread offers it to the writer, which re-checks it with the full
+  // evaluator and writes it, and records it (trace line, incumbent line, time found = now). A
+  // worker never waits for a full evaluation or a write (on huge tile grids they take ~0.1 s and
+  // ~1 s). Only the best hand-over not yet checked is kept: a worse one is dropped at once.
   void improved(const Schedule& s, double lat, const std::string& who);
+  // Checks the pending hand-over now, on the calling thread (monitor() does it as they come).
+  void checkPending();
   // "warning: <text>" on stderr, once per run.
   void warnOnce(const std::string& text);
-  // Until `running` is 0: writes a best deferred by the write throttle (every 20 ms), and unless
-  // `quiet` a progress line every log_interval_s.
+  // Until `running` is 0: checks hand-overs as they come (improved), writes a best deferred by
+  // the write throttle (every 20 ms), and unless `quiet` a progress line every log_interval_s;
+  // then checks the last hand-over.
   void monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool);
   double bestFoundS() const;
 
  private:
+  struct Handover {
+    std::shared_ptr<const Schedule> s;
+    double lat = 0, found_s = 0;
+    std::string who;
+  };
   const Deadline& dl_;
   OutputWriter& out_;
   RunStats& stats_;
-  mutable std::mutex mu_;  // best_, best_found_s_, warned_ and whole lines on stderr
+  mutable std::mutex mu_;  // best_, best_found_s_, warned_, pending_ and whole lines on stderr
+  std::condition_variable handed_;  // a hand-over is pending (wakes the monitor)
+  std::mutex check_mu_;            // one check at a time (pending_ is taken under mu_, checked under this)
   TraceFile* trace_;
-  double best_;
+  double best_;  // the best checked latency
   double best_found_s_ = 0;
+  std::optional<Handover> pending_;
   std::set<std::string> warned_;
   double bound_;
   bool quiet_;

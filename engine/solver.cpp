@@ -73,6 +73,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     if (trace && latency >= 0) trace->row(deadline.elapsed(), who, latency);
   };
   OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
+  out.setStopMargin(cfg.margin_s);
   if (out.inPlace()) log("'" + opt.out + "' is not a regular file: it is written in place, once, at the end");
   r.threads = resolveThreads(opt.threads);
   log(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}", p.name,

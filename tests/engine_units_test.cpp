@@ -351,6 +351,39 @@ TEST(EngineUnitsPool, IsolatedFirstWorkerReadsOnlyItsOwnOffers) {
   EXPECT_EQ(&shared.poolOf(0), &shared.pool);
 }
 
+// A worker hands an improvement over and goes on: the output writer sees it only when the
+// monitor checks it (Progress::checkPending, or monitor()'s last check as the workers end); of two
+// hand-overs not yet checked only the better claim is kept.
+TEST(EngineUnitsProgress, WorkersHandImprovementsOverWithoutWaiting) {
+  const Problem p = ex1();
+  const Schedule unfused = schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1})});  // 6553.6
+  const Schedule fused = schedule({sg({0, 1}, {128, 128, 1})});                         // 3276.8
+  ASSERT_DOUBLE_EQ(fullTotal(p, unfused), 6553.6);
+  ASSERT_DOUBLE_EQ(fullTotal(p, fused), 3276.8);
+  Deadline dl;
+  OutputWriter out(p, ModelOptions{}, test::tempPath("progress_handover.json"));
+  ASSERT_DOUBLE_EQ(out.offer(unfused, 0, /*force_write=*/true), 6553.6);
+  RunStats stats;
+  Progress pr(dl, out, stats, nullptr, 0, /*quiet=*/true);
+  pr.improved(fused, 3276.8, "sa");
+  EXPECT_DOUBLE_EQ(out.best(), 6553.6);  // handed over, not checked: the worker did not wait
+  pr.improved(unfused, 5000, "lns");     // a worse claim than the pending one: dropped
+  pr.checkPending();
+  EXPECT_DOUBLE_EQ(out.best(), 3276.8);
+  EXPECT_EQ(stats.bestByKind().at("lns"), 5000);  // the claim is still counted for its worker
+  // The monitor checks the last hand-over when the workers have ended.
+  OutputWriter out2(p, ModelOptions{}, test::tempPath("progress_handover2.json"));
+  out2.offer(unfused, 0, true);
+  Progress pr2(dl, out2, stats, nullptr, 0, true);
+  pr2.improved(fused, 3276.8, "sa");
+  std::atomic<int> running{0};
+  ElitePool pool(4);
+  pr2.monitor(running, 1, /*quiet=*/true, pool);
+  EXPECT_DOUBLE_EQ(out2.best(), 3276.8);
+  EXPECT_TRUE(out2.flushFinal(false));
+  EXPECT_DOUBLE_EQ(out2.writtenBest(), 3276.8);
+}
+
 // The granularity polish moves w and h together along the fast-memory frontier. Three MatMuls
 // (K = 128) and the Pointwise that adds their outputs and a graph input, one subgraph over
 // 2048 x 2048 outputs (a block of transformer-n120-s10 from bench/midsize.py): memory-bound, so

@@ -108,3 +108,31 @@ TEST(OutputWriter, FinalFlushWritesASmallBestJustPastTheDeadline) {
   EXPECT_EQ(w.writes(), 2);
   EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
 }
+
+// A write during the search is started only if it should end before the search stops
+// (deadline - stopMargin): none is then running when the final write is due. The best waits for
+// the final write.
+TEST(OutputWriter, DefersAWriteThatWouldRunPastTheSearchStop) {
+  Ex1 e;
+  std::string path = test::tempPath("writer_stop.json");
+  Deadline dl;
+  dl.setBudget(2);
+  OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
+  w.setStopMargin(5);  // the search stops 5 s before the deadline: already past
+  w.offer(e.worse, 0, /*force_write=*/true);  // the first schedule is always written
+  w.offer(e.better, 0);
+  w.flushDue(1e9);  // long past the write throttle's interval
+  EXPECT_EQ(w.writes(), 1);
+  EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
+  EXPECT_TRUE(w.flushFinal(false));  // the final write fits before the deadline
+  EXPECT_EQ(w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
+  // Without that margin the same flush writes it.
+  std::string path2 = test::tempPath("writer_stop2.json");
+  OutputWriter w2(e.p, ModelOptions{}, path2, 0, &dl);
+  w2.offer(e.worse, 0, true);
+  w2.offer(e.better, 0);
+  w2.flushDue(1e9);
+  EXPECT_EQ(w2.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(path2, e.p), 3276.8);
+}
