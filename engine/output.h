@@ -58,7 +58,7 @@ class OutputWriter {
   }
   // How long before the deadline a search must stop: the configured margin, or 1.5x the reserve.
   double stopMargin(double margin_s) const { return std::max(margin_s, 1.5 * reserveSeconds() + 0.01); }
-  // The search's configured stop margin (search.margin_s, default 0): every write but the first
+  // The search's configured stop margin (search.margin_s; 0 until set): every write but the first
   // and the final one is started only if it should end before deadline - stopMargin(margin_s),
   // so that none is running when the search stops (the best found by then waits for the final
   // write). Schedules with explicit orders on huge tile grids take about a second to write.

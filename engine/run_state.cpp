@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <iostream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -89,7 +88,7 @@ void Progress::improved(const Schedule& s, double lat, const std::string& who) {
     std::lock_guard<std::mutex> lk(mu_);
     if (!useful()) return;
   }
-  auto copy = std::make_shared<const Schedule>(s);  // outside the lock: a huge schedule takes ms
+  Schedule copy = s;  // outside the lock: a huge schedule takes ms
   {
     std::lock_guard<std::mutex> lk(mu_);
     if (!useful()) return;
@@ -109,7 +108,7 @@ void Progress::checkPending() {
     h = std::move(*pending_);
     pending_.reset();
   }
-  const double checked = out_.offer(*h.s, dl_.elapsed());
+  const double checked = out_.offer(h.s, dl_.elapsed());
   if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
   std::lock_guard<std::mutex> lk(mu_);
   if (checked < 0) {

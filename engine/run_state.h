@@ -128,7 +128,7 @@ class Progress {
 
  private:
   struct Handover {
-    std::shared_ptr<const Schedule> s;
+    Schedule s;
     double lat = 0, found_s = 0;
     std::string who;
   };
