@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <system_error>
 
 namespace fs = std::filesystem;
 
@@ -39,13 +41,30 @@ std::string sharedBenchmark(const std::string& stem) {
 
 std::string instancePath(const std::string& rel) { return (fs::path(MLSYS_SOURCE_DIR) / "instances" / rel).string(); }
 
-std::string tempPath(const std::string& name) {
-  static std::string dir = [] {
+namespace {
+// The test process' scratch directory, created on first use and removed with everything in it
+// when the process ends (set MLSYS_KEEP_TEST_TMP=1 to keep it for a post-mortem). Only the
+// process that created it removes it: forked children leave through _exit or exec.
+struct ScratchDir {
+  std::string path;
+  pid_t owner = ::getpid();
+  ScratchDir() {
     std::string tmpl = (fs::temp_directory_path() / "mlsys-test-XXXXXX").string();
-    char* d = ::mkdtemp(tmpl.data());
-    return std::string(d ? d : "/tmp");
-  }();
-  return (fs::path(dir) / name).string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp " + tmpl + " failed");
+    path = tmpl;
+  }
+  ~ScratchDir() {
+    const char* keep = std::getenv("MLSYS_KEEP_TEST_TMP");
+    if (::getpid() != owner || (keep && *keep && std::string(keep) != "0")) return;
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+}  // namespace
+
+std::string tempPath(const std::string& name) {
+  static ScratchDir dir;
+  return (fs::path(dir.path) / name).string();
 }
 
 void writeText(const std::string& path, const std::string& text) {
