@@ -157,7 +157,8 @@ Schedule Solver::build(const std::vector<Edge>& path) {
     SubgraphSched sg;
     sg.ops = subs_[e.s].list;
     sg.gran = en.g;
-    sg.trav = Traversal{en.tk, {}};
+    const auto [nw, nh] = subgraphGrid(p_, sg);
+    sg.trav = exactTraversal(en.tk, en.flip, nw, nh);
     sg.retain = tensorsOf(e.rout);
     s.subgraphs.push_back(std::move(sg));
   }
@@ -359,11 +360,12 @@ using exact_detail::Solver;
 
 GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                             const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-                            const std::function<bool()>& stop, bool snakes) {
+                            const std::function<bool()>& stop, bool snakes, bool mirrors) {
   using namespace exact_detail;
   GranResult out;
   ExactOptions o;
   o.snakes = snakes;
+  o.mirrors = mirrors;
   ExactStats st;
   // One common denominator for this subgraph: B * lcm of its compute denominators.
   i128 lcmD = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth ? p.native : 1;
@@ -391,7 +393,11 @@ GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::
       out.found = true;
       out.proven = e.exact;
       out.g = e.g;
-      out.trav = Traversal{e.tk, {}};
+      SubgraphSched sg;
+      sg.ops = ops;
+      sg.gran = e.g;
+      const auto [nw, nh] = subgraphGrid(p, sg);
+      out.trav = exactTraversal(e.tk, e.flip, nw, nh);
       out.latency = sc.toDouble(e.best);
     }
     break;

@@ -24,7 +24,10 @@
 //     tiles change the per-step max and the working set). `every_side` lifts the restriction:
 //     then the space has every (w, h, k) that V8 allows.
 //   - in traversal order raster, row-snake or column-snake (the snakes only on grids of at least
-//     2x2 tiles, where they differ from raster, and of at most 2^20 tiles, like the search);
+//     2x2 tiles, where they differ from raster, and of at most 2^20 tiles, like the search),
+//     each from the first tile or (`mirrors`, grids of at most 4096 tiles) mirrored along an
+//     axis whose last tile is clipped (mirroring along an axis of equal tiles maps the grid onto
+//     itself with the same tile sizes: the same price);
 //   - excluded: subgraphs that need the step walk (SubgraphPlan::fast_ok false) with more than
 //     2^16 steps (the search's limit, cost/incremental.h kMaxSearchWalkSteps).
 //
@@ -73,6 +76,10 @@ struct ExactOptions {
   int max_ops = 20;           // larger problems are not attempted (only `incumbent` is returned)
   int max_subgraph_ops = 0;   // most ops in one subgraph (0 = no limit)
   bool snakes = true;         // also try row-snake and column-snake orders
+  // Also start each order from the other corners (mirrored) along an axis whose last tile is
+  // clipped, on grids of at most 4096 tiles: the clipped tile first, or the snakes' turns on
+  // the full rows (columns) instead of the clipped one.
+  bool mirrors = true;
   // Widen the granularity space to EVERY w <= min(N, W), h <= min(N, H), k <= min(N, K...)
   // (not only the smallest side per count): the full V8 range, slower.
   bool every_side = false;
@@ -117,6 +124,8 @@ ExactResult solveExact(const Problem& p, const ModelOptions& m, const ExactOptio
 // - enumerated in order of a sound lower bound and priced exactly until the bound reaches the
 // best price; nothing is trimmed. found: a valid granularity was priced (false if the subgraph
 // is invalid at every granularity); proven: it is the minimum (false when `stop` cut it short).
+// `mirrors` adds the mirrored starts (ExactOptions::mirrors); off by default, as the order-aware
+// beam calls it (its candidate library: not yet measured with them).
 struct GranResult {
   bool found = false;
   bool proven = false;  // the minimum over the space
@@ -127,6 +136,6 @@ struct GranResult {
 };
 GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                             const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-                            const std::function<bool()>& stop, bool snakes = true);
+                            const std::function<bool()>& stop, bool snakes = true, bool mirrors = false);
 
 }  // namespace mlsys

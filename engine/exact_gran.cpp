@@ -120,7 +120,9 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
   // slice is resident exactly when its intervals did not change since the previous step (the
   // previous step's slice of that tensor is the same template); with several, a slice may be
   // resident through another template, so only "every element at least once" is claimed.
-  auto loads = [&](const Tensor& x, const Grid& g, TraversalKind tk) -> i128 {
+  // `flip` (bit 0: columns mirrored, bit 1: rows mirrored) starts a snake from another corner:
+  // it moves which turns fall on the clipped last row or column (mirrorOf below).
+  auto loads = [&](const Tensor& x, const Grid& g, TraversalKind tk, int flip) -> i128 {
     if (x.tpl.size() != 1) return x.size;
     auto count = [&](Ext a) { return a == Ext::Rho ? g.nh : a == Ext::Gamma ? g.nw : a == Ext::Kappa ? g.nk : i64{1}; };
     auto ext = [&](Ext a, bool row) { return a == Ext::Rho ? H : a == Ext::Gamma ? W : a == Ext::Kappa ? Kacc : (row ? x.Ht : x.Wt); };
@@ -143,14 +145,18 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     const i128 Lo = va >= 0 ? Eb : Ea;
     if (v == 0) {  // changes with the tile row
       if (tk != TraversalKind::ColSnake || g.nw == 1) return static_cast<i128>(H) * Lo;
+      // The column snake turns nw - 1 times, alternately at the bottom row and the top row
+      // (from the bottom first when rows are mirrored); a turn keeps that row's slice resident.
       const i64 ce = g.nw / 2, co = (g.nw - 1) / 2, lastRow = H - (g.nh - 1) * g.h;
-      return Lo * (static_cast<i128>(g.nw) * H - static_cast<i128>(ce) * lastRow - static_cast<i128>(co) * g.h);
+      const i64 first = flip & 2 ? g.h : lastRow, second = flip & 2 ? lastRow : g.h;
+      return Lo * (static_cast<i128>(g.nw) * H - static_cast<i128>(ce) * first - static_cast<i128>(co) * second);
     }
     // changes with the tile column
     if (tk == TraversalKind::ColSnake || g.nh == 1) return static_cast<i128>(W) * Lo;
     if (tk == TraversalKind::Raster) return static_cast<i128>(g.nh) * W * Lo;
     const i64 ce = g.nh / 2, co = (g.nh - 1) / 2, lastCol = W - (g.nw - 1) * g.w;
-    return Lo * (static_cast<i128>(g.nh) * W - static_cast<i128>(ce) * lastCol - static_cast<i128>(co) * g.w);
+    const i64 first = flip & 1 ? g.w : lastCol, second = flip & 1 ? lastCol : g.w;
+    return Lo * (static_cast<i128>(g.nh) * W - static_cast<i128>(ce) * first - static_cast<i128>(co) * second);
   };
   // Working set of the first step, at least (W1): the largest slice of every tensor, the output
   // tiles and accumulators, the retained tensors.
@@ -174,9 +180,9 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     return g;
   };
   const TraversalKind kinds[3] = {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake};
-  auto lbOf = [&](const Grid& g, TraversalKind tk) -> Cost {
+  auto lbOf = [&](const Grid& g, TraversalKind tk, int flip) -> Cost {
     i128 mem = stores;
-    for (const Tensor& x : tens) mem += loads(x, g, tk);
+    for (const Tensor& x : tens) mem += loads(x, g, tk, flip);
     const i128 comp = static_cast<i128>(g.nw) * g.nh * cTile;
     return sc_.of(std::max(comp, mem * D), den, true);
   };
@@ -198,12 +204,18 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
           const bool wsPruned = firstWs(g) > p_.capacity;
           if (wsPruned && !verify) continue;
           const bool snakes = o_.snakes && g.nw >= 2 && g.nh >= 2 && g.nw * g.nh <= kMaxWrittenOrderTiles;
-          for (int t = 0; t < (snakes ? 3 : 1); ++t) {
-            Cost lb = lbOf(g, kinds[t]);
-            if (lb < limit || verify)
-              fn(Cand{lb, static_cast<uint16_t>(wi), static_cast<uint16_t>(hi), static_cast<uint16_t>(ki),
-                      static_cast<uint8_t>(t), wsPruned});
-          }
+          // Mirrored starts only along an axis with a clipped last tile: without one, the
+          // mirror maps the grid onto itself tile for tile (same sizes), so the price is equal.
+          const bool mirrors = o_.mirrors && g.nw * g.nh >= 2 && g.nw * g.nh <= kMaxMirroredTiles;
+          const int flips = mirrors ? (W % g.w != 0 && g.nw >= 2 ? 1 : 0) | (H % g.h != 0 && g.nh >= 2 ? 2 : 0) : 0;
+          for (int t = 0; t < (snakes ? 3 : 1); ++t)
+            for (int f = 0; f <= 3; ++f) {
+              if ((f & flips) != f) continue;
+              Cost lb = lbOf(g, kinds[t], f);
+              if (lb < limit || verify)
+                fn(Cand{lb, static_cast<uint16_t>(wi), static_cast<uint16_t>(hi), static_cast<uint16_t>(ki),
+                        static_cast<uint8_t>(t | f << 2), wsPruned});
+            }
         }
       }
     }
@@ -229,7 +241,7 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     const SubgraphPlan& pl = it->second;
     if (!pl.valid) return;
     if (!pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) return;  // excluded from the space (exact.h)
-    SubgraphCost sc = costSubgraph(p_, pl, Traversal{kinds[c.tk], {}});
+    SubgraphCost sc = costSubgraph(p_, pl, exactTraversal(kinds[c.tk & 3], c.tk >> 2, g.nw, g.nh));
     ++st_.configs_priced;
     if (!sc.valid) return;
     Cost v = sc_.of(sc.num, sc.den, false);
@@ -238,7 +250,8 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
       best = v;
       e.best = v;
       e.g = {g.w, g.h, g.k};
-      e.tk = kinds[c.tk];
+      e.tk = kinds[c.tk & 3];
+      e.flip = static_cast<uint8_t>(c.tk >> 2);
     }
   };
 

@@ -85,7 +85,18 @@ struct PriceEntry {
   Cost lb = 0;            // when not exact: every configuration costs >= lb
   Granularity g;
   TraversalKind tk = TraversalKind::Raster;
+  uint8_t flip = 0;  // exactTraversal's mirror bits
 };
+
+// Grids of at most this many tiles also try the traversals from the other corners.
+inline constexpr i64 kMaxMirroredTiles = 4096;
+
+// The traversal the solver means by (kind, flip) on an nw x nh grid: the named order when flip
+// is 0, else that order mirrored (bit 0: columns, bit 1: rows), written out.
+inline Traversal exactTraversal(TraversalKind tk, int flip, i64 nw, i64 nh) {
+  if (flip == 0) return Traversal{tk, {}};
+  return Traversal{TraversalKind::Custom, mirroredOrder(traversalOrder({tk, {}}, nw, nh), nw, nh, flip & 1, flip & 2, false)};
+}
 
 class GranSearch {
  public:
