@@ -145,8 +145,9 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     const i128 Lo = va >= 0 ? Eb : Ea;
     if (v == 0) {  // changes with the tile row
       if (tk != TraversalKind::ColSnake || g.nw == 1) return static_cast<i128>(H) * Lo;
-      // The column snake turns nw - 1 times, alternately at the bottom row and the top row
-      // (from the bottom first when rows are mirrored); a turn keeps that row's slice resident.
+      // The column snake turns nw - 1 times, alternately at the bottom row (the clipped one)
+      // and the top row - at the top first when rows are mirrored (the walk starts at the
+      // bottom); a turn keeps that row's slice resident into the next column.
       const i64 ce = g.nw / 2, co = (g.nw - 1) / 2, lastRow = H - (g.nh - 1) * g.h;
       const i64 first = flip & 2 ? g.h : lastRow, second = flip & 2 ? lastRow : g.h;
       return Lo * (static_cast<i128>(g.nw) * H - static_cast<i128>(ce) * first - static_cast<i128>(co) * second);
@@ -154,6 +155,8 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
     // changes with the tile column
     if (tk == TraversalKind::ColSnake || g.nh == 1) return static_cast<i128>(W) * Lo;
     if (tk == TraversalKind::Raster) return static_cast<i128>(g.nh) * W * Lo;
+    // Likewise the row snake's turns: at the clipped right column first, or at the left one
+    // first when columns are mirrored.
     const i64 ce = g.nh / 2, co = (g.nh - 1) / 2, lastCol = W - (g.nw - 1) * g.w;
     const i64 first = flip & 1 ? g.w : lastCol, second = flip & 1 ? lastCol : g.w;
     return Lo * (static_cast<i128>(g.nh) * W - static_cast<i128>(ce) * first - static_cast<i128>(co) * second);
