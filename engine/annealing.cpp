@@ -101,7 +101,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
     ++proposals;
     // Price.
     DeltaEval d = ev.evaluate(c);
-    run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
+    run_.stats.countEvaluations(id_, 1);
     MoveStats& st = stats_[mi];
     ++st.evaluations;
     ++sinceImprove;

@@ -210,7 +210,7 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
     double lat = 0;
     const bool built = orderBeam(run.p, lib, width, passStop, s, lat);
     // Each candidate priced counts as an evaluation (the --max-evals unit).
-    run.stats.evaluations.fetch_add(static_cast<long>(lib.priced() - pricedBefore), std::memory_order_relaxed);
+    run.stats.countEvaluations(worker_id, static_cast<long>(lib.priced() - pricedBefore));
     if (!built) return;
     last = run.dl.elapsed() - t0;
     ev.reset(s);

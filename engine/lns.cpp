@@ -62,7 +62,7 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   o.greedy_incumbent = false;
   ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
   ++stats_.evaluations;
-  run_.stats.evaluations.fetch_add(r.stats.configs_priced, std::memory_order_relaxed);
+  run_.stats.countEvaluations(id_, r.stats.configs_priced);
   if (r.found && r.latency < ev.total()) {
     ev.reset(r.schedule);
     if (ev.valid()) improved(ev, stats_);
@@ -208,7 +208,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(run_.cfg.lns_window_seconds);
   ExactResult r = solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
-  run_.stats.evaluations.fetch_add(std::max<int64_t>(1, r.stats.configs_priced), std::memory_order_relaxed);
+  run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
   if (!r.found || (incEval.valid && r.latency >= incEval.total - 1e-9 * incEval.total)) {
     if (r.proven_optimal && solved_.size() < 1000000) solved_.insert(key);
     return false;
@@ -313,7 +313,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
 bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD) {
   DeltaEval d = ev.evaluate(c);
   ++polishStats_.evaluations;
-  run_.stats.evaluations.fetch_add(1, std::memory_order_relaxed);
+  run_.stats.countEvaluations(id_, 1);
   polishStats_.valid += d.valid;
   const bool valid = d.valid;
   if (valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);

@@ -29,6 +29,12 @@ void RunStats::noteBest(const std::string& who, double lat) {
   if (it == best_by_kind_.end() || lat < it->second) best_by_kind_[who] = lat;
 }
 
+std::vector<long> RunStats::evaluationsByWorker() const {
+  std::vector<long> v;
+  for (int i = 0; i < workers_; ++i) v.push_back(by_worker_[i].n.load(std::memory_order_relaxed));
+  return v;
+}
+
 std::map<std::string, MoveStats> RunStats::moves() const {
   std::lock_guard<std::mutex> lk(mu_);
   return moves_;

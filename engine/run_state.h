@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/deadline.h"
@@ -32,6 +33,10 @@ struct MoveStats {
 // What a search run reports at its end.
 struct SearchResult {
   long evaluations = 0;
+  // Per worker thread (index = thread): its kind as configured (beam, sa, lns) and the
+  // evaluations it made; they add up to `evaluations` less any made outside the workers.
+  std::vector<std::string> worker_kinds;
+  std::vector<long> worker_evaluations;
   double best_found_s = 0;  // when the final best was found
   std::map<std::string, MoveStats> moves;
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
@@ -42,6 +47,18 @@ struct SearchResult {
 class RunStats {
  public:
   std::atomic<long> evaluations{0};  // move evaluations, all workers (the --max-evals unit)
+  // Counts n evaluations by worker `worker` into `evaluations` and into the worker's own
+  // counter (one cache line each, so workers do not contend on it).
+  void countEvaluations(int worker, long n) {
+    evaluations.fetch_add(n, std::memory_order_relaxed);
+    if (worker >= 0 && worker < workers_) by_worker_[worker].n.fetch_add(n, std::memory_order_relaxed);
+  }
+  // Before the workers start: one counter per worker.
+  void setWorkers(int n) {
+    workers_ = n > 0 ? n : 0;
+    by_worker_ = std::make_unique<WorkerCount[]>(static_cast<size_t>(workers_));
+  }
+  std::vector<long> evaluationsByWorker() const;
   std::atomic<long> accepted{0};     // applied annealing moves
   std::atomic<bool> optimal{false};  // the best meets the lower bound: the run stops
   // Adds a worker's counters for one move kind (at the worker's end).
@@ -52,6 +69,11 @@ class RunStats {
   std::map<std::string, double> bestByKind() const;
 
  private:
+  struct alignas(64) WorkerCount {
+    std::atomic<long> n{0};
+  };
+  std::unique_ptr<WorkerCount[]> by_worker_;
+  int workers_ = 0;
   mutable std::mutex mu_;
   std::map<std::string, MoveStats> moves_;
   std::map<std::string, double> best_by_kind_;

@@ -107,6 +107,7 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
                        Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace) {
   SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
+  run.stats.setWorkers(threads);
   run.offer(0, start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
@@ -126,6 +127,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   monitor.join();
   SearchResult r;
   r.evaluations = run.stats.evaluations.load();
+  r.worker_evaluations = run.stats.evaluationsByWorker();
+  for (int i = 0; i < threads; ++i) r.worker_kinds.push_back(workerKindName(cfg.workers[static_cast<size_t>(i) % cfg.workers.size()]));
   r.best_found_s = run.progress.bestFoundS();
   r.moves = run.stats.moves();
   r.best_by_kind = run.stats.bestByKind();

@@ -43,6 +43,8 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   s.evals_per_s = 82304;
   s.writes = 3;
   s.threads = 2;
+  s.worker_kinds = {"beam", "lns"};
+  s.worker_evaluations = {100000, 23456};
   s.seed = 18446744073709551615ULL;
   const std::string text = statsJson(s);
   rapidjson::Document d = parse(text);
@@ -56,12 +58,16 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   EXPECT_EQ(d["evals_per_s"].GetDouble(), 82304);
   EXPECT_EQ(d["writes"].GetInt(), 3);
   EXPECT_EQ(d["threads"].GetInt(), 2);
+  ASSERT_TRUE(d["workers"].IsArray());
+  ASSERT_EQ(d["workers"].Size(), 2u);
+  EXPECT_EQ(str(d["workers"][1]["kind"]), "lns");
+  EXPECT_EQ(d["workers"][1]["evaluations"].GetInt64(), 23456);
   EXPECT_EQ(d["seed"].GetUint64(), 18446744073709551615ULL);
   // The keys in their documented order; numbers as the evaluator prints them.
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
   EXPECT_EQ(keys, (std::vector<std::string>{"instance", "best_latency", "first_write_s", "best_found_s", "elapsed_s",
-                                            "evaluations", "evals_per_s", "writes", "threads", "seed", "lower_bound", "gap",
+                                            "evaluations", "evals_per_s", "writes", "threads", "workers", "seed", "lower_bound", "gap",
                                             "optimal", "stop_reason", "model", "version"}));
   EXPECT_NE(text.find("\"best_latency\": 6915.2,\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\"evals_per_s\": 82304,\n"), std::string::npos) << text;
@@ -117,6 +123,27 @@ TEST(JsonOutput, EvaluationEscapesRuleReasonAndWarnings) {
   EXPECT_EQ(sg["memory_bound_steps"].GetInt(), 3);
   ASSERT_EQ(d["warnings"].Size(), warnings.size());
   for (size_t i = 0; i < warnings.size(); ++i) EXPECT_EQ(str(d["warnings"][static_cast<unsigned>(i)]), warnings[i]);
+}
+
+// End to end, 2 threads: --stats lists each worker thread's kind and evaluations, and they add
+// up to the run's evaluations (every worker counts through RunStats::countEvaluations).
+TEST(JsonOutput, StatsCountEvaluationsPerWorker) {
+  const std::string problem = test::instancePath("examples/ex5.json");
+  const std::string out = test::tempPath("per_worker.json"), stats = test::tempPath("per_worker.stats.json");
+  test::RunResult r = test::runMlsys({"solve", problem, out, "--threads", "2", "--max-evals", "3000", "--stats", stats});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  rapidjson::Document s = parse(test::readText(stats));
+  ASSERT_TRUE(s.IsObject());
+  ASSERT_TRUE(s["workers"].IsArray());
+  ASSERT_EQ(s["workers"].Size(), 2u);
+  EXPECT_EQ(str(s["workers"][0]["kind"]), "beam");
+  EXPECT_EQ(str(s["workers"][1]["kind"]), "lns");
+  int64_t sum = 0;
+  for (const auto& w : s["workers"].GetArray()) sum += w["evaluations"].GetInt64();
+  EXPECT_EQ(sum, s["evaluations"].GetInt64());
+  EXPECT_GT(s["workers"][0]["evaluations"].GetInt64(), 0);
+  // stderr's closing table has a row per worker.
+  EXPECT_NE(r.err.find("  worker  kind   evaluated\n  0       beam "), std::string::npos) << r.err;
 }
 
 // End to end: a problem file named `we"ird\name<TAB><0x01>.json`; --stats names it, and

@@ -98,6 +98,15 @@ std::string statsJson(const SolveStats& s) {
   field(w, "evals_per_s", s.evals_per_s);
   field(w, "writes", s.writes);
   field(w, "threads", s.threads);
+  w.Key("workers");
+  w.StartArray();
+  for (size_t i = 0; i < s.worker_kinds.size(); ++i) {
+    w.StartObject();
+    field(w, "kind", s.worker_kinds[i]);
+    field(w, "evaluations", i < s.worker_evaluations.size() ? s.worker_evaluations[i] : 0L);
+    w.EndObject();
+  }
+  w.EndArray();
   field(w, "seed", s.seed);
   field(w, "lower_bound", s.lower_bound);
   field(w, "gap", s.gap);

@@ -20,6 +20,9 @@ struct SolveStats {
   long evaluations = 0;
   double evals_per_s = 0;
   int writes = 0, threads = 0;
+  // Per worker thread: its kind and its evaluations (written as "workers": [{kind, evaluations}]).
+  std::vector<std::string> worker_kinds;
+  std::vector<long> worker_evaluations;
   uint64_t seed = 0;
   double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
   bool optimal = false;
