@@ -157,8 +157,7 @@ Schedule Solver::build(const std::vector<Edge>& path) {
     SubgraphSched sg;
     sg.ops = subs_[e.s].list;
     sg.gran = en.g;
-    const auto [nw, nh] = subgraphGrid(p_, sg);
-    sg.trav = exactTraversal(en.tk, en.flip, nw, nh);
+    sg.trav = exactTraversal(p_, sg.ops, en.g, en.tk, en.flip);
     sg.retain = tensorsOf(e.rout);
     s.subgraphs.push_back(std::move(sg));
   }
@@ -393,11 +392,7 @@ GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::
       out.found = true;
       out.proven = e.exact;
       out.g = e.g;
-      SubgraphSched sg;
-      sg.ops = ops;
-      sg.gran = e.g;
-      const auto [nw, nh] = subgraphGrid(p, sg);
-      out.trav = exactTraversal(e.tk, e.flip, nw, nh);
+      out.trav = exactTraversal(p, ops, e.g, e.tk, e.flip);
       out.latency = sc.toDouble(e.best);
     }
     break;

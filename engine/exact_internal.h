@@ -98,6 +98,16 @@ inline Traversal exactTraversal(TraversalKind tk, int flip, i64 nw, i64 nh) {
   return Traversal{TraversalKind::Custom, mirroredOrder(traversalOrder({tk, {}}, nw, nh), nw, nh, flip & 1, flip & 2, false)};
 }
 
+// The same for a subgraph `ops` at granularity g (its grid is derived only for a mirrored start).
+inline Traversal exactTraversal(const Problem& p, const std::vector<OpId>& ops, Granularity g, TraversalKind tk, int flip) {
+  if (flip == 0) return Traversal{tk, {}};
+  SubgraphSched sg;
+  sg.ops = ops;
+  sg.gran = g;
+  const auto [nw, nh] = subgraphGrid(p, sg);
+  return exactTraversal(tk, flip, nw, nh);
+}
+
 class GranSearch {
  public:
   GranSearch(const Problem& p, const ModelOptions& m, const ExactOptions& o, const Scale& sc, ExactStats& st,

@@ -30,13 +30,17 @@ struct MoveStats {
   long evaluations = 0, valid = 0, applied = 0, improvements = 0;
 };
 
+struct WorkerEvaluations {
+  std::string kind;
+  long evaluations = 0;
+};
+
 // What a search run reports at its end.
 struct SearchResult {
   long evaluations = 0;
   // Per worker thread (index = thread): its kind as configured (beam, sa, lns) and the
   // evaluations it made; they add up to `evaluations` less any made outside the workers.
-  std::vector<std::string> worker_kinds;
-  std::vector<long> worker_evaluations;
+  std::vector<WorkerEvaluations> workers;
   double best_found_s = 0;  // when the final best was found
   std::map<std::string, MoveStats> moves;
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached

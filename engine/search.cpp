@@ -127,8 +127,9 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   monitor.join();
   SearchResult r;
   r.evaluations = run.stats.evaluations.load();
-  r.worker_evaluations = run.stats.evaluationsByWorker();
-  for (int i = 0; i < threads; ++i) r.worker_kinds.push_back(workerKindName(cfg.workers[static_cast<size_t>(i) % cfg.workers.size()]));
+  const std::vector<long> byWorker = run.stats.evaluationsByWorker();
+  for (int i = 0; i < threads; ++i)
+    r.workers.push_back({workerKindName(cfg.workers[static_cast<size_t>(i) % cfg.workers.size()]), byWorker[static_cast<size_t>(i)]});
   r.best_found_s = run.progress.bestFoundS();
   r.moves = run.stats.moves();
   r.best_by_kind = run.stats.bestByKind();

@@ -100,10 +100,10 @@ std::string statsJson(const SolveStats& s) {
   field(w, "threads", s.threads);
   w.Key("workers");
   w.StartArray();
-  for (size_t i = 0; i < s.worker_kinds.size(); ++i) {
+  for (const WorkerEvaluations& we : s.workers) {
     w.StartObject();
-    field(w, "kind", s.worker_kinds[i]);
-    field(w, "evaluations", i < s.worker_evaluations.size() ? s.worker_evaluations[i] : 0L);
+    field(w, "kind", we.kind);
+    field(w, "evaluations", we.evaluations);
     w.EndObject();
   }
   w.EndArray();

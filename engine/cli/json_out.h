@@ -9,6 +9,7 @@
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
+#include "engine/run_state.h"  // WorkerEvaluations
 
 namespace mlsys {
 
@@ -20,9 +21,7 @@ struct SolveStats {
   long evaluations = 0;
   double evals_per_s = 0;
   int writes = 0, threads = 0;
-  // Per worker thread: its kind and its evaluations (written as "workers": [{kind, evaluations}]).
-  std::vector<std::string> worker_kinds;
-  std::vector<long> worker_evaluations;
+  std::vector<WorkerEvaluations> workers;  // per worker thread: its kind and its evaluations
   uint64_t seed = 0;
   double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
   bool optimal = false;

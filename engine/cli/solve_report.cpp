@@ -40,9 +40,9 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     std::string table = "  move           evaluated      valid    applied  improved\n";
     for (const auto& [name, m] : res.moves)
       table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
-    if (!res.worker_kinds.empty()) table += "  worker  kind   evaluated\n";
-    for (size_t i = 0; i < res.worker_kinds.size() && i < res.worker_evaluations.size(); ++i)
-      table += fmt::format("  {:<7} {:<5} {:>10}\n", i, res.worker_kinds[i], res.worker_evaluations[i]);
+    if (!res.workers.empty()) table += "  worker  kind   evaluated\n";
+    for (size_t i = 0; i < res.workers.size(); ++i)
+      table += fmt::format("  {:<7} {:<5} {:>10}\n", i, res.workers[i].kind, res.workers[i].evaluations);
     std::cerr << table;
   }
   if (!opt.stats.empty()) {
@@ -56,8 +56,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.evals_per_s = static_cast<double>(evalsPerS);
     s.writes = o.writes;
     s.threads = o.threads;
-    s.worker_kinds = res.worker_kinds;
-    s.worker_evaluations = res.worker_evaluations;
+    s.workers = res.workers;
     s.seed = opt.seed;
     s.lower_bound = o.lower_bound;
     s.gap = gapOf(o.written_best, o.lower_bound);
