@@ -10,15 +10,22 @@ One machine (the study lives in SQLite next to the output; rerun the same comman
 Several machines (one PostgreSQL database shared by every worker; the instances are the same
 files on every machine, checked by SHA-1):
 
-    python3 bench/tune.py --train T --valid V --minutes 60 -j 8 --storage postgresql://user:pw@host/db --out best.yaml
-    python3 bench/tune.py worker --train T --minutes 60 -j 8 --storage postgresql://user:pw@host/db   # on the others
+    python3 bench/tune.py --train T --valid V --minutes 60 -j 8 --storage postgresql://user@host/db --out best.yaml
+    python3 bench/tune.py worker --train T --minutes 60 -j 8 --storage postgresql://user@host/db   # on the others
+
+The database password: best in ~/.pgpass or PGPASSWORD (libpq reads them; the URL then has none).
+A password in the URL works too; to keep it off the command line (which `ps` shows to every
+user), give the URL in the environment variable MLSYS_TUNE_STORAGE instead of --storage.
+Messages show the URL with the password masked (postgresql://user:***@host/db), and the worker
+processes of -j N get the URL through MLSYS_TUNE_STORAGE, never on their command line.
 
 Subcommands:
   (none)     tune for --minutes with -j worker processes, then write the best configuration as a
              complete YAML config (--out, accepted by `mlsys solve -c`), the pictures and the
              validation table (--valid: the best config against the base config on held-out
              instances). --minutes 0 only does the second part, from the study as it is.
-  worker     only run trials against --storage (until --minutes or --trials); no output files.
+  worker     only run trials against --storage (or $MLSYS_TUNE_STORAGE) until --minutes or
+             --trials; no output files.
   make-sets  generate training and validation instances with `mlsys generate` (disjoint seeds).
   status     print the study: trials per state and per worker, the best trial.
 
@@ -62,6 +69,7 @@ import sys
 import tempfile
 import time
 import warnings
+from urllib.parse import unquote, unquote_plus
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -76,6 +84,7 @@ DEFAULT_STUDY = "mlsys-tune"
 FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random"]
 SETUP_KEYS = ("seconds", "threads", "seeds")  # options a joining worker adopts from the study
 FAIL_STREAK = 5  # a worker stops after this many failed trials in a row (a broken binary or config)
+STORAGE_ENV = "MLSYS_TUNE_STORAGE"  # the storage URL when --storage is absent (how -j N passes it to its workers)
 
 optuna = None  # imported by need_optuna()
 yaml = None
@@ -91,6 +100,55 @@ class RunError(Exception):
 
 def log(msg):
     print(f"tune: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the storage URL's password
+
+# scheme://USER:PASSWORD@HOST...: the password runs from the first ':' of the user part to the last
+# '@' (wider than any URL parser reads it, so a password holding '@' or '/' is masked whole). A
+# string that is not scheme://... (a typo) has anything between its first ':' and last '@' masked.
+_URL_SCHEME = re.compile(r"^[A-Za-z][\w+.-]*://")
+_URL_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][\w+.-]*://[^:/]*):(?P<pw>.*)@(?P<tail>[^@]*)$", re.S)
+_LOOSE_PASSWORD = re.compile(r"^(?P<head>[^:@]*):(?P<pw>.*)@(?P<tail>[^@]*)$", re.S)
+_QUERY_PASSWORD = re.compile(r"(?P<key>[?&]password=)(?P<pw>[^&#]*)", re.I)  # ...?host=H&password=PW (libpq)
+
+
+def _userinfo_password(url):
+    return (_URL_PASSWORD if _URL_SCHEME.match(url) else _LOOSE_PASSWORD).match(url)
+
+
+def mask_url(url):
+    """The storage URL as messages show it: any password replaced by ***
+    (postgresql://user:***@host/db); a URL without one (sqlite, .pgpass) unchanged."""
+    if not url or url.startswith("sqlite"):
+        return url
+    m = _userinfo_password(url)
+    if m:
+        url = f"{m['head']}:***@{m['tail']}"
+    return _QUERY_PASSWORD.sub(lambda q: q["key"] + "***", url)
+
+
+def url_secrets(url):
+    """The password of `url` in every spelling a message could hold (as written, %-decoded)."""
+    if not url or url.startswith("sqlite"):
+        return []
+    raw = []
+    m = _userinfo_password(url)
+    if m:
+        raw.append(m["pw"])
+    raw += [q["pw"] for q in _QUERY_PASSWORD.finditer(url)]
+    found = {v for r in raw for v in (r, unquote(r), unquote_plus(r)) if v and v != "***"}
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(text, url):
+    """`text` with the storage URL masked and its password nowhere (for library messages)."""
+    if not url or not text:
+        return text
+    text = text.replace(url, mask_url(url))
+    for secret in url_secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def need_optuna(storage):
@@ -377,7 +435,11 @@ def storage_for(url, heartbeat):
             url, engine_kwargs=kw, heartbeat_interval=heartbeat, grace_period=3 * heartbeat,
             failed_trial_callback=optuna.storages.RetryFailedTrialCallback(max_retry=1))
     except Exception as e:  # SQLAlchemy raises many kinds for a bad URL or an unreachable server
-        raise TuneError(f"--storage {url}: cannot open ({type(e).__name__}: {str(e).splitlines()[0]})") from None
+        if type(e).__name__ == "ArgumentError":  # "Could not parse ... URL from string '<the URL>'"
+            why = "not a database URL (expected sqlite:///FILE or postgresql://USER[:PW]@HOST[:PORT]/DB)"
+        else:
+            why = f"cannot open ({type(e).__name__}: {(str(e).splitlines() or [''])[0]})"
+        raise TuneError(scrub(f"--storage {mask_url(url)}: {why}", url)) from None
     if url.startswith("sqlite"):
         serialise_sqlite(storage.engine)
     return storage
@@ -490,7 +552,8 @@ def open_study(args, ml, create, setup_if_new=None):
         study, setup = None, None
     if setup is None:
         if not create:
-            raise TuneError(f"no study {args.study!r} in {args.storage} (start one with --train ... --out ...)")
+            raise TuneError(f"no study {args.study!r} in {mask_url(args.storage)} "
+                            "(start one with --train ... --out ...)")
         setup = setup_if_new or new_setup(args, ml)
         study = optuna.create_study(study_name=args.study, storage=storage, direction="minimize", load_if_exists=True)
         if "setup" not in study.user_attrs:  # (another worker may have created it meanwhile)
@@ -499,7 +562,7 @@ def open_study(args, ml, create, setup_if_new=None):
             if outside:
                 log(f"note: base values outside the space (the first trial samples them instead): {', '.join(outside)}")
             study.enqueue_trial(params, user_attrs={"base_config": True})
-            log(f"new study {args.study!r} in {args.storage}: {len(setup['space'])} keys, "
+            log(f"new study {args.study!r} in {mask_url(args.storage)}: {len(setup['space'])} keys, "
                 f"{len(setup['instances'])} instances x {len(setup['seeds'])} seeds, --seconds {setup['seconds']:g} "
                 f"--threads {setup['threads']}")
         setup = study.user_attrs["setup"]
@@ -608,7 +671,7 @@ def cmd_worker(args):
         raise TuneError("--train DIR is required (a folder holding the study's training instances)")
     if args.jobs > 1:  # the study exists now: the processes only join it
         warn_cores(args.jobs, setup["threads"])
-        return spawn_workers(worker_argv(args, ml), args.jobs)
+        return spawn_workers(worker_argv(args, ml), args.jobs, args.storage)
     scratch = tempfile.mkdtemp(prefix="mlsys-tune-")
 
     def on_term(signum, _frame):  # die as by SIGTERM (the trial stays RUNNING and runs again), without litter
@@ -624,8 +687,9 @@ def cmd_worker(args):
 
 
 def worker_argv(args, ml):
-    """The options of one `tune.py worker` process of this command (the setup comes from the study)."""
-    argv = ["--storage", args.storage, "--study", args.study, "--train", args.train, "--mlsys", ml.path,
+    """The options of one `tune.py worker` process of this command (the setup comes from the study).
+    Not the storage URL: a command line is public (ps), so it goes in the environment (worker_env)."""
+    argv = ["--study", args.study, "--train", args.train, "--mlsys", ml.path,
             "--heartbeat", str(args.heartbeat), "--pruner", args.pruner]
     if args.minutes:
         argv += ["--minutes", repr(args.minutes)]
@@ -634,9 +698,18 @@ def worker_argv(args, ml):
     return argv
 
 
-def spawn_workers(worker_args, jobs):
-    """Runs `tune.py worker ARGS` jobs times in parallel; returns 0 or the first non-zero exit code."""
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker"] + worker_args) for _ in range(jobs)]
+def worker_env(storage):
+    """The environment of a worker process: ours, with the storage URL in MLSYS_TUNE_STORAGE (an
+    environment is readable only by its user and root, unlike a command line)."""
+    return dict(os.environ, **{STORAGE_ENV: storage})
+
+
+def spawn_workers(worker_args, jobs, storage):
+    """Runs `tune.py worker ARGS` jobs times in parallel, the storage URL in their environment;
+    returns 0 or the first non-zero exit code."""
+    env = worker_env(storage)
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker"] + worker_args, env=env)
+             for _ in range(jobs)]
 
     def on_term(signum, _frame):
         raise KeyboardInterrupt
@@ -808,11 +881,12 @@ def cmd_tune(args):
     if args.minutes > 0:
         if not args.train:
             raise TuneError("--train DIR is required to tune (--minutes > 0)")
-        log(f"tuning for {args.minutes:g} min with {args.jobs} workers; study {args.study!r} in {args.storage}")
+        log(f"tuning for {args.minutes:g} min with {args.jobs} workers; study {args.study!r} in "
+            f"{mask_url(args.storage)}")
         try:
-            worker_rc = spawn_workers(worker_argv(args, ml), args.jobs)
+            worker_rc = spawn_workers(worker_argv(args, ml), args.jobs, args.storage)
         except KeyboardInterrupt:
-            log(f"interrupted; the study is kept in {args.storage}: rerun the same command to resume, "
+            log(f"interrupted; the study is kept in {mask_url(args.storage)}: rerun the same command to resume, "
                 "or with --minutes 0 to write the best so far and validate")
             return 130
     counts = trial_counts(study)
@@ -838,7 +912,8 @@ def warn_cores(jobs, threads):
 def cmd_status(args):
     study, setup = open_study(args, Mlsys(args.mlsys), create=False)
     counts = trial_counts(study)
-    print(f"study {args.study!r} in {args.storage}: " + ", ".join(f"{v} {k.lower()}" for k, v in sorted(counts.items())))
+    print(f"study {args.study!r} in {mask_url(args.storage)}: "
+          + ", ".join(f"{v} {k.lower()}" for k, v in sorted(counts.items())))
     per = {}
     for t in study.get_trials(deepcopy=False):
         w = t.user_attrs.get("worker", "?")
@@ -888,10 +963,14 @@ def cmd_make_sets(args):
     return 0
 
 
+STORAGE_HELP = (f"; default ${STORAGE_ENV} (keeps a password off the command line, which ps shows); a password "
+                "is best in ~/.pgpass or PGPASSWORD (postgresql://USER@HOST/DB); messages mask it")
+
+
 def study_options(ap, worker):
     ap.add_argument("--storage", help="Optuna RDB URL shared by the workers: sqlite:///FILE (one machine) or "
-                    "postgresql://USER:PW@HOST/DB (several)" + ("" if worker else "; default sqlite in --workdir"),
-                    required=worker)
+                    "postgresql://USER[:PW]@HOST/DB (several)" + STORAGE_HELP +
+                    ("" if worker else "; without either, sqlite in --workdir"))
     ap.add_argument("--study", default=DEFAULT_STUDY, help=f"study name (default {DEFAULT_STUDY})")
     ap.add_argument("--train", help="folder of training instances (*.json)")
     ap.add_argument("--space", help=f"search space YAML (default {os.path.relpath(DEFAULT_SPACE, ROOT)})")
@@ -926,7 +1005,7 @@ def main(argv=None):
         run = cmd_make_sets
     elif sub == "status":
         ap = argparse.ArgumentParser(prog="tune.py status", description="Print a study's trials and its best.")
-        ap.add_argument("--storage", required=True, help="the study's RDB URL")
+        ap.add_argument("--storage", help="the study's RDB URL" + STORAGE_HELP)
         ap.add_argument("--study", default=DEFAULT_STUDY, help=f"study name (default {DEFAULT_STUDY})")
         ap.add_argument("--mlsys", default=DEFAULT_MLSYS, help="the binary (default build/release/mlsys)")
         ap.add_argument("--heartbeat", type=int, default=10, help=argparse.SUPPRESS)
@@ -951,12 +1030,16 @@ def main(argv=None):
         ap.error("-j must be >= 1")
     if getattr(args, "heartbeat", 1) < 1:
         ap.error("--heartbeat must be >= 1")
+    if sub != "make-sets" and not args.storage:
+        args.storage = os.environ.get(STORAGE_ENV) or None
+        if not args.storage and sub in ("worker", "status"):
+            ap.error(f"--storage URL is required (or the environment variable {STORAGE_ENV})")
     try:
         if sub != "make-sets":
             need_optuna(args.storage)
         return run(args)
     except TuneError as e:
-        log(f"error: {e}")
+        log(f"error: {scrub(str(e), getattr(args, 'storage', None))}")
         return 1
     except KeyboardInterrupt:
         log("interrupted")

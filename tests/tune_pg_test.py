@@ -4,7 +4,11 @@
     python3 tests/tune_pg_test.py --mlsys build/release/mlsys [--keep]
 
 1. initdb + pg_ctl start a server in a temporary folder (a Unix socket only, no TCP; as root the
-   server runs as the `postgres` user, or `nobody`, through runuser: PostgreSQL refuses root);
+   server runs as the `postgres` user, or `nobody`, through runuser: PostgreSQL refuses root). It
+   trusts whoever reaches its socket, so only its own user (and root) may: the socket's folder is
+   0700 and the socket itself 0700 (unix_socket_permissions). Checked: those modes, no TCP
+   listener, and, as root, that psql as another user (`nobody`) is refused while psql as the
+   server's user is let in (a probe as `nobody` once ran COPY ... TO PROGRAM as the server's user);
 2. one worker creates the study (its first trial is the base config);
 3. workers A and B run against it at once; A is SIGKILLed in the middle of a trial;
 4. once A's heartbeat is stale, the next worker to start a trial (B, or the restarted worker A2
@@ -73,6 +77,8 @@ class Server:
                 skip("running as root without a `postgres` or `nobody` user and runuser to start PostgreSQL as")
             os.chown(folder, pwd.getpwnam(user).pw_uid, pwd.getpwnam(user).pw_gid)
             self.as_user = ["runuser", "-u", user, "--"]
+        self.user = user if self.as_user else pwd.getpwuid(os.geteuid()).pw_name
+        os.chmod(folder, 0o700)  # the socket's folder: the server's user only (--auth=trust below)
         self.started = False
 
     @staticmethod
@@ -86,12 +92,53 @@ class Server:
     def start(self):
         run(self.as_user + [os.path.join(self.bin, "initdb"), "-D", self.data, "-U", "postgres", "--auth=trust",
                             "-E", "UTF8", "--locale=C", "--no-sync"], cwd=self.folder)
-        opts = f"-k {self.folder} -c listen_addresses='' -p {self.port} -c fsync=off"
+        opts = (f"-k {self.folder} -c unix_socket_permissions=0700 -c listen_addresses='' -p {self.port} "
+                "-c fsync=off")
         run(self.as_user + [os.path.join(self.bin, "pg_ctl"), "-D", self.data, "-l", os.path.join(self.folder, "log"),
                             "-w", "-t", "60", "-o", opts, "start"], cwd=self.folder)
         self.started = True
         run([os.path.join(self.bin, "createdb"), "-h", self.folder, "-p", str(self.port), "-U", "postgres", "tune"])
         return f"postgresql+psycopg2://postgres@/tune?host={self.folder}&port={self.port}"
+
+    def psql(self, as_user, *sql):
+        """psql as `as_user` (a runuser prefix, [] for this process) on the socket: (exit code, output)."""
+        env = dict(os.environ, LC_ALL="C", PGCONNECT_TIMEOUT="20")
+        cmd = as_user + [os.path.join(self.bin, "psql"), "-h", self.folder, "-p", str(self.port), "-U", "postgres",
+                         "-d", "postgres", "-w", "-X", "-A", "-t"]
+        for q in sql:
+            cmd += ["-c", q]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd="/", env=env, timeout=60)
+        return r.returncode, (r.stdout + r.stderr).strip()
+
+    def check_private(self):
+        """Only the server's user (and root) can reach the socket; no TCP listener."""
+        mode = os.stat(self.folder).st_mode & 0o777
+        if mode != 0o700:
+            fail(f"the socket folder {self.folder} has mode {mode:04o}, not 0700: any local user can reach "
+                 "a server that trusts every connection")
+        sock = os.path.join(self.folder, f".s.PGSQL.{self.port}")
+        mode = os.stat(sock).st_mode & 0o777
+        if mode & 0o077:
+            fail(f"the socket {sock} has mode {mode:04o}: group/other may connect")
+        rc, out = self.psql(self.as_user, "SELECT quote_literal(current_setting('listen_addresses')) || ' ' || "
+                                          "current_setting('unix_socket_permissions')")
+        if rc != 0:
+            fail(f"psql as the server's user {self.user} on the socket exited {rc}: {out}")
+        if out != "'' 0700":
+            fail(f"expected listen_addresses '' (no TCP) and unix_socket_permissions 0700, the server says {out!r}")
+        say(f"ok: socket folder 0700, socket {mode:04o}, no TCP listener")
+        probe = next((u for u in ("nobody", "daemon") if u != self.user and self._has_user(u)), None)
+        if os.geteuid() != 0 or probe is None or not shutil.which("runuser"):
+            say("note: not checking that another user is refused (needs root, runuser and a user nobody or daemon "
+                f"that is not the server's user {self.user})")
+            return
+        rc, out = self.psql(["runuser", "-u", probe, "--"], "SELECT current_user")
+        if rc == 0:
+            fail(f"psql as {probe} connected to the test server as superuser: {out}")
+        if "permission denied" not in out.lower():
+            fail(f"psql as {probe} failed, but not for want of permission on the socket: {out}")
+        why = next(ln for ln in out.splitlines() if "permission denied" in ln.lower())
+        say(f"ok: psql as {probe} is refused: {why}")
 
     def stop(self):
         if self.started:
@@ -121,6 +168,7 @@ def main():
     try:
         url = server.start()
         say(f"server up: {url}")
+        server.check_private()
         for folder, fam, size, seed in (("train", "random", 12, 1), ("train", "mixer", 10, 4), ("valid", "random", 12, 9)):
             run([args.mlsys, "generate", "--family", fam, "--size", str(size), "--seed", str(seed),
                  "--output", os.path.join(work, folder, f"{fam}-{seed}.json")])

@@ -1,8 +1,11 @@
 // The tuner's multi-machine mode (README "Tuning"): tests/tune_pg_test.py starts a throwaway
-// PostgreSQL server, runs bench/tune.py workers against one study, kills one mid-trial and checks
-// that every worker contributed trials, that at most the killed trial was lost (and it was run
-// again), and that the study resumes. Skipped, with the script's message, where PostgreSQL,
-// python3-optuna or psycopg2 are missing (the script exits 77).
+// PostgreSQL server (its socket reachable by its own user only: a 0700 folder and socket, no TCP),
+// runs bench/tune.py workers against one study, kills one mid-trial and checks that every worker
+// contributed trials, that at most the killed trial was lost (and it was run again), and that the
+// study resumes. tests/tune_secrets_test.py checks that tune.py masks the --storage password in its
+// messages and passes the URL to its worker processes in the environment, not on their command
+// lines. Skipped, with the script's message, where PostgreSQL, python3-optuna or psycopg2 are
+// missing (the scripts exit 77).
 #include <gtest/gtest.h>
 
 #include "tests/test_util.h"
@@ -11,6 +14,13 @@ namespace mlsys {
 
 TEST(Tuning, PostgresStudySharedByWorkersSurvivesAKill) {
   const std::string script = test::sourceDir() + "/tests/tune_pg_test.py";
+  test::RunResult r = test::runCommand({"python3", script, "--mlsys", MLSYS_BIN});
+  if (r.exit_code == 77) GTEST_SKIP() << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(Tuning, StoragePasswordNeitherPrintedNorOnWorkerCommandLines) {
+  const std::string script = test::sourceDir() + "/tests/tune_secrets_test.py";
   test::RunResult r = test::runCommand({"python3", script, "--mlsys", MLSYS_BIN});
   if (r.exit_code == 77) GTEST_SKIP() << r.out << r.err;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
