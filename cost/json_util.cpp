@@ -1,7 +1,14 @@
 #include "cost/json_util.h"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -186,6 +193,10 @@ JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::init
     os << what << ": not valid JSON" << where(text, result.Offset()) << ": " << rapidjson::GetParseError_En(code);
     throw InputError(os.str());
   }
+  // The stream reads a NUL byte as the end of the text: anything from a NUL on is refused (a NUL
+  // after the document, or one where a value should be).
+  if (size_t nul = text.find('\0'); nul != std::string::npos)
+    throw InputError(what + ": not valid JSON" + where(text, nul) + ": a NUL byte");
   return d;
 }
 
@@ -193,19 +204,72 @@ rapidjson::Document parseJsonText(const std::string& text, const std::string& wh
   return std::move(parseJsonDoc(text, what).doc);
 }
 
-std::string readTextFile(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(what + ": cannot open '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(what + ": cannot open '" + path + "': " + std::strerror(errno));
+std::string readTextFile(const std::string& path, const std::string& what, const ReadLimits& lim) {
+  const auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  const double give_up = lim.give_up_at > 0 ? lim.give_up_at : now() + 10;
+  const auto tooLarge = [&](double bytes, bool atLeast) {
+    return InputError(what + " '" + printable(path) + "': " + (atLeast ? "more than " : "") +
+                      std::to_string(static_cast<long long>(bytes)) + " bytes, over the input limit of " +
+                      std::to_string(static_cast<long long>(lim.max_bytes)) + " bytes (" + lim.raise_hint + ")");
+  };
+  // O_NONBLOCK: opening a FIFO for reading does not wait for a writer (poll below waits, bounded).
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw InputError(what + ": cannot open '" + printable(path) + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) throw InputError(what + ": cannot open '" + printable(path) + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(what + ": cannot open '" + printable(path) + "': it is a directory");
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular && static_cast<double>(st.st_size) > lim.max_bytes) throw tooLarge(static_cast<double>(st.st_size), false);
   // Straight into one string sized from the file (a stringstream would hold the text twice).
   std::string text;
-  if (auto size = std::filesystem::file_size(path, ec); !ec) text.reserve(size);
+  if (regular) text.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<size_t>(in.gcount()));
-  if (in.bad()) throw InputError(what + ": cannot read '" + path + "'");
+  for (;;) {
+    if (!regular) {
+      const double left = give_up - now();
+      pollfd pf{fd, POLLIN, 0};
+      int n = left > 0 ? ::poll(&pf, 1, static_cast<int>(std::min(left * 1000 + 1, 1e9))) : 0;
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0)
+        throw InputError(what + " '" + printable(path) + "': " +
+                         (text.empty() ? std::string("no data") : "no end of data (" + std::to_string(text.size()) + " bytes read)") +
+                         " within the time limit: a FIFO or pipe whose writer does not write or close, or a device that never ends");
+    }
+    ssize_t k = ::read(fd, buf, sizeof buf);
+    if (k < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      throw InputError(what + ": cannot read '" + printable(path) + "': " + std::strerror(errno));
+    }
+    if (k == 0) break;
+    if (static_cast<double>(text.size()) + static_cast<double>(k) > lim.max_bytes)
+      throw tooLarge(static_cast<double>(text.size()) + static_cast<double>(k), true);
+    text.append(buf, static_cast<size_t>(k));
+  }
   return text;
+}
+
+std::string printable(std::string_view s, size_t max) {
+  std::string out;
+  const size_t n = std::min(s.size(), max);
+  out.reserve(n);
+  char hex[8];
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > max) out += "... (" + std::to_string(s.size()) + " bytes in all)";
+  return out;
 }
 
 rapidjson::Document parseJsonFile(const std::string& path, const std::string& what) {

@@ -17,8 +17,10 @@ namespace mlsys {
 // 3; the limit keeps hostile input from exhausting the stack or memory.
 inline constexpr int kMaxJsonDepth = 64;
 
-// Reads a whole file; throws InputError("<what>: cannot open 'path': <errno text>").
-std::string readTextFile(const std::string& path, const std::string& what);
+// Reads a whole file within `lim`; throws InputError("<what>: cannot open 'path': <errno text>"),
+// "<what> 'path': larger than the input limit ..." or "... no data within ...". Opens never block:
+// a FIFO is opened non-blocking and waited for (poll) until the limit.
+std::string readTextFile(const std::string& path, const std::string& what, const ReadLimits& lim = {});
 
 // A parsed document that can quote its numbers as written in the source text ("128.0", "1e2").
 struct JsonDoc {
@@ -55,6 +57,10 @@ JsonDoc parseJsonDoc(std::string&& text, const std::string& what, std::initializ
 // The same checks, keeping every member; for callers that need no literals.
 rapidjson::Document parseJsonFile(const std::string& path, const std::string& what);
 rapidjson::Document parseJsonText(const std::string& text, const std::string& what);
+
+// `s` fit for a one-line message: control bytes (NUL among them) as \xNN, and past `max` bytes
+// cut, with the full size named.
+std::string printable(std::string_view s, size_t max = 200);
 
 // Shortest decimal string that reads back as the same double ("6553.6", not "6553.6000000000004").
 std::string formatDouble(double v);

@@ -184,7 +184,7 @@ Problem parseProblemText(const std::string& json, const std::string& name) {
     const std::string_view ty(T[o].GetString(), T[o].GetStringLength());
     if (ty == "MatMul") op.type = OpType::MatMul;
     else if (ty == "Pointwise") op.type = OpType::Pointwise;
-    else throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + std::string(ty) + "\" (expected \"MatMul\" or \"Pointwise\")");
+    else throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + printable(ty) + "\" (expected \"MatMul\" or \"Pointwise\")");
     op.inputs = readTensorList(d, I[o], idx("inputs", o), nt, ctx, false);
     // outputs[o] may be a list (the contest format) or, leniently, a bare index.
     op.outputs = readTensorList(d, O[o], idx("outputs", o), nt, ctx, true);
@@ -208,8 +208,8 @@ Problem parseProblemText(const std::string& json, const std::string& name) {
   return p;
 }
 
-Problem parseProblemFile(const std::string& path) {
-  std::string text = readTextFile(path, "problem");
+Problem parseProblemFile(const std::string& path, const ReadLimits& lim) {
+  std::string text = readTextFile(path, "problem", lim);
   Problem p = parseProblemText(text, "problem '" + path + "'");
   p.name = std::filesystem::path(path).stem().string();
   return p;

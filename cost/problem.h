@@ -49,7 +49,7 @@ inline constexpr i64 kMaxCapacity = i64{1} << 62;
 
 // Parse and validate. Throws InputError with the field and index at fault, e.g.
 // "problem 'x.json': inputs[3]: MatMul needs exactly 2 inputs, got 3".
-Problem parseProblemFile(const std::string& path);
+Problem parseProblemFile(const std::string& path, const ReadLimits& lim = {});
 Problem parseProblemText(const std::string& json, const std::string& name = "problem");
 // Validates and fills the derived fields of a Problem built in code (used by parsers,
 // generators and tests). Throws InputError like the parser.

@@ -136,8 +136,8 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
   return s;
 }
 
-Schedule parseScheduleFile(const std::string& path, const Problem& p) {
-  return parseScheduleText(readTextFile(path, "schedule"), p, "schedule '" + path + "'");
+Schedule parseScheduleFile(const std::string& path, const Problem& p, const ReadLimits& lim) {
+  return parseScheduleText(readTextFile(path, "schedule", lim), p, "schedule '" + path + "'");
 }
 
 std::string scheduleToJson(const Schedule& s, const Problem& p, const std::vector<double>& latencies) {

@@ -45,7 +45,7 @@ std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth,
 
 // Reads a schedule. Format problems (rule V1) throw InputError naming the field and index.
 // Op and tensor indices are range-checked against `p`.
-Schedule parseScheduleFile(const std::string& path, const Problem& p);
+Schedule parseScheduleFile(const std::string& path, const Problem& p, const ReadLimits& lim = {});
 Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx = "schedule");
 
 // Serialises with `latencies` as subgraph_latencies (shortest round-trip decimals).

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "cost/json_util.h"
@@ -21,7 +22,8 @@ struct Ctx {
   bool lines = true;
   [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& why) const {
     std::string where = lines && n.Mark().line >= 0 ? "line " + std::to_string(n.Mark().line + 1) + ": " : "";
-    throw InputError(name + ": " + where + key + ": " + why);
+    // Each piece cut to 200 bytes: a 40 KB --set value is not echoed whole.
+    throw InputError(printable(name) + ": " + where + printable(key) + ": " + printable(why));
   }
 };
 
@@ -87,6 +89,9 @@ void checkKeys(const Ctx& c, const YAML::Node& m, const std::string& section, co
 YAML::Node parseYaml(const std::string& yaml, const std::string& name) {
   try {
     return YAML::Load(yaml);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (its message is "bad file").
+    throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: nested too deeply for the YAML parser (a config needs 4 levels)");
   } catch (const YAML::Exception& e) {
     throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
@@ -108,7 +113,7 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
   if (root.IsNull()) return cfg;
   checkKeys(c, root, "", {"search", "sa", "beam", "lns", "pool", "cache", "model"});
   if (auto s = root["search"]) {
-    checkKeys(c, s, "search", {"seconds", "threads", "seed", "workers", "log_interval_s", "write_interval_s", "margin_s"});
+    checkKeys(c, s, "search", {"seconds", "threads", "seed", "workers", "log_interval_s", "write_interval_s", "margin_s", "exact_share"});
     if (auto t = s["seconds"]) cfg.seconds = t.IsScalar() && t.Scalar() == "auto" ? -1 : num(c, t, "search.seconds", 0.001, 1e9);
     if (s["threads"]) cfg.threads = static_cast<int>(integer(c, s["threads"], "search.threads", 0, 1000000));
     if (s["seed"]) cfg.seed = integer<uint64_t>(c, s["seed"], "search.seed", 0, UINT64_MAX);
@@ -126,6 +131,7 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
     if (s["log_interval_s"]) cfg.log_interval_s = num(c, s["log_interval_s"], "search.log_interval_s", 0.01, 3600);
     if (s["write_interval_s"]) cfg.write_interval_s = num(c, s["write_interval_s"], "search.write_interval_s", 0, 60);
     if (s["margin_s"]) cfg.margin_s = num(c, s["margin_s"], "search.margin_s", 0, 60);
+    if (s["exact_share"]) cfg.exact_share = num(c, s["exact_share"], "search.exact_share", 0.01, 1);
   }
   if (auto s = root["sa"]) {
     checkKeys(c, s, "sa", {"t0", "t1", "restart_after", "sync_every", "adopt_pool_best", "moves"});
@@ -201,13 +207,13 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
 // as needed), VALUE parsed as YAML.
 void applyOverride(YAML::Node& root, const std::string& kv, const Ctx& c) {
   const size_t eq = kv.find('=');
-  if (eq == std::string::npos) throw ConfigOverrideSyntaxError("--set " + kv + ": expected KEY=VALUE (e.g. --set sa.t0=0.001)");
+  if (eq == std::string::npos) throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": expected KEY=VALUE (e.g. --set sa.t0=0.001)");
   const std::string key = kv.substr(0, eq), text = kv.substr(eq + 1);
   std::vector<std::string> path;
   for (size_t b = 0;;) {
     size_t dot = key.find('.', b);
     path.push_back(key.substr(b, dot == std::string::npos ? std::string::npos : dot - b));
-    if (path.back().empty()) throw ConfigOverrideSyntaxError("--set " + kv + ": '" + key + "' is not a key (e.g. sa.t0)");
+    if (path.back().empty()) throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": '" + printable(key) + "' is not a key (e.g. sa.t0)");
     if (dot == std::string::npos) break;
     b = dot + 1;
   }
@@ -215,7 +221,7 @@ void applyOverride(YAML::Node& root, const std::string& kv, const Ctx& c) {
   try {
     if (!text.empty()) value = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(c.name + ": " + key + ": not a valid YAML value: " + e.msg);
+    throw InputError(printable(c.name) + ": " + printable(key) + ": not a valid YAML value: " + e.msg);
   }
   if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
   YAML::Node at = root;
@@ -238,7 +244,11 @@ SearchConfig loadConfigText(const std::string& yaml, const std::string& name) {
 
 SearchConfig loadConfig(const std::string& path, const std::vector<std::string>& overrides) {
   const std::string name = "config '" + path + "'";
-  YAML::Node root = path.empty() ? YAML::Node() : parseYaml(readTextFile(path, "config"), name);
+  // A config is small: 16 MiB at most (a FIFO is waited for 10 s at most).
+  ReadLimits lim;
+  lim.max_bytes = 16 * 1024 * 1024;
+  lim.raise_hint = "a config is at most 16 MiB";
+  YAML::Node root = path.empty() ? YAML::Node() : parseYaml(readTextFile(path, "config", lim), name);
   SearchConfig cfg = fromTree(root, Ctx{name});
   // Each override is checked on the whole tree as it then stands, so an error names the --set
   // argument that caused it (the file alone was checked above).
@@ -274,6 +284,7 @@ std::string configToYaml(const SearchConfig& c) {
     real("log_interval_s", c.log_interval_s);
     real("write_interval_s", c.write_interval_s);
     real("margin_s", c.margin_s);
+    real("exact_share", c.exact_share);
   });
   section("sa", [&] {
     real("t0", c.sa_t0);

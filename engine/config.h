@@ -21,6 +21,7 @@ struct SearchConfig {
   double log_interval_s = 2.0;    // progress line period on stderr
   double write_interval_s = 0.1;  // at most one output write per interval (<= 10 writes/s)
   double margin_s = 0.15;         // stop searching this long before the deadline
+  double exact_share = 0.5;       // --exact: the share of the budget left the exact solver may take before the search
   // sa:
   double sa_t0 = 0.002;            // start temperature, as a fraction of the current latency
   double sa_t1 = 0.00001;          // end temperature (same unit)

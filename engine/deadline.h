@@ -1,5 +1,6 @@
 // One wall-clock deadline, created first thing in main (before parsing), covering the process.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,13 +23,24 @@ class Deadline {
     d.start_ -= processAge();
     return d;
   }
+  // Budgets past 1e9 s (or not finite) mean "no deadline": the end would overflow the clock's
+  // 64-bit nanoseconds from ~9.2e9 s on. The CLI refuses them before they get here.
   void setBudget(double seconds) {
+    if (!(seconds <= 1e9)) {
+      end_ = Clock::time_point::max();
+      return;
+    }
     end_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   double remaining() const {
     if (end_ == Clock::time_point::max()) return 1e18;
     return std::chrono::duration<double>(end_ - Clock::now()).count();
+  }
+  // Seconds from the start to the deadline (1e18 without one).
+  double total() const {
+    if (end_ == Clock::time_point::max()) return 1e18;
+    return std::chrono::duration<double>(end_ - start_).count();
   }
   // Fraction of the budget used, in [0, 1].
   double fraction() const {

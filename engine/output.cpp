@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <limits>
 
 #include "cost/json_util.h"
@@ -23,10 +24,10 @@ void raiseTo(std::atomic<double>& a, double v) {
 
 }  // namespace
 
-OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, std::string path, double min_interval_s,
+OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s,
                            const Deadline* deadline)
-    : p_(p), m_(m), path_(std::move(path)), min_interval_(min_interval_s), dl_(deadline),
-      in_place_(isSpecialFile(path_)) {}
+    : p_(p), m_(m), target_(OutputTarget::open(path, "cannot write the output")), min_interval_(min_interval_s),
+      dl_(deadline), in_place_(target_.writeOnce()) {}
 
 double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   auto t0 = std::chrono::steady_clock::now();
@@ -42,6 +43,7 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   for (const auto& r : ev.subgraphs) best_lat_.push_back(r.cost.latency);
   best_total_ = ev.total;
   pending_ = true;
+  retry_ = true;
   has_schedule.store(true);
   best_write_est_.store(estimateWriteLocked(), std::memory_order_relaxed);
   if (dl_) now_s = dl_->elapsed();  // another offer may have written while this one waited
@@ -51,18 +53,20 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
 
 void OutputWriter::flushDue(double now_s) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (pending_ && !in_place_ && dueLocked(now_s) && fitsBeforeStopLocked()) writeLocked(now_s);
+  if (pending_ && retry_ && !in_place_ && dueLocked(now_s) && fitsBeforeStopLocked()) writeLocked(now_s);
 }
 
 bool OutputWriter::flushFinal(bool after_signal) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (pending_ && (after_signal || fitsLocked(kFinalGraceS))) writeLocked(dl_ ? dl_->elapsed() : 0);
+  // After a signal a FIFO's reader and a full pipe get one more second at most.
+  if (pending_ && (after_signal || fitsLocked(kFinalGraceS)))
+    writeLocked(dl_ ? dl_->elapsed() : 0, after_signal ? 1.0 : kFinalGraceS, true);
   return !pending_;
 }
 
 double OutputWriter::pendingDueAt() const {
   std::lock_guard<std::mutex> lk(mu_);
-  if (!pending_ || in_place_) return std::numeric_limits<double>::infinity();
+  if (!pending_ || in_place_ || !retry_) return std::numeric_limits<double>::infinity();
   return last_write_s_ + interval();
 }
 
@@ -98,10 +102,26 @@ bool OutputWriter::fitsBeforeStopLocked() const {
   return fitsLocked(-stopMargin(stop_margin_s_));
 }
 
-void OutputWriter::writeLocked(double now_s) {
+bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
   auto t0 = std::chrono::steady_clock::now();
   std::string json = scheduleToJson(best_, p_, best_lat_);
-  writeFileAtomic(path_, json);
+  // A FIFO or pipe may wait for its reader until the deadline (plus the grace); with no deadline,
+  // 10 s.
+  const double give_up = monotonicSeconds() + (dl_ && dl_->remaining() < 1e17 ? std::max(0.0, dl_->remaining()) + grace_s : 10.0);
+  try {
+    target_.write(json, give_up);
+  } catch (const std::exception& e) {
+    // The search goes on; the best stays pending and is written at the next improvement or by the
+    // final flush. Reported once per distinct message.
+    ++failed_writes_;
+    retry_ = false;
+    if (write_error_ != e.what() && !final) {
+      std::cerr << "mlsys: warning: " << e.what() << "; the search goes on, the write is retried at the next improvement\n";
+    }
+    write_error_ = e.what();
+    return false;
+  }
+  write_error_.clear();
   double dt = secondsSince(t0);
   raiseTo(write_s_, dt);
   if (json.size() >= (1 << 20)) sec_per_byte_ = std::max(sec_per_byte_, dt / static_cast<double>(json.size()));
@@ -110,6 +130,22 @@ void OutputWriter::writeLocked(double now_s) {
   ++writes_;
   last_write_s_ = now_s;
   if (first_write_s_ < 0) first_write_s_ = now_s;
+  return true;
+}
+
+std::string OutputWriter::writeError() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return write_error_;
+}
+
+int OutputWriter::failedWrites() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return failed_writes_;
+}
+
+bool OutputWriter::stillOnDisk() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return target_.stillOurs();
 }
 
 double OutputWriter::best() const {

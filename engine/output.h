@@ -8,6 +8,7 @@
 
 #include "cost/evaluator.h"
 #include "engine/deadline.h"
+#include "engine/files.h"
 
 namespace mlsys {
 
@@ -22,14 +23,17 @@ class OutputWriter {
 
   // With a deadline, a write that is estimated to end after it is not started (the previous file
   // stays): schedules with explicit traversal orders on huge tile grids can take tens of MB.
-  // A path that is not a regular file (/dev/null, a FIFO) is written once, by the final flush.
-  OutputWriter(const Problem& p, const ModelOptions& m, std::string path, double min_interval_s = 0.1,
+  // The target is opened (checked) here: an unwritable path throws InputError before any search.
+  // A target written once (a pipe, a FIFO, a device: OutputTarget::writeOnce) gets the final flush.
+  OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s = 0.1,
                const Deadline* deadline = nullptr);
 
   // Offers a schedule. It is re-evaluated from scratch; if valid and better than the best so far
   // it becomes the best and is written now if `force_write` or if the last write is at least
   // min_interval old (otherwise by the next flushDue). Returns its evaluated latency, kInvalid,
   // or kInterrupted (a signal stopped the evaluation).
+  // A failed write never throws: it is reported on stderr (once per message), the best stays
+  // pending and is written at the next improvement or by the final flush (see writeError).
   double offer(const Schedule& s, double now_s, bool force_write = false);
   // Writes the pending best if the last write is at least min_interval old and the write fits
   // before the deadline. Called periodically (every 20 ms) while the search runs, so that a new
@@ -41,10 +45,17 @@ class OutputWriter {
   // kFinalGraceS, or unconditionally after a signal. Returns false if a pending best was left
   // unwritten.
   bool flushFinal(bool after_signal);
+  // The last write's error ("" if it succeeded or none failed): set while the best is not on disk
+  // because a write failed.
+  std::string writeError() const;
+  int failedWrites() const;
+  // False when the file this run wrote last was replaced or removed by someone else since (two
+  // runs on one output: the other one's schedule is on disk now).
+  bool stillOnDisk() const;
   double best() const;         // the best valid schedule offered (written or pending)
   double writtenBest() const;  // the latency of the schedule on disk, -1 if none
   bool hasBest() const;
-  bool inPlace() const { return in_place_; }
+  bool inPlace() const { return in_place_; }  // written once, at the end (OutputTarget::writeOnce)
   int writes() const { return writes_; }
   double firstWriteTime() const { return first_write_s_; }
   // Seconds to keep free before the deadline for the end of a search: a worker's step that cannot
@@ -69,7 +80,9 @@ class OutputWriter {
   static inline std::atomic<bool> has_schedule{false};
 
  private:
-  void writeLocked(double now_s);
+  // Writes the best; false (error recorded and reported) if the write failed.
+  // `final`: the last write of the run (a failure is reported by the caller, not as a warning).
+  bool writeLocked(double now_s, double grace_s = 0, bool final = false);
   bool dueLocked(double now_s) const;
   double interval() const;  // the current write throttle
   // Estimated seconds to serialise and write the best schedule (from its size and the slowest
@@ -79,7 +92,7 @@ class OutputWriter {
   bool fitsBeforeStopLocked() const;  // fitsLocked before the search's stop point
   const Problem& p_;
   ModelOptions m_;
-  std::string path_;
+  OutputTarget target_;
   double min_interval_;
   const Deadline* dl_;
   bool in_place_ = false;
@@ -89,6 +102,9 @@ class OutputWriter {
   std::vector<double> best_lat_;
   double best_total_ = -1, written_total_ = -1;
   bool pending_ = false;
+  bool retry_ = true;  // a failed write is retried once a better schedule comes (or by the final flush)
+  std::string write_error_;
+  int failed_writes_ = 0;
   double last_write_s_ = -1e9;
   double first_write_s_ = -1;
   int writes_ = 0;

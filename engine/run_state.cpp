@@ -48,14 +48,18 @@ std::map<std::string, double> RunStats::bestByKind() const {
 bool StopPolicy::stopNow() const {
   if (Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
   if (stats_.optimal.load(std::memory_order_relaxed)) return true;
-  if (max_evals_ > 0) return stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_;
+  // Whichever limit comes first: --max-evals never switches the wall clock off.
+  if (max_evals_ > 0 && stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_) return true;
   return dl_.remaining() <= out_.stopMargin(margin_s_);
 }
 
 double StopPolicy::fraction() const {
   if (max_evals_ > 0)
     return std::min(1.0, static_cast<double>(stats_.evaluations.load()) / static_cast<double>(max_evals_));
-  return dl_.fraction();
+  const double total = dl_.total();
+  if (!(total < 1e17)) return 0;
+  const double span = total - start_s_;
+  return span > 0 ? std::clamp((dl_.elapsed() - start_s_) / span, 0.0, 1.0) : 1.0;
 }
 
 double gapOf(double latency, double bound) {
@@ -71,17 +75,30 @@ std::unique_ptr<TraceFile> TraceFile::open(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
   std::unique_ptr<TraceFile> t(new TraceFile(f));
-  std::fputs("seconds,worker,latency\n", f);
-  std::fflush(f);
+  // The header is flushed now: a file that cannot take it (/dev/full, a full disk) is an error
+  // before the search, not a silent empty trace.
+  if (std::fputs("seconds,worker,latency\n", f) < 0 || std::fflush(f) != 0)
+    throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
   return t;
+}
+
+std::string TraceFile::error() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return error_;
 }
 
 TraceFile::~TraceFile() { std::fclose(f_); }
 
 void TraceFile::row(double seconds, const std::string& who, double latency) {
   std::lock_guard<std::mutex> lk(mu_);
-  fmt::print(f_, "{:.4f},{},{}\n", seconds, who, formatDouble(latency));
-  std::fflush(f_);
+  const std::string line = fmt::format("{:.4f},{},{}\n", seconds, who, formatDouble(latency));
+  if (std::fputs(line.c_str(), f_) < 0 || std::fflush(f_) != 0) {
+    if (error_.empty()) {
+      error_ = std::string("cannot write a row: ") + std::strerror(errno);
+      std::cerr << "mlsys: warning: --trace: " << error_ << "\n";
+    }
+    std::clearerr(f_);
+  }
 }
 
 Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet)

@@ -86,12 +86,14 @@ class RunStats {
 class StopPolicy {
  public:
   StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals)
-      : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals) {}
+      : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals), start_s_(dl.elapsed()) {}
   // A signal, the best proven optimal (it meets the lower bound), or the budget is spent:
-  // --max-evals evaluations if given, otherwise the time up to the writer's stop margin (room to
-  // re-check and write the best).
+  // --max-evals evaluations if given, or the time up to the writer's stop margin (room to
+  // re-check and write the best), whichever comes first.
   bool stopNow() const;
-  // The part of the budget used, in [0, 1].
+  // The part of the search's budget used, in [0, 1]: of the evaluations with --max-evals, else of
+  // the time from the search's start (the policy's construction) to the deadline, so that a search
+  // that starts late (after --exact's phase) still cools over its whole span.
   double fraction() const;
   // The budget is --max-evals evaluations (deterministic runs), not time.
   bool byEvaluations() const { return max_evals_ > 0; }
@@ -102,6 +104,7 @@ class StopPolicy {
   const RunStats& stats_;
   double margin_s_;
   int64_t max_evals_;
+  double start_s_;  // when the search started (seconds since the process start)
 };
 
 // The --trace CSV `seconds,worker,latency`, the whole run, one row per event, each flushed as it
@@ -122,12 +125,16 @@ class TraceFile {
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
+  // Appends a row and flushes it. A failed write is remembered (error()), reported once on
+  // stderr, and ends the run with exit code 1; it does not stop the search.
   void row(double seconds, const std::string& who, double latency);
+  std::string error() const;
 
  private:
   explicit TraceFile(FILE* f) : f_(f) {}
-  std::mutex mu_;
+  mutable std::mutex mu_;
   FILE* f_;
+  std::string error_;
 };
 
 class Progress {

@@ -63,6 +63,12 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   deadline.setBudget(budget);
   SearchConfig cfg = resolveConfig(opt);
   SolveOutcome r;
+  if (cfg.margin_s >= budget) {
+    // The search would stop before it starts and only the first schedule would be written.
+    std::cerr << fmt::format("mlsys: warning: search.margin_s ({} s) is not below the budget ({} s): using {} s\n",
+                             formatDouble(cfg.margin_s), formatDouble(budget), formatDouble(budget / 2));
+    cfg.margin_s = budget / 2;
+  }
   // Temporary files of earlier runs killed during a write (their process is gone).
   for (const std::string& f : {opt.out, opt.stats})
     if (!f.empty())
@@ -72,6 +78,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   auto traceRow = [&](const char* who, double latency) {
     if (trace && latency >= 0) trace->row(deadline.elapsed(), who, latency);
   };
+  // Opens (checks) the output now: a directory or an unwritable place is an error before any search.
   OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
   out.setStopMargin(cfg.margin_s);
   if (out.inPlace()) log("'" + opt.out + "' is not a regular file: it is written in place, once, at the end");
@@ -93,31 +100,48 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     r.exit_code = 1;
     return r;
   }
+  if (!out.inPlace() && out.writtenBest() < 0) {
+    // Nothing is on disk and nothing was searched: the output cannot be written (a full disk, a
+    // file system that refuses the name).
+    std::cerr << "mlsys: error: " << out.writeError() << "\n";
+    r.exit_code = 1;
+    return r;
+  }
   traceRow("first", lat);
   log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
+  // On huge graphs (100k+ ops) reading and the first schedule can take the whole budget: then the
+  // bound, the baseline and the search are skipped, so that the run ends right after the first
+  // write instead of after the deadline.
+  const auto spent = [&] { return deadline.remaining() <= out.stopMargin(cfg.margin_s); };
+  r.model = cfg.model.describe();
+  if (spent()) log("the budget is spent: lower bound, baseline and search skipped");
   // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
   // fusion components get their quick floors).
-  {
+  else {
     Deadline boundDl;
     boundDl.setBudget(0.05 * budget);
     BoundOptions bo;
     bo.give_up = [&] { return boundDl.expired() || Deadline::stop_requested.load(); };
     r.lower_bound = lowerBound(p, cfg.model, bo).value();
   }
-  r.model = cfg.model.describe();
-  log(fmt::format("lower bound {}; gap {}", formatDouble(r.lower_bound), gapText(lat, r.lower_bound)));
+  if (r.lower_bound > 0) log(fmt::format("lower bound {}; gap {}", formatDouble(r.lower_bound), gapText(lat, r.lower_bound)));
   // 2. The baseline: best granularity per op, plus retention where it helps.
   Deadline baseDl;  // the baseline may use at most a quarter of the budget
   baseDl.setBudget(std::min(deadline.remaining() - out.stopMargin(cfg.margin_s), 0.25 * budget));
   Schedule& base = *new Schedule;
-  {
+  if (spent()) {
+    base = quick;
+  } else {
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r.threads));
     base = baselineSchedule(p, cfg.model, &baseDl, &quick);
   }
-  // After a signal, go straight to the final write.
-  if (!Deadline::stop_requested.load()) {
+  // After a signal, go straight to the final write; with the budget spent, too.
+  if (!Deadline::stop_requested.load() && !spent()) {
     // Nothing to re-check when the baseline was stopped before it changed anything.
-    double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed());
+    // Written at once (not throttled): with --exact it is what the file holds while the exact
+    // solver runs.
+    double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed(), true);
+    if (blat >= 0 && blat < lat) r.best_found_s = deadline.elapsed();
     if (blat >= 0) log("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r.lower_bound));
     if (blat < 0 || blat > lat) base = quick;
     traceRow("baseline", out.best());
@@ -125,22 +149,33 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       r.optimal = true;
       r.optimal_by = "bound";
     }
-    // 3. --exact: the exact solver, from the baseline, within the budget.
+    // 3. --exact: the exact solver, from the baseline, within search.exact_share of the budget
+    // left; the search runs after it for the rest (see below why even when it completed).
     if (opt.exact && !r.optimal && !Deadline::stop_requested.load()) {
       ExactOptions eo;
       eo.incumbent = &base;
+      const double left = deadline.remaining() - out.stopMargin(cfg.margin_s);
+      const double stopAt = deadline.remaining() - std::max(0.0, left) * cfg.exact_share;
       ExactResult ex = solveExact(p, cfg.model, eo, [&] {
-        return Deadline::stop_requested.load() || deadline.remaining() <= out.stopMargin(cfg.margin_s);
+        return Deadline::stop_requested.load() || deadline.remaining() <= std::max(stopAt, out.stopMargin(cfg.margin_s));
       });
       const double before = out.best();
-      if (ex.found && out.offer(ex.schedule, deadline.elapsed()) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
-      if (out.best() < before) traceRow("exact", out.best());
-      if (ex.proven_optimal) {
+      if (ex.found && out.offer(ex.schedule, deadline.elapsed(), true) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
+      if (out.best() < before) {
+        traceRow("exact", out.best());
+        r.best_found_s = deadline.elapsed();
+      }
+      // Completed, the exact solver is optimal over its own space only (the smallest tile side per
+      // tile count): the search goes on, and has found better schedules outside it (bench/RESULTS.md,
+      // issue 36). The run is proven optimal only when the best meets the lower bound.
+      if (meetsBound(out.best(), r.lower_bound)) {
         r.optimal = true;
-        r.optimal_by = "exact";
+        r.optimal_by = "bound";
       }
       log(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
-                      ex.proven_optimal ? "optimal" : ex.stop_reason == "too_large" ? "too large (over 20 ops)" : "stopped before the proof",
+                      ex.proven_optimal   ? "optimal over its space; the search goes on"
+                      : ex.stop_reason == "too_large" ? "too large (over 20 ops)"
+                                                      : "stopped before the proof",
                       ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded, formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
     }
     // 4. The search, unless the best is proven optimal already.
@@ -150,13 +185,23 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       r.optimal = true;
       r.optimal_by = "bound";
     }
+    // When the search improved on the start, its own time; otherwise that of the phase above.
+    if (r.search.best_found_s > 0) r.best_found_s = r.search.best_found_s;
   }
   // After a signal, write whatever the time; otherwise if the write ends inside the budget (plus a
   // small grace, so that a late process still writes a small schedule).
-  if (!out.flushFinal(Deadline::signal_received.load() != 0))
+  if (!out.flushFinal(Deadline::signal_received.load() != 0) && out.writeError().empty())
     log("a better schedule (latency " + formatDouble(out.best()) + ") was not written: the write would have ended past the budget");
   r.searched = true;
   r.written_best = out.writtenBest();
+  r.write_error = out.writeError();
+  r.best = out.best();
+  if (trace) r.trace_error = trace->error();
+  // Another process (a second run on the same output) may have replaced the file since.
+  r.on_disk = r.written_best >= 0 && out.stillOnDisk();
+  if (r.written_best >= 0 && !r.on_disk)
+    std::cerr << "mlsys: warning: '" << opt.out << "' was replaced or removed by someone else after this run's last write: "
+              << "this run's best is not on disk\n";
   traceRow("end", r.written_best);
   r.first_write_s = out.firstWriteTime();
   r.writes = out.writes();

@@ -64,7 +64,12 @@ struct SolveOutcome {
   int exit_code = 0;
   int threads = 0;
   SearchResult search;
-  double written_best = -1;   // the latency of the schedule on disk
+  double written_best = -1;   // the latency of the schedule this run wrote last
+  bool on_disk = false;       // that schedule is still the output file at the end (not replaced by another process)
+  std::string write_error;    // the last write failed (the best is not on disk): why
+  double best_found_s = 0;    // when the best was found (baseline, exact solver or search)
+  double best = -1;           // the best valid schedule found (on disk unless write_error)
+  std::string trace_error;    // a --trace row could not be written: why
   double first_write_s = -1;  // when the first schedule was on disk
   int writes = 0;
   double lower_bound = 0;     // cost/bound.h

@@ -65,7 +65,7 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   // The keys in their documented order; numbers as the evaluator prints them.
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
-  EXPECT_EQ(keys, (std::vector<std::string>{"instance", "best_latency", "first_write_s", "best_found_s", "elapsed_s",
+  EXPECT_EQ(keys, (std::vector<std::string>{"instance", "best_latency", "on_disk", "first_write_s", "best_found_s", "elapsed_s",
                                             "evaluations", "evals_per_s", "writes", "threads", "workers", "seed", "lower_bound", "gap",
                                             "optimal", "stop_reason", "model", "version"}));
   EXPECT_NE(text.find("\"best_latency\": 6915.2,\n"), std::string::npos) << text;

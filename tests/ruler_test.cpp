@@ -133,22 +133,22 @@ TEST(Ruler, StatsCarryBoundGapModelAndStopReason) {
   EXPECT_STREQ(parseJson(test::readText(stats))["stop_reason"].GetString(), "max_evals");
 }
 
-// Item 2: solve --exact proves small graphs optimal and says so.
-TEST(Ruler, SolveExactSaysOptimal) {
+// Item 2: solve --exact reaches the exact solver's optimum. Completed, the exact solver is optimal
+// over its own space only, so the run goes on searching (issue 36: a schedule outside that space
+// can be better) and claims optimality only when the best meets the lower bound.
+TEST(Ruler, SolveExactReachesTheExactOptimum) {
   std::string f = test::tempPath("ruler_exact.json"), out = test::tempPath("ruler_exact.out.json"),
               stats = test::tempPath("ruler_exact.stats.json");
   auto g = test::runMlsys({"generate", "--family", "random", "--size", "5", "--seed", "3", "-o", f});
   ASSERT_EQ(g.exit_code, 0) << g.err;
-  auto r = test::runMlsys({"solve", f, out, "--exact", "--seconds", "20", "--stats", stats});
+  auto r = test::runMlsys({"solve", f, out, "--exact", "--seconds", "3", "--stats", stats});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("optimal"), std::string::npos) << r.err;
   rapidjson::Document d = parseJson(test::readText(stats));
-  EXPECT_TRUE(d["optimal"].GetBool());
-  EXPECT_STREQ(d["stop_reason"].GetString(), "optimal");
+  EXPECT_EQ(d["optimal"].GetBool(), d["best_latency"].GetDouble() <= d["lower_bound"].GetDouble() * (1 + 1e-9));
   Problem p = parseProblemFile(f);
   ExactResult ex = solveExact(p, {}, {}, after(20));
   ASSERT_TRUE(ex.proven_optimal);
-  EXPECT_NEAR(d["best_latency"].GetDouble(), ex.latency, 1e-9 * ex.latency);
+  EXPECT_LE(d["best_latency"].GetDouble(), ex.latency * (1 + 1e-9));
 }
 
 // Item 5: k > N is V8 under the spec, accepted (and cheaper here) under k_limit=reduction;

@@ -3,7 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <csignal>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 
@@ -89,6 +93,46 @@ cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv) {
   }
 }
 
+double parseSecondsText(const std::string& text, const std::string& flag) {
+  // The whole argument must be one number: "1 2", "1s", "0x10", "nan" and "inf" are refused (a
+  // strtod-style parse would take the "1" of "1s" and drop the rest).
+  double v = 0;
+  const char* b = text.data();
+  const char* e = b + text.size();
+  auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || ptr != e || !std::isfinite(v))
+    throw UsageError(flag + ": expected a number of seconds, got '" + printable(text) + "'");
+  if (!(v > 0)) throw UsageError(flag + " must be positive, got '" + printable(text) + "'");
+  // As search.seconds: past ~9.2e9 s the budget overflows the clock's 64-bit nanoseconds.
+  if (v > kMaxSeconds) throw UsageError(flag + " must be at most " + fmt::format("{:.0f}", kMaxSeconds) + " (about 31 years), got '" + printable(text) + "'");
+  return v;
+}
+
+void addInputLimitOption(cxxopts::Options& o) {
+  o.add_options()("max-input-mb",
+                  "Largest input file read, in MiB (default 512); a bigger one, or /dev/zero, is an error",
+                  cxxopts::value<std::string>());
+}
+
+ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s) {
+  ReadLimits lim;
+  if (r.count("max-input-mb")) {
+    const std::string text = r["max-input-mb"].as<std::string>();
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) || !(v > 0) || v > 1e7)
+      throw UsageError("--max-input-mb: expected a number of MiB in (0, 1e7], got '" + printable(text) + "'");
+    lim.max_bytes = v * 1024 * 1024;
+  }
+  lim.give_up_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + wait_s;
+  return lim;
+}
+
+std::optional<double> secondsArg(const cxxopts::ParseResult& r, const std::string& flag) {
+  if (!r.count("seconds")) return std::nullopt;
+  return parseSecondsText(r["seconds"].as<std::string>(), flag);
+}
+
 std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage) {
   std::vector<std::string> v;
   if (r.count("positional")) v = r["positional"].as<std::vector<std::string>>();
@@ -123,20 +167,21 @@ int cmdBound(int argc, char** argv) {
   cxxopts::Options o("mlsys bound", "A lower bound on the latency of any valid schedule.");
   o.add_options()("h,help", "Show help")("json", "Print the bound and its parts as JSON")(
       "s,seconds", "Time for the exact covers; past it the remaining components get their quick floors",
-      cxxopts::value<double>()->default_value("10"))(
+      cxxopts::value<std::string>()->default_value("10"))(
       "positional", "", cxxopts::value<std::vector<std::string>>());
   addConfigOptions(o);
   addModelOption(o);
+  addInputLimitOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json");
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) return printHelp(o);
   auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
-  if (!(r["seconds"].as<double>() > 0)) throw UsageError("--seconds must be positive");
+  const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
   ModelOptions m = modelFromConfigAndFlags(r);
-  Problem p = parseProblemFile(files[0]);
   Deadline dl;
-  dl.setBudget(r["seconds"].as<double>());
+  dl.setBudget(seconds);
+  Problem p = parseProblemFile(files[0], readLimits(r, seconds));
   BoundOptions bo;
   bo.give_up = [&] { return dl.expired(); };
   LowerBound lb = lowerBound(p, m, bo);
@@ -194,17 +239,18 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   o.add_options()("s,seconds",
                   "Wall-clock budget for the whole process (default: search.seconds of the config, else from the "
                   "instance size, inside the contest limit)",
-                  cxxopts::value<double>())(
+                  cxxopts::value<std::string>())(
       "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)", cxxopts::value<int>())(
       "seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
       cxxopts::value<std::string>())("print-config", "Print the resolved config (file, --set and flags) as YAML and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
-      "exact", "Run the exact solver first (graphs of up to 20 ops): stops with 'optimal' when it completes within the budget")(
+      "exact", "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
       "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
   addConfigOptions(o);
   addModelOption(o);
+  addInputLimitOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json OUT.json");
   auto r = parseOrThrow(o, argc, argv);
@@ -216,7 +262,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   SolveOptions so;
   so.out = files[1];
   // Flags are checked before the config is read: a usage error is reported as such (exit 2).
-  if (r.count("seconds") && !(r["seconds"].as<double>() > 0)) throw UsageError("--seconds must be positive");
+  const std::optional<double> seconds = secondsArg(r, "--seconds");
   if (r.count("threads") && r["threads"].as<int>() < 0) throw UsageError("--threads must be >= 0");
   if (r.count("max-evals")) {
     so.max_evals = r["max-evals"].as<int64_t>();
@@ -228,7 +274,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   so.exact = r.count("exact") > 0;
   // The settings: built-in defaults < the config file < --set < flags. Config errors before any work.
   SearchConfig cfg = configFrom(r);
-  if (r.count("seconds")) cfg.seconds = r["seconds"].as<double>();
+  if (seconds) cfg.seconds = *seconds;
   if (r.count("threads")) cfg.threads = r["threads"].as<int>();
   if (r.count("seed")) cfg.seed = r["seed"].as<uint64_t>();
   cfg.model = modelFrom(r, cfg.model);
@@ -246,8 +292,13 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (so.threads > maxThreads())
     std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads", so.threads, maxThreads());
   checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
+  // Every output path is checked before the problem is read and the search starts (a directory, a
+  // missing or read-only directory): an error now, not after the budget is spent.
+  OutputTarget::open(so.out, "cannot write the output");
+  if (!so.stats.empty()) OutputTarget::open(so.stats, "--stats: cannot write");
   // Not destroyed (see solve): the process ends with _Exit.
-  const Problem& p = *new Problem(parseProblemFile(files[0]));
+  // A FIFO or pipe as the problem is waited for within the budget (10 s when it is "auto").
+  const Problem& p = *new Problem(parseProblemFile(files[0], readLimits(r, cfg.seconds > 0 ? cfg.seconds - deadline.elapsed() : 10)));
   RunLog log(deadline, so.quiet);
   SolveOutcome outcome = solve(p, so, deadline, log);
   return reportSolve(p, so, deadline, log, outcome);

@@ -1,6 +1,7 @@
 // Sub-commands implemented outside cli.cpp, and what the commands share. Each takes the arguments after the command name
 // (argv[0] is the command) and returns the exit code; bad input throws InputError.
 #pragma once
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,6 +38,19 @@ extern const char* const kExitCodesHelp;
 // stdout. Returns 0, the exit code of --help.
 int printHelp(const cxxopts::Options& o, const std::string& notes = "");
 cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv);  // cxxopts errors -> UsageError
+// The most seconds a budget may have (-s of every command, search.seconds): beyond ~9.2e9 s the
+// deadline would overflow the clock's 64-bit nanoseconds.
+inline constexpr double kMaxSeconds = 1e9;
+// A -s/--seconds argument, strictly: one finite number in (0, kMaxSeconds], nothing around it;
+// UsageError naming `flag` otherwise.
+double parseSecondsText(const std::string& text, const std::string& flag);
+// -s/--seconds of a command that declares it as a string option (nullopt when absent).
+std::optional<double> secondsArg(const cxxopts::ParseResult& r, const std::string& flag);
+// --max-input-mb N: the largest input file a command reads (problem, schedule, trace).
+void addInputLimitOption(cxxopts::Options& o);
+// The read limits of a command: --max-input-mb (default ReadLimits::kDefaultMaxMb) and a wait
+// for data (a FIFO or pipe) of at most `wait_s` seconds from now.
+ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s);
 // The positional file arguments; exactly n of them, or UsageError naming `usage`.
 std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage);
 

@@ -58,14 +58,17 @@ int cmdEvaluate(int argc, char** argv) {
       "h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
   addConfigOptions(o);
   addModelOption(o);
+  addInputLimitOption(o);
   o.parse_positional({"positional"});
   o.positional_help("PROBLEM.json SOLUTION.json");
   auto r = parseOrThrow(o, argc, argv);
   if (r.count("help")) return printHelp(o);
   auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
   ModelOptions m = modelFromConfigAndFlags(r);
-  Problem p = parseProblemFile(files[0]);
-  Schedule s = parseScheduleFile(files[1], p);
+  // No budget: a FIFO or pipe is waited for 10 s at most.
+  const ReadLimits lim = readLimits(r, 10);
+  Problem p = parseProblemFile(files[0], lim);
+  Schedule s = parseScheduleFile(files[1], p, lim);
   Evaluation ev = evaluateSchedule(p, s, m, r.count("walk") ? CostMethod::Walk : CostMethod::Auto);
   std::vector<std::string> warnings = ev.warnings;
   for (std::string& w : reportedLatencyWarnings(s, ev)) warnings.push_back(std::move(w));

@@ -13,12 +13,15 @@
 
 namespace mlsys {
 
+constexpr int kMaxGenerateOps = 2000000;
+
+
 int cmdGenerate(int argc, char** argv) {
   std::string fams;
   for (const auto& f : generatorFamilies()) fams += (fams.empty() ? "" : "|") + f;
   cxxopts::Options o("mlsys generate", "Write a generated problem in the contest input format.");
   o.add_options()("f,family", "Graph family: " + fams, cxxopts::value<std::string>())(
-      "n,size", "Approximate number of ops (>= 1)", cxxopts::value<int>())(
+      "n,size", "Approximate number of ops (1 to 2,000,000)", cxxopts::value<int>())(
       "seed", "Random seed (the output depends only on family, size and seed)",
       cxxopts::value<uint64_t>()->default_value("1"))(
       "o,output", "Output file (written atomically); default: stdout", cxxopts::value<std::string>())(
@@ -35,6 +38,9 @@ int cmdGenerate(int argc, char** argv) {
   if (!r.count("family")) throw usageError("--family is required");
   if (!r.count("size")) throw usageError("--size is required");
   if (r["size"].as<int>() < 1) throw usageError("--size must be >= 1");
+  // About 1 KB of memory per op while generating: 2M ops is ~2 GB (a larger --size would grow
+  // without bound before anything is written).
+  if (r["size"].as<int>() > kMaxGenerateOps) throw usageError("--size must be at most " + std::to_string(kMaxGenerateOps));
   Problem p;
   try {
     p = generateProblem(r["family"].as<std::string>(), r["size"].as<int>(), r["seed"].as<uint64_t>());

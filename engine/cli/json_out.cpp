@@ -91,6 +91,8 @@ std::string statsJson(const SolveStats& s) {
   w.StartObject();
   field(w, "instance", s.instance);
   field(w, "best_latency", s.best_latency);
+  field(w, "on_disk", s.on_disk);
+  if (!s.write_error.empty()) field(w, "write_error", s.write_error);
   field(w, "first_write_s", s.first_write_s);
   field(w, "best_found_s", s.best_found_s);
   field(w, "elapsed_s", s.elapsed_s);

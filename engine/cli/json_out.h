@@ -16,7 +16,9 @@ namespace mlsys {
 // The `solve --stats` summary (keys in this order).
 struct SolveStats {
   std::string instance;
-  double best_latency = -1;  // of the schedule on disk
+  double best_latency = -1;  // of the schedule this run wrote last
+  bool on_disk = true;       // it is still the output file at the end
+  std::string write_error;   // the best's write failed: why ("" if none)
   double first_write_s = -1, best_found_s = 0, elapsed_s = 0;
   long evaluations = 0;
   double evals_per_s = 0;

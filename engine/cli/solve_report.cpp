@@ -30,13 +30,14 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     return o.exit_code;
   }
   const SearchResult& res = o.search;
+  bool failed = false;
   double el = deadline.elapsed();
   const long evalsPerS = std::lround(res.evaluations / std::max(1e-9, el));  // the log and --stats alike
   if (!opt.quiet) {
     log(fmt::format("done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
                     o.stop_reason, formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
                     o.optimal ? (o.optimal_by == "exact" ? ", optimal (exact solver)" : ", optimal") : "",
-                    formatDouble(std::round(res.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
+                    formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
     std::string table = "  move           evaluated      valid    applied  improved\n";
     for (const auto& [name, m] : res.moves)
       table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
@@ -50,7 +51,9 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.instance = p.name;
     s.best_latency = o.written_best;
     s.first_write_s = o.first_write_s;
-    s.best_found_s = res.best_found_s;
+    s.best_found_s = o.best_found_s;
+    s.on_disk = o.on_disk;
+    s.write_error = o.write_error;
     s.elapsed_s = el;
     s.evaluations = res.evaluations;
     s.evals_per_s = static_cast<double>(evalsPerS);
@@ -65,10 +68,26 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.stop_reason = o.stop_reason;
     s.model = o.model;
     s.version = MLSYS_VERSION;
-    writeFileAtomic(opt.stats, statsJson(s));
+    try {
+      writeFileAtomic(opt.stats, statsJson(s));
+    } catch (const std::exception& e) {
+      std::cerr << "mlsys: error: --stats: " << e.what() << "\n";
+      failed = true;
+    }
+  }
+  if (!o.write_error.empty()) {
+    // The search went on after a failed write; its best never reached the file.
+    std::cerr << "mlsys: error: the best schedule (latency " << formatDouble(o.best) << ") is not on disk: " << o.write_error
+              << (o.written_best >= 0 ? "; the file holds an earlier one (latency " + formatDouble(o.written_best) + ")" : "") << "\n";
+    failed = true;
+  }
+  if (!o.trace_error.empty()) {
+    std::cerr << "mlsys: error: --trace: " << o.trace_error << "\n";
+    failed = true;
   }
   // Nothing may be printed after this line.
-  if (sig) logSignalStop(deadline, sig, true);
+  if (sig) logSignalStop(deadline, sig, o.written_best >= 0 && o.write_error.empty());
+  if (failed) return 1;
   return sig ? 128 + sig : 0;
 }
 
