@@ -8,30 +8,53 @@
 namespace mlsys {
 namespace {
 
+// A running sum of subgraph latencies: num/den exactly with a common denominator while 128 bits
+// suffice (`ok`), and the same sum in long double, in the same order, for when they do not.
+// Once `ok` is false it stays false: a longer sum overflows at the same term.
+struct ExactSum {
+  i128 num = 0, den = 1;
+  bool ok = true;
+  long double approx = 0;
+  void add(const SubgraphReport& r) {
+    approx += r.cost.latency;
+    if (!ok) return;
+    i128 d = r.cost.den, n = r.cost.num;
+    if (d <= 0) { ok = false; return; }
+    i128 g = gcd128(den, d);
+    i128 l;
+    if (__builtin_mul_overflow(den / g, d, &l)) { ok = false; return; }
+    i128 a, b;
+    if (__builtin_mul_overflow(num, l / den, &a) || __builtin_mul_overflow(n, l / d, &b) ||
+        __builtin_add_overflow(a, b, &num)) { ok = false; return; }
+    den = l;
+    i128 h = gcd128(num, den);
+    if (h > 1) { num /= h; den /= h; }
+  }
+  double value() const {
+    if (ok) return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
+    return static_cast<double>(approx);
+  }
+};
 
 }  // namespace
 
 double exactTotal(const std::vector<SubgraphReport>& sg) {
   // Sum num/den exactly with a common denominator; fall back to doubles if 128 bits would overflow.
-  i128 num = 0, den = 1;
-  bool ok = true;
+  ExactSum s;
+  for (const auto& r : sg) s.add(r);
+  return s.value();
+}
+
+std::vector<double> exactPrefixTotals(const std::vector<SubgraphReport>& sg) {
+  std::vector<double> out;
+  out.reserve(sg.size() + 1);
+  ExactSum s;
+  out.push_back(s.value());
   for (const auto& r : sg) {
-    i128 d = r.cost.den, n = r.cost.num;
-    if (d <= 0) { ok = false; break; }
-    i128 g = gcd128(den, d);
-    i128 l;
-    if (__builtin_mul_overflow(den / g, d, &l)) { ok = false; break; }
-    i128 a, b;
-    if (__builtin_mul_overflow(num, l / den, &a) || __builtin_mul_overflow(n, l / d, &b) ||
-        __builtin_add_overflow(a, b, &num)) { ok = false; break; }
-    den = l;
-    i128 h = gcd128(num, den);
-    if (h > 1) { num /= h; den /= h; }
+    s.add(r);
+    out.push_back(s.value());
   }
-  if (ok) return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
-  long double s = 0;
-  for (const auto& r : sg) s += r.cost.latency;
-  return static_cast<double>(s);
+  return out;
 }
 
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method) {

@@ -31,5 +31,8 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
 
 // Sum of exact subgraph latencies as a double (exact rational sum where it fits 128 bits).
 double exactTotal(const std::vector<SubgraphReport>& sg);
+// The exact totals of every prefix in one linear pass: out[i] == exactTotal(the first i subgraphs)
+// for i = 0..sg.size() (n + 1 values; out[0] = 0), bit for bit. The start times of a schedule.
+std::vector<double> exactPrefixTotals(const std::vector<SubgraphReport>& sg);
 
 }  // namespace mlsys

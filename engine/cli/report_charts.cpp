@@ -198,6 +198,20 @@ std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
   return o.str();
 }
 
+std::vector<size_t> thinSteps(const std::vector<double>& y, double minStepPx, size_t maxExact) {
+  std::vector<size_t> keep;
+  if (y.size() <= maxExact) {
+    keep.resize(y.size());
+    for (size_t k = 0; k < y.size(); ++k) keep[k] = k;
+    return keep;
+  }
+  keep.push_back(0);
+  for (size_t k = 1; k + 1 < y.size(); ++k)
+    if (std::fabs(y[k] - y[keep.back()]) >= minStepPx) keep.push_back(k);
+  keep.push_back(y.size() - 1);
+  return keep;
+}
+
 double traceHorizon(const Trace& t, const Stats* st) {
   if (t.end_s >= 0) return t.end_s;
   if (st && st->elapsed_s > 0) return st->elapsed_s;
@@ -269,17 +283,25 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, dou
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(lbv)) << "\" y2=\"" << px(Y(lbv))
       << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 14)
       << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(lbv) << "</text>\n";
-  // A running-minimum step line up to `until` seconds, and the best it reaches.
+  // A running-minimum step line up to `until` seconds, and the best it reaches; its vertices
+  // thinned by thinSteps (a no-op up to kMaxExactSteps improvements).
   auto stepPath = [&](std::vector<TracePoint> v, double until) {
     std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
-    std::string d;
+    std::vector<const TracePoint*> steps;  // the improvements of the running minimum
     double best = 1e300;
-    for (const auto& tp : v) {
-      if (tp.latency >= best) continue;
+    for (const auto& tp : v)
+      if (tp.latency < best) {
+        steps.push_back(&tp);
+        best = tp.latency;
+      }
+    std::vector<double> ys;
+    ys.reserve(steps.size());
+    for (const TracePoint* tp : steps) ys.push_back(Y(tp->latency));
+    std::string d;
+    for (size_t k : thinSteps(ys, kMinStepPx, kMaxExactSteps)) {
       // Appended piece by piece: "M" + px(..) + .. trips GCC 12's false -Wrestrict (bug 105329).
       const bool first = d.empty();
-      d.append(first ? "M" : " H").append(px(X(tp.seconds))).append(first ? " " : " V").append(px(Y(tp.latency)));
-      best = tp.latency;
+      d.append(first ? "M" : " H").append(px(X(steps[k]->seconds))).append(first ? " " : " V").append(px(ys[k]));
     }
     d += " H" + px(X(std::max(until, v.empty() ? 0.0 : v.back().seconds)));
     return std::make_pair(d, best);
@@ -320,9 +342,12 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, dou
       legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>" << esc(runs[ri].label) << ": best "
              << humanNumber(overall.second) << "</span>";
     }
-    // Construction rows: a diamond each, named in its tooltip (and labelled on a single run).
+    // Construction rows: a diamond each, named in its tooltip (and labelled on a single run). A run
+    // writes at most three (first, baseline, exact); past kMaxConstructionMarks the rest are not
+    // drawn (a hand-made trace cannot grow the page without bound).
+    size_t constructionMarks = 0;
     for (const auto& tp : tr.points) {
-      if (!isConstructionRow(tp.worker)) continue;
+      if (!isConstructionRow(tp.worker) || ++constructionMarks > kMaxConstructionMarks) continue;
       double cx = X(tp.seconds), cy = Y(tp.latency);
       marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5) << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
             << "stroke-width=\"1.3\"><title>" << esc((single ? "" : runs[ri].label + ": ") + tp.worker) << " at "

@@ -69,16 +69,24 @@ std::string moved(const SgView& g) {
   return g.traffic.known ? humanNumber(g.traffic.loaded) + " / " + humanNumber(g.traffic.stored) : "&mdash;";
 }
 
-// Where the ops of subgraph `i` of `from` run in `other`: "#3, #7".
-std::string whereInOther(const ScheduleView& from, int i, const ScheduleView& other, const std::string& anchor) {
-  std::map<OpId, std::vector<int>> at;
-  for (size_t j = 0; j < other.s.subgraphs.size(); ++j)
-    for (OpId o : other.s.subgraphs[j].ops) at[o].push_back(static_cast<int>(j));
+// The subgraphs each op runs in (ascending), built once per table: building it per row made a
+// table of n unmatched subgraphs quadratic.
+using OpSubgraphs = std::map<OpId, std::vector<int>>;
+OpSubgraphs subgraphsOfOps(const Schedule& s) {
+  OpSubgraphs at;
+  for (size_t j = 0; j < s.subgraphs.size(); ++j)
+    for (OpId o : s.subgraphs[j].ops) at[o].push_back(static_cast<int>(j));
+  return at;
+}
+
+// Where the ops of subgraph `i` of `from` run in the other schedule (`at`: its subgraphsOfOps):
+// "#3, #7".
+std::string whereInOther(const ScheduleView& from, int i, const OpSubgraphs& at, const std::string& anchor) {
   std::vector<int> where;
   for (OpId o : from.s.subgraphs[static_cast<size_t>(i)].ops)
-    for (int j : at[o])
-      if (std::find(where.begin(), where.end(), j) == where.end()) where.push_back(j);
+    if (auto it = at.find(o); it != at.end()) where.insert(where.end(), it->second.begin(), it->second.end());
   std::sort(where.begin(), where.end());
+  where.erase(std::unique(where.begin(), where.end()), where.end());
   std::string s;
   for (int j : where) s += (s.empty() ? "" : ", ") + std::string("<a href=\"#") + anchor + "sg-" + std::to_string(j) + "\">#" + std::to_string(j) + "</a>";
   return s.empty() ? "&mdash;" : s;
@@ -87,6 +95,7 @@ std::string whereInOther(const ScheduleView& from, int i, const ScheduleView& ot
 std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::vector<int>& idx, const std::string& anchor,
                            const ScheduleView& other, const std::string& otherAnchor, const std::string& otherName) {
   if (idx.empty()) return "<p class=\"note\">none</p>\n";
+  const OpSubgraphs at = subgraphsOfOps(other.s);
   std::ostringstream o;
   o << "<div class=\"scroll\"><table><thead><tr><th class=\"n\">#</th><th>ops (id:type)</th><th class=\"n\">[w,h,k]</th>"
        "<th class=\"n\">latency</th><th class=\"n\">loaded / stored</th><th>retained out</th><th>its ops in "
@@ -96,7 +105,7 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
     o << "<tr id=\"" << anchor << "sg-" << i << "\"><td class=\"n\">" << i << "</td><td>" << opChips(p, sg.ops) << "</td><td class=\"n\">"
       << granText(sg.gran) << "</td><td class=\"n\">" << humanNumber(latencyOf(v, i)) << "</td><td class=\"n\">"
       << moved(v.sg[static_cast<size_t>(i)]) << "</td><td class=\"ret\">" << (sg.retain.empty() ? "" : esc(tensorsText(p, sg.retain)))
-      << "</td><td>" << whereInOther(v, i, other, otherAnchor) << "</td></tr>\n";
+      << "</td><td>" << whereInOther(v, i, at, otherAnchor) << "</td></tr>\n";
   }
   o << "</tbody></table></div>\n";
   return o.str();
@@ -104,7 +113,7 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
 
 }  // namespace
 
-std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
+std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
                               const std::vector<const ScheduleView*>& views, const std::vector<const Trace*>& traces,
                               const std::vector<const Stats*>& stats) {
   const ScheduleView& A = *views[0];
@@ -137,7 +146,7 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
   o << "<div class=\"cards\">\n" << totalCard("A", A) << totalCard("B", B);
   o << card(deltaClass(A.ev.total, B.ev.total), "difference B &minus; A", deltaText(A.ev.total, B.ev.total),
             B.ev.total < A.ev.total ? "B is faster" : B.ev.total > A.ev.total ? "B is slower" : "equal totals");
-  o << card("", "lower bound", humanNumber(lbv), "the same for both");
+  o << card("", "lower bound", humanNumber(lbv), "the same for both" + (boundNote.empty() ? "" : " &middot; " + esc(boundNote)));
   o << card("", "shared subgraphs", humanNumber(static_cast<i64>(matched.size())),
             "same op set in both; " + humanNumber(static_cast<i64>(onlyA.size())) + " only in A, " +
                 humanNumber(static_cast<i64>(onlyB.size())) + " only in B");

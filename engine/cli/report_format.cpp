@@ -46,10 +46,52 @@ std::string humanNumber(int v) { return humanNumber(static_cast<i64>(v)); }
 
 std::string humanPercent(double fraction, int decimals) { return humanNumber(100 * fraction, decimals) + "%"; }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (1 to 4), or 0 if there is none; then
+// `bad` is the length of its maximal ill-formed subpart (the bytes one U+FFFD stands for, as the
+// WHATWG decoder and Unicode's "substitution of maximal subparts" count them: at least 1).
+size_t utf8Sequence(const std::string& s, size_t i, size_t& bad) {
+  const auto b = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  const unsigned c = b(0);
+  bad = 1;
+  if (c < 0x80) return 1;
+  size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else return 0;  // 80-C1 (continuation, overlong), F5-FF: never start a character
+  for (size_t k = 1; k < len; ++k) {
+    const unsigned x = b(k);
+    if (x < (k == 1 ? lo : 0x80u) || x > (k == 1 ? hi : 0xBFu)) return 0;
+    bad = k + 1;
+  }
+  return len;
+}
+
+}  // namespace
+
+// & < > " ' as entities, and valid UTF-8 whatever the input (file names, trace worker names, JSON
+// strings are bytes): each ill-formed byte sequence (its maximal subpart, as browsers decode) and
+// each C0 control character but tab, LF and CR becomes U+FFFD.
 std::string esc(const std::string& s) {
   std::string o;
   o.reserve(s.size());
-  for (char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    size_t bad = 1;
+    const size_t len = utf8Sequence(s, i, bad);
+    const char c = s[i];
+    if (len == 0 || (len == 1 && static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+      o += "\xEF\xBF\xBD";  // U+FFFD for each ill-formed subpart and each control character but tab, LF, CR
+      i += len == 0 ? bad : 1;
+      continue;
+    }
+    if (len > 1) {
+      o.append(s, i, len);
+      i += len;
+      continue;
+    }
     switch (c) {
       case '&': o += "&amp;"; break;
       case '<': o += "&lt;"; break;
@@ -58,6 +100,7 @@ std::string esc(const std::string& s) {
       case '\'': o += "&#39;"; break;
       default: o += c;
     }
+    ++i;
   }
   return o;
 }

@@ -28,7 +28,7 @@ struct Trace {
   double end_s = -1, end_latency = -1;  // the `end` row (traces of older versions have none)
 };
 // Throws InputError naming the file and line of a malformed row.
-Trace readTrace(const std::string& path);
+Trace readTrace(const std::string& path, const ReadLimits& lim = {});
 // Rows written before the search starts (first schedule, baseline, exact solver), not by a worker.
 bool isConstructionRow(const std::string& worker);
 
@@ -40,7 +40,7 @@ struct Stats {
   double best_latency = -1, elapsed_s = -1;
 };
 // Throws InputError if the file is not JSON or not an object with best_latency.
-Stats readStats(const std::string& path);
+Stats readStats(const std::string& path, const ReadLimits& lim = {});
 
 // One subgraph as the pages show it.
 struct SgView {
@@ -61,7 +61,8 @@ struct ScheduleView {
   bool traffic_known = true;  // every subgraph's
 };
 // Throws InputError if the file is not a schedule of `p` (naming both files).
-ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m, const std::string& path);
+ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m, const std::string& path,
+                          const ReadLimits& lim = {});
 // The stats belong to another instance or another schedule: warnings on the view.
 void checkStats(const Problem& p, const Stats& st, ScheduleView& v);
 
@@ -99,6 +100,17 @@ struct TraceRun {
   const Trace* trace;
 };
 std::string renderConvergence(const std::vector<TraceRun>& runs, double lowerBound, double horizon);
+// Which vertices of a step line of a running minimum to draw (a trace of a long run can have a
+// million improvements; the plot is 260 px high). `y`: the vertices' y coordinates in px, in time
+// order, monotone (a non-increasing best on the latency axis). Up to `maxExact` vertices, all of
+// them (indices 0..n-1); beyond, the first, the last, and each vertex at least `minStepPx` above
+// or below the last one kept. The line drawn through the kept vertices is then within `minStepPx`
+// of the exact line at every time, and a monotone line of height H px keeps at most
+// H / minStepPx + 2 vertices.
+std::vector<size_t> thinSteps(const std::vector<double>& y, double minStepPx, size_t maxExact);
+inline constexpr double kMinStepPx = 0.1;        // the convergence plot's thinning resolution
+inline constexpr size_t kMaxExactSteps = 2000;   // step lines up to this many vertices are not thinned
+inline constexpr size_t kMaxConstructionMarks = 50;  // construction rows drawn per run
 // The x range of a convergence plot: the `end` row's time, else the stats' elapsed time, else
 // the last row's time plus 3%.
 double traceHorizon(const Trace& t, const Stats* st);
