@@ -16,7 +16,7 @@
 
 #include "cost/evaluator.h"
 #include "cost/schedule.h"
-#include "engine/exact.h"
+#include "engine/exact/exact.h"
 
 using namespace mlsys;
 

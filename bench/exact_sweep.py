@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The exact solver (engine/exact.h) over generated graphs, against `mlsys solve`.
+"""The exact solver (engine/exact/exact.h) over generated graphs, against `mlsys solve`.
 
 For every family, requested size and seed: generate the problem (`mlsys generate`), run the exact
 solver (`mlsys_exact`, bench/exact_main.cpp) with a time limit, run `mlsys solve` for a short

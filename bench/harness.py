@@ -89,7 +89,7 @@ def natural_key(path):
 
 
 def contest_limit(n_ops):
-    """The contest time limit by instance size (mirrors engine/solver.cpp contestLimitSeconds)."""
+    """The contest time limit by instance size (mirrors engine/search/solve.cpp contestLimitSeconds)."""
     for n, s in ((5, 2), (20, 5), (32, 15), (63, 30), (103, 60)):
         if n_ops <= n:
             return float(s)

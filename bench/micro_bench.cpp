@@ -46,7 +46,7 @@
 #include "cost/evaluator.h"
 #include "cost/incremental.h"
 #include "cost/subgraph.h"
-#include "engine/construct.h"
+#include "engine/construct/construct.h"
 #include "moves/move.h"
 
 namespace fs = std::filesystem;

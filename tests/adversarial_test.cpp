@@ -16,7 +16,7 @@
 #include <functional>
 #include <thread>
 
-#include "engine/generator.h"
+#include "engine/generate/generator.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -346,7 +346,7 @@ TEST(Adversarial, LongNumberLiteralsDoNotCrashTheParsers) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The generator itself (engine/generator.h) and `mlsys generate`.
+// The generator itself (engine/generate/generator.h) and `mlsys generate`.
 
 TEST(Generator, DeterministicValidAndVaried) {
   for (const auto& fam : generatorFamilies()) {

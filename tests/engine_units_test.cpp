@@ -1,6 +1,6 @@
-// Direct tests of the engine's units (issue 12): the elite pool (engine/pool.h), the beam
-// (engine/beam.h), each constructor of engine/construct.h and the chain-following topological
-// order (engine/topo_order.h), on tiny graphs with hand-computed expectations (after PyVRP's
+// Direct tests of the engine's units (issue 12): the elite pool (engine/search/pool.h), the beam
+// (engine/search/beam.h), each constructor of engine/construct/construct.h and the chain-following topological
+// order (engine/construct/topo_order.h), on tiny graphs with hand-computed expectations (after PyVRP's
 // operator tests). Every figure is derived in a comment from the spec (../shared/spec/
 // cost-model.md; B = 10, N = 128: a full 128x128 tensor moves in 16384 / 10 = 1638.4, a 128x64
 // half in 819.2, a 128x32 strip in 409.6) or is a structural property checked against the full
@@ -16,15 +16,15 @@
 #include "cost/evaluator.h"
 #include "cost/granularity.h"
 #include "cost/incremental.h"
-#include "engine/beam.h"
-#include "engine/config.h"
-#include "engine/construct.h"
-#include "engine/deadline.h"
-#include "engine/lns.h"
-#include "engine/output.h"
-#include "engine/pool.h"
-#include "engine/run_state.h"
-#include "engine/topo_order.h"
+#include "engine/search/beam.h"
+#include "engine/io/config.h"
+#include "engine/construct/construct.h"
+#include "engine/base/deadline.h"
+#include "engine/search/lns.h"
+#include "engine/io/output.h"
+#include "engine/search/pool.h"
+#include "engine/search/run_state.h"
+#include "engine/construct/topo_order.h"
 #include "moves/moves.h"
 #include "tests/test_util.h"
 

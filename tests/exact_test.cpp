@@ -1,4 +1,4 @@
-// The exact solver (engine/exact.h): the spec's worked examples, hand-checked tiny graphs, the
+// The exact solver (engine/exact/exact.h): the spec's worked examples, hand-checked tiny graphs, the
 // search's pruning against an unpruned run (verify mode: every configuration of every
 // transition priced, plain Dijkstra, every bound checked), and generated graphs against
 // `mlsys solve`. Every returned schedule is re-checked by the full evaluator at the same latency.
@@ -12,8 +12,8 @@
 
 #include "cost/evaluator.h"
 #include "cost/schedule.h"
-#include "engine/exact.h"
-#include "engine/generator.h"
+#include "engine/exact/exact.h"
+#include "engine/generate/generator.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

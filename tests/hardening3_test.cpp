@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "cost/json_util.h"
-#include "engine/construct.h"
-#include "engine/generator.h"
-#include "engine/output.h"
+#include "engine/construct/construct.h"
+#include "engine/generate/generator.h"
+#include "engine/io/output.h"
 #include "tests/child_process.h"
 #include "tests/test_util.h"
 

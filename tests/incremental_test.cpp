@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "engine/construct.h"
-#include "engine/generator.h"
+#include "engine/construct/construct.h"
+#include "engine/generate/generator.h"
 #include "moves/move.h"
 #include "tests/test_util.h"
 

@@ -9,7 +9,7 @@
 
 #include "cost/problem.h"
 #include "cost/schedule.h"
-#include "engine/config.h"
+#include "engine/io/config.h"
 #include "tests/test_util.h"
 
 namespace mlsys {

@@ -12,13 +12,13 @@
 
 #include "cost/evaluator.h"
 #include "cost/schedule.h"
-#include "engine/config.h"
-#include "engine/construct.h"
-#include "engine/exact.h"
+#include "engine/io/config.h"
+#include "engine/construct/construct.h"
+#include "engine/exact/exact.h"
 #include "cost/granularity.h"
-#include "engine/generator.h"
-#include "engine/order_beam.h"
-#include "engine/window.h"
+#include "engine/generate/generator.h"
+#include "engine/search/order_beam.h"
+#include "engine/search/window.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

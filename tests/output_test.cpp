@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cost/json_util.h"
-#include "engine/output.h"
+#include "engine/io/output.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

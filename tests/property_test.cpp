@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cost/bound.h"
-#include "engine/generator.h"
+#include "engine/generate/generator.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

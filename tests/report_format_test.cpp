@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/cli/report_format.h"
-#include "engine/cli/schedule_facts.h"
+#include "engine/report/report_format.h"
+#include "engine/report/schedule_facts.h"
 #include "tests/test_util.h"
 
 namespace mlsys {

@@ -15,8 +15,8 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/problem.h"
-#include "engine/cli/report_format.h"
-#include "engine/cli/report_page.h"
+#include "engine/report/report_format.h"
+#include "engine/report/report_page.h"
 #include "tests/report_test_util.h"
 #include "tests/test_util.h"
 

@@ -12,8 +12,8 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/schedule.h"
-#include "engine/exact.h"
-#include "engine/generator.h"
+#include "engine/exact/exact.h"
+#include "engine/generate/generator.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/config.h"
+#include "engine/io/config.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

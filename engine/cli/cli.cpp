@@ -20,9 +20,9 @@
 #include "cost/json_util.h"
 #include "engine/cli/json_out.h"
 #include "engine/cli/commands.h"
-#include "engine/config.h"
-#include "engine/files.h"
-#include "engine/output.h"
+#include "engine/io/config.h"
+#include "engine/io/files.h"
+#include "engine/io/output.h"
 
 namespace mlsys {
 

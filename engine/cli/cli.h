@@ -1,5 +1,5 @@
 #pragma once
-#include "engine/deadline.h"
+#include "engine/base/deadline.h"
 
 namespace mlsys {
 

@@ -9,7 +9,7 @@
 #include <cxxopts.hpp>
 
 #include "cost/model.h"
-#include "engine/solver.h"
+#include "engine/search/solve.h"
 
 namespace mlsys {
 

@@ -9,7 +9,7 @@
 #include "cost/json_util.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
-#include "engine/cli/schedule_facts.h"
+#include "engine/report/schedule_facts.h"
 
 namespace mlsys {
 namespace {

@@ -7,9 +7,9 @@
 #include <cxxopts.hpp>
 
 #include "cost/json_util.h"
-#include "engine/files.h"
+#include "engine/io/files.h"
 #include "engine/cli/commands.h"
-#include "engine/generator.h"
+#include "engine/generate/generator.h"
 
 namespace mlsys {
 

@@ -9,7 +9,7 @@
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
-#include "engine/run_state.h"  // WorkerEvaluations
+#include "engine/search/run_state.h"  // WorkerEvaluations
 
 namespace mlsys {
 

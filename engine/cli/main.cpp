@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "engine/cli/cli.h"
-#include "engine/deadline.h"
+#include "engine/base/deadline.h"
 
 int main(int argc, char** argv) {
   // First thing: the budget covers loading, parsing, search and writing, from the process start.

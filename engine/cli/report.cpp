@@ -18,11 +18,11 @@
 
 #include "cost/json_util.h"
 #include "engine/cli/commands.h"
-#include "engine/cli/report_format.h"
-#include "engine/cli/report_page.h"
-#include "engine/deadline.h"
-#include "engine/files.h"
-#include "engine/run_state.h"
+#include "engine/report/report_format.h"
+#include "engine/report/report_page.h"
+#include "engine/base/deadline.h"
+#include "engine/io/files.h"
+#include "engine/search/run_state.h"
 
 namespace mlsys {
 

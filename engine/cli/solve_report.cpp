@@ -9,7 +9,7 @@
 #include "cost/json_util.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
-#include "engine/files.h"
+#include "engine/io/files.h"
 
 namespace mlsys {
 

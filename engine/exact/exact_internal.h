@@ -1,0 +1,250 @@
+// Internal to the exact solver (engine/exact/exact.cpp, engine/exact/exact_gran.cpp): exact arithmetic over
+// one common denominator, and the granularity search for one (ops, retained-in, retained-out).
+#pragma once
+#include "engine/exact/exact.h"
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <queue>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+#include "cost/incremental.h"
+#include "cost/subgraph.h"
+#include "engine/construct/construct.h"
+
+namespace mlsys::exact_detail {
+
+using u64 = uint64_t;
+using Cost = i128;  // a latency times the common denominator L (exact), or rounded (see Scale)
+constexpr Cost kInf = Cost(1) << 125;
+constexpr Cost kMaxValue = Cost(1) << 118;  // larger values: switch to rounded arithmetic
+
+struct Overflow {};   // thrown when exact arithmetic would leave its range
+struct Stopped {};    // thrown when `stop` fires inside a granularity search
+
+inline int popcount(u64 x) { return __builtin_popcountll(x); }
+
+// Latencies num/den (den = D*B, D = K_acc, N or 1) as integers over one common denominator L.
+struct Scale {
+  bool exact = true;
+  i128 L = 1;
+  static constexpr long double kApprox = 4294967296.0L;  // 2^32 when rounded
+
+  // num/den * L; `down`: rounded down when inexact (lower bounds), else to nearest.
+  Cost of(i128 num, i128 den, bool down) const {
+    if (exact) {
+      if (den <= 0 || L % den != 0) throw Overflow{};
+      i128 r;
+      if (__builtin_mul_overflow(num, L / den, &r) || r > kMaxValue) throw Overflow{};
+      return r;
+    }
+    long double v = static_cast<long double>(num) / static_cast<long double>(den) * kApprox;
+    if (v > static_cast<long double>(kMaxValue)) v = static_cast<long double>(kMaxValue);
+    return static_cast<Cost>(down ? std::floor(v) : std::nearbyint(v));
+  }
+  double toDouble(Cost c) const {
+    if (exact) return mlsys::toDouble(c, L);
+    return static_cast<double>(static_cast<long double>(c) / kApprox);
+  }
+};
+
+inline Cost addCost(Cost a, Cost b) {
+  if (a >= kInf || b >= kInf) return kInf;
+  Cost r = a + b;
+  if (r > kMaxValue) throw Overflow{};
+  return r;
+}
+
+// Distinct values ceil(dim / n), n >= 1, that are <= limit: for every achievable count of
+// intervals the smallest side giving it. O(sqrt(dim)).
+inline std::vector<i64> smallestSides(i64 dim, i64 limit) {
+  std::vector<i64> v;
+  i64 n = 1;
+  while (n <= dim) {
+    i64 s = (dim + n - 1) / n;
+    if (s <= limit) v.push_back(s);
+    if (s == 1) break;
+    n = (dim + (s - 1) - 1) / (s - 1);  // smallest n with ceil(dim / n) <= s - 1
+  }
+  return v;
+}
+
+inline void addSide(std::vector<i64>& v, i64 s, i64 limit) {
+  if (s >= 1 && s <= limit && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The granularity search for one (ops, retained-in, retained-out).
+
+struct PriceEntry {
+  Cost best = kInf;       // best price found (an upper bound; exact when `exact`)
+  bool exact = false;     // `best` is the minimum over the granularity space (kInf: invalid)
+  Cost lb = 0;            // when not exact: every configuration costs >= lb
+  Granularity g;
+  TraversalKind tk = TraversalKind::Raster;
+  uint8_t flip = 0;  // exactTraversal's mirror bits
+};
+
+// Grids of at most this many tiles also try the traversals from the other corners.
+inline constexpr i64 kMaxMirroredTiles = 4096;
+
+// The traversal the solver means by (kind, flip) on an nw x nh grid: the named order when flip
+// is 0, else that order mirrored (bit 0: columns, bit 1: rows), written out.
+inline Traversal exactTraversal(TraversalKind tk, int flip, i64 nw, i64 nh) {
+  if (flip == 0) return Traversal{tk, {}};
+  return Traversal{TraversalKind::Custom, mirroredOrder(traversalOrder({tk, {}}, nw, nh), nw, nh, flip & 1, flip & 2, false)};
+}
+
+// The same for a subgraph `ops` at granularity g (its grid is derived only for a mirrored start).
+inline Traversal exactTraversal(const Problem& p, const std::vector<OpId>& ops, Granularity g, TraversalKind tk, int flip) {
+  if (flip == 0) return Traversal{tk, {}};
+  SubgraphSched sg;
+  sg.ops = ops;
+  sg.gran = g;
+  const auto [nw, nh] = subgraphGrid(p, sg);
+  return exactTraversal(tk, flip, nw, nh);
+}
+
+class GranSearch {
+ public:
+  GranSearch(const Problem& p, const ModelOptions& m, const ExactOptions& o, const Scale& sc, ExactStats& st,
+             const std::function<bool()>& stop)
+      : p_(p), m_(m), o_(o), sc_(sc), st_(st), stop_(stop) {}
+
+  // Searches until the best price is exact or proven >= cap. `ops` in topological order.
+  // Returns false when the subgraph is invalid at every granularity (e then exact with kInf).
+  void run(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+           Cost cap, PriceEntry& e);
+  bool ignoreStop = false;  // while building the first incumbent (it must be complete)
+
+ private:
+  struct Tensor {
+    TensorId t;
+    i64 size, Ht, Wt;
+    std::vector<std::pair<Ext, Ext>> tpl;
+  };
+  struct Cand {
+    Cost lb;
+    uint16_t wi, hi, ki;
+    uint8_t tk;
+    bool wsPruned;  // verify mode: the capacity bound says it cannot fit
+    bool operator<(const Cand& o) const { return lb < o.lb; }
+  };
+
+  // Verify mode: a subgraph rejected at the largest granularity must be invalid at every
+  // granularity of the space (k over the k-step counts of every MatMul's K); counts violations.
+  void verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+                     const std::vector<TensorId>& rout, i64 W, i64 H, i64 kmax);
+
+  const Problem& p_;
+  const ModelOptions& m_;
+  const ExactOptions& o_;
+  const Scale& sc_;
+  ExactStats& st_;
+  const std::function<bool()>& stop_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The shortest-path search.
+
+struct SubInfo {
+  u64 ops = 0;
+  std::vector<OpId> list;       // topological order
+  u64 produced = 0, outputs = 0, retainable = 0, need = 0, go = 0;
+  i64 giElems = 0, goElems = 0;
+  Cost computeLb = 0;
+};
+
+struct StateKey {
+  u64 cov, wr, ret;
+  bool operator==(const StateKey&) const = default;
+};
+// Hash of three 64-bit words (state and price keys).
+inline size_t hash3(u64 a, u64 b, u64 c) {
+  u64 h = a * 0x9E3779B97F4A7C15ULL;
+  h ^= (b + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2));
+  h ^= (c * 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2));
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+struct StateHash {
+  size_t operator()(const StateKey& k) const { return hash3(k.cov, k.wr, k.ret); }
+};
+struct PriceKey {
+  int s;
+  u64 rin, rout;
+  bool operator==(const PriceKey&) const = default;
+};
+struct PriceHash {
+  size_t operator()(const PriceKey& k) const { return hash3(static_cast<u64>(k.s), k.rin, k.rout); }
+};
+
+struct Edge {
+  int s;
+  u64 rin, rout;
+};
+
+class Solver {
+ public:
+  Solver(const Problem& p, const ModelOptions& m, const ExactOptions& o, const std::function<bool()>& stop,
+         ExactResult& res, i128 L)
+      : p_(p), m_(m), o_(o), stop_(stop), res_(res), gs_(p, m, o, sc_, res.stats, stop) {
+    sc_.exact = L > 0;
+    sc_.L = L > 0 ? L : 1;
+  }
+  void run();
+
+ private:
+  struct Node {
+    StateKey key;
+    Cost d;
+    Cost h;
+    int parent;
+    Edge edge;
+    bool closed;
+  };
+  struct QItem {
+    Cost f, d;
+    int id;
+    bool operator<(const QItem& o) const { return f != o.f ? f > o.f : d < o.d; }  // min f, then max d
+  };
+
+  void setup();
+  Cost heuristic(u64 cov, u64 wr) const;
+  Cost price(const Edge& e, Cost cap);
+  const PriceEntry& entry(const Edge& e) { return memo_[PriceKey{e.s, e.rin, e.rout}]; }
+  std::vector<TensorId> tensorsOf(u64 bits) const;
+  std::vector<Edge> pathTo(int id) const;
+  Schedule build(const std::vector<Edge>& path);
+  bool goal(const StateKey& k) const { return k.cov == allOps_ && (goMask_ & ~k.wr) == 0; }
+  Cost traffic(i128 elems) const { return sc_.of(elems, p_.bandwidth, true); }
+
+  const Problem& p_;
+  const ModelOptions& m_;
+  const ExactOptions& o_;
+  const std::function<bool()>& stop_;
+  ExactResult& res_;
+  Scale sc_;
+  GranSearch gs_;
+
+  int n_ = 0;
+  u64 allOps_ = 0, goMask_ = 0;
+  std::vector<int> bitOf_;              // tensor -> bit (produced tensors), -1 otherwise
+  std::vector<TensorId> tensorOfBit_;
+  std::vector<i64> bitSize_;
+  std::vector<Cost> opLb_;              // heuristic compute per uncovered op
+  std::vector<std::pair<u64, i64>> graphInputs_;  // (consumer ops mask, size)
+  std::vector<SubInfo> subs_;
+  std::unordered_map<PriceKey, PriceEntry, PriceHash> memo_;
+
+  std::vector<Node> nodes_;
+  std::unordered_map<StateKey, int, StateHash> index_;
+  Cost ub_ = kInf;
+  std::vector<Edge> incPath_;
+  bool incIsPath_ = false;  // else incSched_
+  Schedule incSched_;       // an incumbent from outside the search (the user's, greedy fusion)
+};
+
+}  // namespace mlsys::exact_detail

@@ -1,0 +1,116 @@
+// Writes the best schedule so far: re-checked by the full evaluator, atomically replaced,
+// throttled. The file on disk is always a complete, valid schedule.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "cost/evaluator.h"
+#include "engine/base/deadline.h"
+#include "engine/io/files.h"
+
+namespace mlsys {
+
+class OutputWriter {
+ public:
+  // offer() results besides a latency.
+  static constexpr double kInvalid = -1, kInterrupted = -2;
+  // Seconds a final write may end past the deadline: a small schedule is still written when the
+  // process runs late (a loaded or stopped machine); the harness scores the last complete file
+  // and a kill during the write leaves the previous one (atomic rename).
+  static constexpr double kFinalGraceS = 0.1;
+
+  // With a deadline, a write that is estimated to end after it is not started (the previous file
+  // stays): schedules with explicit traversal orders on huge tile grids can take tens of MB.
+  // The target is opened (checked) here: an unwritable path throws InputError before any search.
+  // A target written once (a pipe, a FIFO, a device: OutputTarget::writeOnce) gets the final flush.
+  OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s = 0.1,
+               const Deadline* deadline = nullptr);
+
+  // Offers a schedule. It is re-evaluated from scratch; if valid and better than the best so far
+  // it becomes the best and is written now if `force_write` or if the last write is at least
+  // min_interval old (otherwise by the next flushDue). Returns its evaluated latency, kInvalid,
+  // or kInterrupted (a signal stopped the evaluation).
+  // A failed write never throws: it is reported on stderr (once per message), the best stays
+  // pending and is written at the next improvement or by the final flush (see writeError).
+  double offer(const Schedule& s, double now_s, bool force_write = false);
+  // Writes the pending best if the last write is at least min_interval old and the write fits
+  // before the deadline. Called periodically (every 20 ms) while the search runs, so that a new
+  // best is on disk within min_interval (+ the period) of being found.
+  void flushDue(double now_s);
+  // When the pending best may be written (seconds since the start; +infinity if none is pending).
+  double pendingDueAt() const;
+  // The last write of a run: writes the pending best if it fits before the deadline plus
+  // kFinalGraceS, or unconditionally after a signal. Returns false if a pending best was left
+  // unwritten.
+  bool flushFinal(bool after_signal);
+  // The last write's error ("" if it succeeded or none failed): set while the best is not on disk
+  // because a write failed.
+  std::string writeError() const;
+  int failedWrites() const;
+  // False when the file this run wrote last was replaced or removed by someone else since (two
+  // runs on one output: the other one's schedule is on disk now).
+  bool stillOnDisk() const;
+  double best() const;         // the best valid schedule offered (written or pending)
+  double writtenBest() const;  // the latency of the schedule on disk, -1 if none
+  bool hasBest() const;
+  bool inPlace() const { return in_place_; }  // written once, at the end (OutputTarget::writeOnce)
+  int writes() const { return writes_; }
+  double firstWriteTime() const { return first_write_s_; }
+  // Seconds to keep free before the deadline for the end of a search: a worker's step that cannot
+  // be interrupted (an evaluator rebuild costs about two full evaluations), the check of its last
+  // improvement (one full evaluation), and the final write, from the slowest measured so far and
+  // the estimate for the best. No other write can be running then: a write during the search is
+  // started only if it should end before the search stops (see setStopMargin).
+  double reserveSeconds() const {
+    double w = std::max(write_s_.load(std::memory_order_relaxed), best_write_est_.load(std::memory_order_relaxed));
+    return 3 * eval_s_.load(std::memory_order_relaxed) + w;
+  }
+  // How long before the deadline a search must stop: the configured margin, or 1.5x the reserve.
+  double stopMargin(double margin_s) const { return std::max(margin_s, 1.5 * reserveSeconds() + 0.01); }
+  // The search's configured stop margin (search.margin_s; 0 until set): every write but the first
+  // and the final one is started only if it should end before deadline - stopMargin(margin_s),
+  // so that none is running when the search stops (the best found by then waits for the final
+  // write). Schedules with explicit orders on huge tile grids take about a second to write.
+  void setStopMargin(double margin_s) { stop_margin_s_ = margin_s; }
+
+  // Set once the first schedule has been accepted: from then on a signal ends the run through the
+  // normal path (the best is written); before, the signal handler exits at once (nothing to write).
+  static inline std::atomic<bool> has_schedule{false};
+
+ private:
+  // Writes the best; false (error recorded and reported) if the write failed.
+  // `final`: the last write of the run (a failure is reported by the caller, not as a warning).
+  bool writeLocked(double now_s, double grace_s = 0, bool final = false);
+  bool dueLocked(double now_s) const;
+  double interval() const;  // the current write throttle
+  // Estimated seconds to serialise and write the best schedule (from its size and the slowest
+  // measured seconds per byte).
+  double estimateWriteLocked() const;
+  bool fitsLocked(double grace_s = 0) const;
+  bool fitsBeforeStopLocked() const;  // fitsLocked before the search's stop point
+  const Problem& p_;
+  ModelOptions m_;
+  OutputTarget target_;
+  double min_interval_;
+  const Deadline* dl_;
+  bool in_place_ = false;
+  double stop_margin_s_ = 0;
+  mutable std::mutex mu_;
+  Schedule best_;
+  std::vector<double> best_lat_;
+  double best_total_ = -1, written_total_ = -1;
+  bool pending_ = false;
+  bool retry_ = true;  // a failed write is retried once a better schedule comes (or by the final flush)
+  std::string write_error_;
+  int failed_writes_ = 0;
+  double last_write_s_ = -1e9;
+  double first_write_s_ = -1;
+  int writes_ = 0;
+  double sec_per_byte_ = 5e-9;  // slowest measured, at least 5 ns/byte (serialise + write + fsync)
+  std::atomic<double> eval_s_{0}, write_s_{0};  // slowest full evaluation / write so far
+  std::atomic<double> best_write_est_{0};       // estimated write time of the best schedule
+};
+
+}  // namespace mlsys

@@ -1,0 +1,391 @@
+// The report's SVG charts: the timeline of subgraphs, the fast-memory occupancy, the convergence
+// of a search (or of two, on a comparison page). Every number through humanNumber.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "engine/report/report_format.h"
+#include "engine/report/report_page.h"
+
+namespace mlsys {
+namespace {
+
+const char* opTypeName(OpType t) { return t == OpType::MatMul ? "MatMul" : "Pointwise"; }
+
+// A chart label that must stay short: no decimals from 1,000 on.
+std::string shortLabel(double v) { return humanNumber(v, std::fabs(v) >= 1000 ? 0 : std::fabs(v) >= 10 ? 1 : 3); }
+
+// Multi-line tooltip of one subgraph (the content of an SVG <title>).
+std::string tooltip(const Problem& p, const ScheduleView& v, size_t i) {
+  const auto& sg = v.s.subgraphs[i];
+  const auto& rp = v.ev.subgraphs[i];
+  const SgView& sv = v.sg[i];
+  std::ostringstream o;
+  o << "subgraph " << i << " (" << boundLabel(sv.bound) << ")\n";
+  o << "ops: ";
+  for (size_t j = 0; j < sg.ops.size(); ++j) {
+    if (j && j % 8 == 0) o << "\n     ";
+    o << (j % 8 ? ", " : "") << sg.ops[j] << " " << opTypeName(p.ops[sg.ops[j]].type);
+  }
+  o << "\n[w,h,k] = [" << sg.gran.w << "," << sg.gran.h << "," << sg.gran.k << "]";
+  o << "\ntiles " << humanNumber(rp.ntw) << " x " << humanNumber(rp.nth) << ", k-steps " << humanNumber(rp.nk) << ", steps "
+    << humanNumber(rp.cost.steps);
+  o << "\nlatency " << humanNumber(rp.cost.latency);
+  if (v.ev.total > 0) o << " (" << humanPercent(rp.cost.latency / v.ev.total) << " of total)";
+  o << "\nstart " << humanNumber(sv.start);
+  if (sv.traffic.known)
+    o << "\ncompute " << humanNumber(sv.traffic.compute) << ", memory " << humanNumber(sv.traffic.memory) << "\nloaded "
+      << humanNumber(sv.traffic.loaded) << ", stored " << humanNumber(sv.traffic.stored) << " elements";
+  o << "\npeak working set " << humanNumber(rp.cost.peak_ws) << " / " << humanNumber(p.capacity) << " ("
+    << humanPercent(static_cast<double>(rp.cost.peak_ws) / static_cast<double>(p.capacity)) << ")";
+  o << "\ncompute-bound steps " << humanNumber(rp.cost.compute_bound_steps) << ", memory-bound steps "
+    << humanNumber(rp.cost.memory_bound_steps);
+  if (i > 0 && !v.s.subgraphs[i - 1].retain.empty()) o << "\nretained in " << tensorsText(p, v.s.subgraphs[i - 1].retain);
+  if (!sg.retain.empty()) o << "\nretains out " << tensorsText(p, sg.retain);
+  if (!rp.cost.valid) o << "\nINVALID (" << ruleName(rp.cost.rule) << "): " << rp.cost.reason;
+  return esc(o.str());
+}
+
+// "Nice" tick values covering [lo, hi].
+std::vector<double> niceTicks(double lo, double hi, int target) {
+  std::vector<double> t;
+  if (!(hi > lo)) {
+    t.push_back(lo);
+    return t;
+  }
+  double raw = (hi - lo) / target, mag = std::pow(10, std::floor(std::log10(raw)));
+  double stepv = mag;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * mag >= raw) {
+      stepv = m * mag;
+      break;
+    }
+  for (double v = std::ceil(lo / stepv) * stepv; v <= hi * (1 + 1e-9); v += stepv) t.push_back(v);
+  return t;
+}
+
+const char* kPalette[] = {"#2f6fd0", "#e07b24", "#2ca02c", "#d62728", "#8e5cc7", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+}  // namespace
+
+// Timeline: subgraphs in execution order, width proportional to latency, wrapped into rows that
+// each cover about the same span of time (like lines of text), so that even ~150 subgraphs stay
+// legible. One <rect class="sg"> per subgraph.
+std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::string& id, const std::string& anchor) {
+  const int n = static_cast<int>(v.sg.size());
+  const double W = 1400, left = 72, right = 16, rowH = 40, gapH = 22, top = 8;
+  const double plotW = W - left - right;
+  double total = 0;
+  for (const auto& g : v.sg) total += g.latency;
+  bool equal = !(total > 0);  // nothing to scale by: equal widths
+  auto lat = [&](int i) { return equal ? 1.0 : v.sg[i].latency; };
+  if (equal) total = n;
+  int rows = std::clamp((n * 22 + static_cast<int>(plotW) - 1) / static_cast<int>(plotW), 1, 8);
+  // Row of each subgraph: by the time of its midpoint.
+  std::vector<int> row(n);
+  std::vector<double> rowStart(rows, -1), rowEnd(rows, 0);
+  double t = 0;
+  for (int i = 0; i < n; ++i) {
+    double mid = t + lat(i) / 2;
+    row[i] = std::min(rows - 1, static_cast<int>(mid / (total / rows)));
+    if (i > 0) row[i] = std::max(row[i], row[i - 1]);
+    if (rowStart[row[i]] < 0) rowStart[row[i]] = t;
+    t += lat(i);
+    rowEnd[row[i]] = t;
+  }
+  // Drop empty rows (possible when one subgraph spans several rows' worth of time).
+  std::vector<int> remap(rows, -1);
+  int used = 0;
+  for (int r = 0; r < rows; ++r)
+    if (rowStart[r] >= 0) remap[r] = used++;
+  double maxSpan = 0;
+  std::vector<double> rs(used), re(used);
+  for (int r = 0; r < rows; ++r)
+    if (remap[r] >= 0) {
+      rs[remap[r]] = rowStart[r];
+      re[remap[r]] = rowEnd[r];
+      maxSpan = std::max(maxSpan, rowEnd[r] - rowStart[r]);
+    }
+  double scale = maxSpan > 0 ? plotW / maxSpan : 0;
+  double H = top + used * (rowH + gapH) + 4;
+  std::ostringstream o;
+  o << "<svg id=\"" << id << "\" viewBox=\"0 0 " << px(W) << " " << px(H) << "\" role=\"img\" aria-label=\"timeline\">\n";
+  for (int r = 0; r < used; ++r) {
+    double y = top + r * (rowH + gapH);
+    double x1 = left + (re[r] - rs[r]) * scale;
+    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(y + rowH / 2 + 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">"
+      << (equal ? "#" : "") << (equal ? std::to_string(static_cast<int>(rs[r])) : shortLabel(rs[r])) << "</text>\n";
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(x1) << "\" y1=\"" << px(y + rowH + 3) << "\" y2=\"" << px(y + rowH + 3)
+      << "\" stroke=\"#cfd5de\"/>\n";
+    o << "<text x=\"" << px(x1) << "\" y=\"" << px(y + rowH + 15) << "\" text-anchor=\"end\" font-size=\"10.5\" fill=\"#667085\">"
+      << (equal ? "" : shortLabel(re[r])) << "</text>\n";
+  }
+  t = 0;
+  std::ostringstream labels;
+  for (int i = 0; i < n; ++i) {
+    int r = remap[row[i]];
+    double y = top + r * (rowH + gapH);
+    double x = left + (t - rs[r]) * scale, w = lat(i) * scale;
+    t += lat(i);
+    const SgView& g = v.sg[i];
+    double wDraw = std::max(w, g.bound == SubgraphBound::Invalid ? 4.0 : 0.8);
+    o << "<a href=\"#" << anchor << "sg-" << i << "\"><rect class=\"sg " << boundClass(g.bound) << (i == v.ev.bad_subgraph ? " badsg" : "")
+      << "\" data-sg=\"" << i << "\" x=\"" << px(x) << "\" y=\"" << px(y) << "\" width=\"" << px(wDraw) << "\" height=\""
+      << px(rowH) << "\"><title>" << tooltip(p, v, static_cast<size_t>(i)) << "</title></rect></a>\n";
+    std::string lab = std::to_string(i);
+    if (w >= 7.0 * static_cast<double>(lab.size()) + 4)
+      labels << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(y + rowH / 2 + 4)
+             << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#fff\" pointer-events=\"none\">" << lab << "</text>\n";
+    if (g.bound == SubgraphBound::Invalid)
+      labels << "<path d=\"M" << px(x + wDraw / 2 - 6) << " " << px(y - 8) << " h12 l-6 7 z\" fill=\"#d62728\"/>\n";
+  }
+  o << labels.str() << "</svg>\n";
+  return o.str();
+}
+
+// Peak fast-memory working set of each subgraph against the capacity, in subgraph order; the
+// darker part is tensors retained into or out of the subgraph (resident for its whole run).
+std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
+  const int n = static_cast<int>(v.sg.size());
+  const double W = 1400, left = 72, right = 16, top = 14, plotH = 130, bottom = 26;
+  const double plotW = W - left - right;
+  const double cap = static_cast<double>(p.capacity);
+  double maxFrac = 1;
+  for (int i = 0; i < n; ++i) maxFrac = std::max(maxFrac, static_cast<double>(v.ev.subgraphs[i].cost.peak_ws) / cap);
+  double yTop = maxFrac > 1 ? maxFrac * 1.05 : 1.0;
+  auto Y = [&](double frac) { return top + plotH * (1 - frac / yTop); };
+  double bw = plotW / std::max(1, n);
+  std::ostringstream o;
+  o << "<svg id=\"occupancy\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom) << "\" role=\"img\" aria-label=\"occupancy\">\n";
+  for (double f : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(W - right) << "\" y1=\"" << px(Y(f)) << "\" y2=\"" << px(Y(f))
+      << "\" stroke=\"" << (f == 1.0 ? "#1d2433" : "#e4e7ec") << "\"" << (f == 1.0 ? " stroke-dasharray=\"5 3\"" : "") << "/>\n";
+    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(Y(f) + 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">"
+      << humanPercent(f, 0) << "</text>\n";
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto& cost = v.ev.subgraphs[i].cost;
+    double frac = static_cast<double>(cost.peak_ws) / cap;
+    double rfrac = std::min(frac, static_cast<double>(v.sg[i].retained_ws) / cap);
+    double x = left + i * bw + (bw > 3 ? 0.5 : 0), w = std::max(0.6, bw - (bw > 3 ? 1 : 0));
+    std::string tip = "subgraph " + std::to_string(i) + ": peak working set " + humanNumber(cost.peak_ws) + " of " +
+                      humanNumber(p.capacity) + " (" + humanPercent(frac) + ")";
+    if (v.sg[i].retained_ws > 0) tip += "\nretained tensors resident: " + humanNumber(v.sg[i].retained_ws);
+    o << "<a href=\"#sg-" << i << "\"><g><title>" << esc(tip) << "</title>";
+    o << "<rect class=\"" << (frac > 1 ? "over" : "occ") << "\" x=\"" << px(x) << "\" y=\"" << px(Y(frac)) << "\" width=\"" << px(w)
+      << "\" height=\"" << px(Y(0) - Y(frac)) << "\"/>";
+    if (rfrac > 0)
+      o << "<rect class=\"occr\" x=\"" << px(x) << "\" y=\"" << px(Y(rfrac)) << "\" width=\"" << px(w) << "\" height=\""
+        << px(Y(0) - Y(rfrac)) << "\"/>";
+    if (!cost.valid)
+      o << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(Y(0) - 4)
+        << "\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"700\" fill=\"#d62728\">&#215;</text>";
+    o << "</g></a>\n";
+  }
+  o << "<text x=\"" << px(W - right) << "\" y=\"" << px(Y(1) - 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1d2433\">capacity "
+    << humanNumber(p.capacity) << "</text>\n";
+  int step = std::max(1, n / 20);
+  for (int nice : {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000})
+    if (nice >= step) {
+      step = nice;
+      break;
+    }
+  for (int i = 0; i < n; i += step)
+    o << "<text x=\"" << px(left + (i + 0.5) * bw) << "\" y=\"" << px(Y(0) + 15)
+      << "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"#667085\">" << i << "</text>\n";
+  o << "</svg>\n";
+  return o.str();
+}
+
+std::vector<size_t> thinSteps(const std::vector<double>& y, double minStepPx, size_t maxExact) {
+  std::vector<size_t> keep;
+  if (y.size() <= maxExact) {
+    keep.resize(y.size());
+    for (size_t k = 0; k < y.size(); ++k) keep[k] = k;
+    return keep;
+  }
+  keep.push_back(0);
+  for (size_t k = 1; k + 1 < y.size(); ++k)
+    if (std::fabs(y[k] - y[keep.back()]) >= minStepPx) keep.push_back(k);
+  keep.push_back(y.size() - 1);
+  return keep;
+}
+
+double traceHorizon(const Trace& t, const Stats* st) {
+  if (t.end_s >= 0) return t.end_s;
+  if (st && st->elapsed_s > 0) return st->elapsed_s;
+  double last = 0;
+  for (const auto& tp : t.points) last = std::max(last, tp.seconds);
+  return last * 1.03;
+}
+
+// Best latency over time: a step line per search worker (running minimum of its improvements)
+// and the overall best underneath, or one best line per run on a comparison; construction rows
+// (first schedule, baseline, exact) as labelled points; log-scaled latency axis from 0 to the
+// horizon; the lower bound as a dashed line.
+std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, double horizon) {
+  size_t rows = 0;
+  for (const TraceRun& r : runs) rows += r.trace->points.size();
+  if (rows == 0) return "<p class=\"note\">The trace has no rows.</p>\n";
+  const bool single = runs.size() == 1;
+  const double W = 1400, left = 92, right = 120, top = 14, plotH = 260, bottom = 34;
+  const double plotW = W - left - right;
+  double xmax = horizon, ymin = 1e300, ymax = 0;
+  for (const TraceRun& r : runs)
+    for (const auto& tp : r.trace->points) {
+      xmax = std::max(xmax, tp.seconds);
+      ymin = std::min(ymin, tp.latency);
+      ymax = std::max(ymax, tp.latency);
+    }
+  bool showLb = lbv > 0 && lbv >= ymin / 20;
+  if (showLb) ymin = std::min(ymin, lbv);
+  if (xmax <= 0) xmax = 1;
+  double ly0 = std::log10(ymin), ly1 = std::log10(ymax);
+  if (ly1 - ly0 < 1e-3) {
+    ly0 -= 0.01;
+    ly1 += 0.01;
+  }
+  double pad = (ly1 - ly0) * 0.06;
+  ly0 -= pad;
+  ly1 += pad;
+  auto X = [&](double s) { return left + plotW * s / xmax; };
+  auto Y = [&](double v) { return top + plotH * (1 - (std::log10(v) - ly0) / (ly1 - ly0)); };
+  std::ostringstream o;
+  o << "<svg id=\"convergence\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom)
+    << "\" role=\"img\" aria-label=\"convergence\">\n";
+  o << "<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plotW) << "\" height=\"" << px(plotH)
+    << "\" fill=\"#fbfcfd\" stroke=\"#cfd5de\"/>\n";
+  // Latency ticks: evenly spaced in log space, with as many decimals as it takes to tell
+  // neighbouring ticks apart (narrow ranges near the end of a search need more).
+  std::vector<double> yt;
+  for (int k = 0; k <= 5; ++k) yt.push_back(std::pow(10, ly0 + (ly1 - ly0) * (0.04 + 0.92 * k / 5)));
+  int dec = 0;
+  for (; dec < 4; ++dec) {
+    bool distinct = true;
+    for (size_t k = 1; k < yt.size(); ++k) distinct &= humanNumber(yt[k], dec) != humanNumber(yt[k - 1], dec);
+    if (distinct) break;
+  }
+  for (double v : yt)
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(v)) << "\" y2=\"" << px(Y(v))
+      << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(Y(v) + 4)
+      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanNumber(v, dec) << "</text>\n";
+  std::vector<double> xt = niceTicks(0, xmax, 10);
+  double xstep = xt.size() > 1 ? xt[1] - xt[0] : xmax;
+  int xdec = xstep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(xstep) - 1e-9)) + 1;
+  for (double s : xt)
+    o << "<line x1=\"" << px(X(s)) << "\" x2=\"" << px(X(s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
+      << "\" stroke=\"#eceff3\"/><text x=\"" << px(X(s)) << "\" y=\"" << px(top + plotH + 15)
+      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec) << "</text>\n";
+  o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
+    << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
+  if (showLb)
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(lbv)) << "\" y2=\"" << px(Y(lbv))
+      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 14)
+      << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(lbv) << "</text>\n";
+  // A running-minimum step line up to `until` seconds, and the best it reaches; its vertices
+  // thinned by thinSteps (a no-op up to kMaxExactSteps improvements).
+  auto stepPath = [&](std::vector<TracePoint> v, double until) {
+    std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
+    std::vector<const TracePoint*> steps;  // the improvements of the running minimum
+    double best = 1e300;
+    for (const auto& tp : v)
+      if (tp.latency < best) {
+        steps.push_back(&tp);
+        best = tp.latency;
+      }
+    std::vector<double> ys;
+    ys.reserve(steps.size());
+    for (const TracePoint* tp : steps) ys.push_back(Y(tp->latency));
+    std::string d;
+    for (size_t k : thinSteps(ys, kMinStepPx, kMaxExactSteps)) {
+      // Appended piece by piece: "M" + px(..) + .. trips GCC 12's false -Wrestrict (bug 105329).
+      const bool first = d.empty();
+      d.append(first ? "M" : " H").append(px(X(steps[k]->seconds))).append(first ? " " : " V").append(px(ys[k]));
+    }
+    d += " H" + px(X(std::max(until, v.empty() ? 0.0 : v.back().seconds)));
+    return std::make_pair(d, best);
+  };
+  std::ostringstream legend, marks;
+  int series = 0;
+  double overallBest = 1e300;
+  size_t improvements = 0;
+  std::map<std::string, int> workers;
+  for (size_t ri = 0; ri < runs.size(); ++ri) {
+    const Trace& tr = *runs[ri].trace;
+    const double until = tr.end_s >= 0 ? tr.end_s : xmax;
+    auto overall = stepPath(tr.points, until);
+    overallBest = std::min(overallBest, overall.second);
+    if (single) {
+      o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
+      std::map<std::string, std::vector<TracePoint>> byWorker;
+      for (const auto& tp : tr.points)
+        if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
+      for (const auto& [name, v] : byWorker) {
+        const char* col = kPalette[series % 10];
+        auto sp = stepPath(v, until);
+        o << "<path d=\"" << sp.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.6\"><title>worker " << esc(name)
+          << ": best " << humanNumber(sp.second) << "</title></path>\n";
+        if (rows <= 600)
+          for (const auto& tp : v)
+            o << "<circle cx=\"" << px(X(tp.seconds)) << "\" cy=\"" << px(Y(tp.latency)) << "\" r=\"2\" fill=\"" << col << "\"/>";
+        if (series < 24) legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
+        ++series;
+        improvements += v.size();
+        workers[name] = 1;
+      }
+      if (series > 24) legend << "<span>+" << series - 24 << " more workers</span>";
+    } else {
+      const char* col = kPalette[ri % 10];
+      o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"2.2\"><title>" << esc(runs[ri].label)
+        << ": best " << humanNumber(overall.second) << "</title></path>\n";
+      legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>" << esc(runs[ri].label) << ": best "
+             << humanNumber(overall.second) << "</span>";
+    }
+    // Construction rows: a diamond each, named in its tooltip (and labelled on a single run). A run
+    // writes at most three (first, baseline, exact); past kMaxConstructionMarks the rest are not
+    // drawn (a hand-made trace cannot grow the page without bound).
+    size_t constructionMarks = 0;
+    for (const auto& tp : tr.points) {
+      if (!isConstructionRow(tp.worker) || ++constructionMarks > kMaxConstructionMarks) continue;
+      double cx = X(tp.seconds), cy = Y(tp.latency);
+      marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5) << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
+            << "stroke-width=\"1.3\"><title>" << esc((single ? "" : runs[ri].label + ": ") + tp.worker) << " at "
+            << humanNumber(tp.seconds) << " s: " << humanNumber(tp.latency) << "</title></path>";
+      if (single)
+        marks << "<text x=\"" << px(cx + 8) << "\" y=\"" << px(cy - 6) << "\" font-size=\"10.5\" fill=\"#667085\">" << esc(tp.worker)
+              << "</text>";
+      marks << "\n";
+    }
+    if (tr.end_s >= 0)
+      marks << "<line x1=\"" << px(X(tr.end_s)) << "\" x2=\"" << px(X(tr.end_s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
+            << "\" stroke=\"#1d2433\" stroke-dasharray=\"2 3\"><title>" << esc(single ? std::string("the run") : runs[ri].label)
+            << " ended at " << humanNumber(tr.end_s) << " s; on disk: " << humanNumber(tr.end_latency) << "</title></line>\n";
+  }
+  o << marks.str();
+  // Final best, inside the plot at its right end: below the line (every other line is above it),
+  // unless that would collide with the bottom edge or the lower-bound line.
+  double yb = Y(overallBest), by = yb + 17;
+  if (by > top + plotH - 4 || (showLb && std::fabs(by - 4 - Y(lbv)) < 12)) by = yb - 7;
+  o << "<text x=\"" << px(left + plotW - 6) << "\" y=\"" << px(by)
+    << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" fill=\"#1d2433\">best " << humanNumber(overallBest) << "</text>\n";
+  o << "</svg>\n";
+  std::string svg = o.str();
+  o.str("");
+  o << "<div class=\"legend\">" << legend.str();
+  if (single) o << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>";
+  o << "<span><i class=\"sw\" style=\"background:#fff;border:1.3px solid #1d2433\"></i>first schedule, baseline, exact solver</span>"
+    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
+    << svg;
+  if (single) {
+    const Trace& tr = *runs[0].trace;
+    o << "<p class=\"note\">" << improvements << (improvements == 1 ? " improvement from " : " improvements from ") << workers.size()
+      << " worker(s); first " << humanNumber(tr.points.front().latency) << " &rarr; best " << humanNumber(overallBest);
+    if (tr.end_s >= 0) o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
+    else o << "; the trace has no end row (written by an older version, or the run was killed)";
+    o << ".</p>\n";
+  }
+  return o.str();
+}
+
+}  // namespace mlsys

@@ -1,0 +1,413 @@
+#include "engine/search/lns.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cost/subgraph.h"
+#include "engine/exact/exact.h"
+#include "engine/search/window.h"
+#include "moves/moves.h"
+
+namespace mlsys {
+namespace {
+
+// The exact solver's limit on the ops of one problem (engine/exact/exact.h: bitmasks of 64 bits, and
+// far below that the search no longer ends in useful time).
+constexpr int kMaxWindowOps = 20;
+
+// The change that replaces subgraph s by `by`.
+Change replaceOne(int s, SubgraphSched by) {
+  Change c;
+  c.first = s;
+  c.count = 1;
+  c.repl = {std::move(by)};
+  return c;
+}
+
+}  // namespace
+
+Lns::Lns(SearchRun& run, int worker_id) : run_(run), id_(worker_id), rng_(mixSeed(run.seed, worker_id, 3)) {}
+
+void Lns::improved(const IncrementalEvaluator& ev, MoveStats& by) {
+  if (best_ >= 0 && ev.total() >= best_ - 1e-9 * best_) return;
+  best_ = ev.total();
+  ++by.improvements;
+  run_.offer(id_, ev.schedule(), ev.total());
+  run_.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Lns));
+}
+
+bool Lns::run(IncrementalEvaluator& ev, Schedule& start) {
+  if (solveWhole(ev, start)) return true;
+  windows(ev, start, std::numeric_limits<double>::infinity());
+  return false;
+}
+
+bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
+  const Problem& p = run_.p;
+  const SearchConfig& cfg = run_.cfg;
+  ev.reset(start);
+  if (!ev.valid()) return false;
+  best_ = ev.total();
+  // Whole graph: the exact solver over the budget, from the current schedule.
+  if (p.numOps() > std::min(cfg.lns_whole_graph_ops, kMaxWindowOps)) return false;
+  ExactOptions o;
+  o.max_ops = kMaxWindowOps;
+  Schedule inc = ev.schedule();
+  o.incumbent = &inc;
+  o.greedy_incumbent = false;
+  ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
+  ++stats_.evaluations;
+  run_.stats.countEvaluations(id_, r.stats.configs_priced);
+  if (r.found && r.latency < ev.total()) {
+    ev.reset(r.schedule);
+    if (ev.valid()) improved(ev, stats_);
+  }
+  start = ev.schedule();
+  return r.proven_optimal;
+}
+
+void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
+  const SearchConfig& cfg = run_.cfg;
+  ev.reset(start);
+  if (!ev.valid()) return;
+  if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
+  while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
+    // Adopt a better schedule another worker found.
+    if (run_.poolOf(id_).bestLatency() < ev.total() - 1e-9 * ev.total()) {
+      Schedule s;
+      double l;
+      if (run_.poolOf(id_).best(s, l)) ev.reset(s);
+      if (!ev.valid()) return;
+    }
+    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_) : regionWindow(ev, size_);
+    bool better = !idx.empty() && window(ev, idx);
+    if (better) {
+      stall_ = 0;
+      cycleImproved_ = true;
+      improved(ev, stats_);
+    } else if (++stall_ >= cfg.lns_stall_windows) {
+      stall_ = 0;
+      if (++size_ > cfg.lns_window_ops_max) {
+        size_ = cfg.lns_window_ops_min;
+        // A whole round of windows: polish the traversal orders before moving on.
+        if (!cycleImproved_ && polishTraversals(ev, 0, ev.size() - 1)) improved(ev, stats_);
+        cycleImproved_ = false;
+        Schedule s;
+        double l;
+        if (run_.poolOf(id_).sample(rng_, s, l)) ev.reset(s);
+        if (!ev.valid()) return;
+      }
+    }
+  }
+  start = ev.schedule();
+}
+
+std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size) {
+  const int n = ev.size();
+  const auto& sgs = ev.schedule().subgraphs;
+  std::unordered_set<OpId> ops;
+  auto fits = [&](int i) {
+    size_t extra = 0;
+    for (OpId o : sgs[i].ops) extra += !ops.count(o);
+    return ops.size() + extra <= static_cast<size_t>(size);
+  };
+  auto add = [&](int i) { ops.insert(sgs[i].ops.begin(), sgs[i].ops.end()); };
+  int first = static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n))), last = first;
+  add(first);
+  if (ops.size() > static_cast<size_t>(kMaxWindowOps)) return {};
+  while (true) {
+    bool left = first > 0 && fits(first - 1), right = last + 1 < n && fits(last + 1);
+    if (!left && !right) break;
+    if (left && (!right || (rng_() & 1))) add(--first);
+    else add(++last);
+  }
+  // Retentions across the ends: include their partners while they fit.
+  while (first > 0 && !sgs[first - 1].retain.empty() && fits(first - 1)) add(--first);
+  while (last + 1 < n && !sgs[last].retain.empty() && fits(last + 1)) add(++last);
+  if (ops.size() < 2) return {};
+  std::vector<int> idx;
+  for (int i = first; i <= last; ++i) idx.push_back(i);
+  return idx;
+}
+
+std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size) {
+  const Problem& p = run_.p;
+  const int n = ev.size();
+  const auto& sgs = ev.schedule().subgraphs;
+  std::unordered_map<OpId, std::vector<int>> where;  // op -> the subgraphs that run it
+  for (int i = 0; i < n; ++i)
+    for (OpId o : sgs[i].ops) where[o].push_back(i);
+  std::unordered_set<OpId> ops;
+  std::unordered_set<int> chosen;
+  auto tryAdd = [&](OpId o) {  // every subgraph that runs o, if the union fits
+    std::unordered_set<OpId> extra;
+    for (int i : where[o])
+      if (!chosen.count(i))
+        for (OpId x : sgs[i].ops)
+          if (!ops.count(x)) extra.insert(x);
+    if (ops.size() + extra.size() > static_cast<size_t>(size)) return false;
+    for (int i : where[o]) chosen.insert(i);
+    ops.insert(extra.begin(), extra.end());
+    return true;
+  };
+  const int s0 = static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n)));
+  if (!tryAdd(sgs[s0].ops.front())) return {};
+  std::unordered_set<OpId> tried;
+  while (true) {
+    // Ops next to the region through a tensor, not yet in it nor tried.
+    std::vector<OpId> frontier;
+    for (OpId o : ops) {
+      auto near = [&](OpId x) {
+        if (x >= 0 && !ops.count(x) && !tried.count(x)) frontier.push_back(x);
+      };
+      for (TensorId t : p.ops[o].inputs) near(p.producer[t]);
+      for (TensorId t : p.ops[o].outputs)
+        for (OpId c : p.consumers[t]) near(c);
+    }
+    if (frontier.empty()) break;
+    std::sort(frontier.begin(), frontier.end());
+    frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
+    const OpId o = frontier[randBelow(rng_, frontier.size())];
+    tried.insert(o);
+    tryAdd(o);
+  }
+  if (ops.size() < 2) return {};
+  std::vector<int> idx(chosen.begin(), chosen.end());
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
+  const Problem& p = run_.p;
+  const Schedule& cur = ev.schedule();
+  std::vector<OpId> ops;
+  for (int i : idx) ops.insert(ops.end(), cur.subgraphs[i].ops.begin(), cur.subgraphs[i].ops.end());
+  // A window solved to optimality before, with the same subgraphs, has nothing new to give.
+  Schedule here;
+  for (int i : idx) here.subgraphs.push_back(cur.subgraphs[i]);
+  const std::string key = ElitePool::encode(here);
+  if (solved_.count(key)) return false;
+  SubProblem w;
+  try {
+    w = extractSubProblem(p, ops);
+  } catch (const std::exception&) {  // a sub-problem the parser's checks reject: skip the window
+    return false;
+  }
+  Schedule inc = toSub(w, cur, idx);
+  const Evaluation incEval = evaluateSchedule(w.p, inc, ev.model());
+  ExactOptions o;
+  o.max_ops = kMaxWindowOps;
+  o.incumbent = incEval.valid ? &inc : nullptr;
+  o.greedy_incumbent = !incEval.valid;
+  o.every_side = run_.cfg.lns_every_side;
+  // Not the mirrored starts here: they are explicit orders, so a subgraph given one keys the cost
+  // cache by its whole order and leaves the granularity move's reach until a traversal move
+  // resets it; measured, they cost transformer-n150-s12 1-2% at 30 s (bench/RESULTS.md).
+  o.mirrors = false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(run_.cfg.lns_window_seconds);
+  ExactResult r = solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
+  ++stats_.evaluations;
+  run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
+  if (!r.found || (incEval.valid && r.latency >= incEval.total - 1e-9 * incEval.total)) {
+    if (r.proven_optimal && solved_.size() < 1000000) solved_.insert(key);
+    return false;
+  }
+  ++stats_.valid;
+  // Splice: the range from the subgraph before the window to its last subgraph is rebuilt as
+  // the others in it, in order, with the window's new subgraphs as one block where its first
+  // subgraph was or where its last was; retentions are kept only into a subgraph that reads them.
+  const std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
+  const int a = std::max(0, idx.front() - 1), b = idx.back();
+  const int n = ev.size();
+  DeltaEval bestD;
+  Change bestC;
+  int blockAt = -1;
+  for (int place = 0; place < 2; ++place) {
+    Change c;
+    c.first = a;
+    c.count = b - a + 1;
+    int at = -1;
+    for (int i = a; i <= b; ++i) {
+      const bool inWindow = std::binary_search(idx.begin(), idx.end(), i);
+      if (place == 0 && i == idx.front()) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
+      if (!inWindow) c.repl.push_back(cur.subgraphs[i]);
+    }
+    if (place == 1) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
+    for (size_t j = 0; j < c.repl.size(); ++j) {
+      std::vector<TensorId>& ret = c.repl[j].retain;
+      if (ret.empty()) continue;
+      const SubgraphSched* next = j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
+      std::vector<TensorId> keep;
+      if (next) {
+        const std::vector<TensorId> in = boundaryInputs(p, next->ops);
+        std::set_intersection(ret.begin(), ret.end(), in.begin(), in.end(), std::back_inserter(keep));
+      }
+      ret = std::move(keep);
+    }
+    DeltaEval d = ev.evaluate(c);
+    if (d.valid && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), bestC = std::move(c), blockAt = a + at;
+    if (idx.back() - idx.front() + 1 == static_cast<int>(idx.size())) break;  // consecutive: one placement
+  }
+  if (!bestD.valid) return false;
+  const double oldTotal = ev.total();
+  const Schedule backup = bestD.delta > 1e-9 * oldTotal ? ev.schedule() : Schedule{};
+  ev.apply(bestC, bestD);  // better, as good (a sideways step), or worse until retentions return
+  retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
+  retainAcross(ev, blockAt - 1);
+  polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
+  if (ev.total() < oldTotal - 1e-9 * oldTotal) {
+    ++stats_.applied;
+    return true;
+  }
+  if (ev.total() > oldTotal + 1e-9 * oldTotal) ev.reset(backup);
+  return false;
+}
+
+bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until) {
+  const Problem& p = run_.p;
+  ev.reset(start);
+  if (!ev.valid()) return false;
+  const double before = ev.total();
+  if (polishConverged_ >= 0 && std::abs(before - polishConverged_) <= 1e-12 * before) return false;
+  long clean = 0;  // subgraphs visited since the last change
+  while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
+    const int n = ev.size();
+    if (clean >= n) {
+      polishConverged_ = ev.total();
+      break;
+    }
+    const int s = static_cast<int>(polishCursor_++ % static_cast<size_t>(n));
+    const double at = ev.total();
+    const i64 kmax = reductionLimit(p, ev.model(), ev.schedule().subgraphs[s].ops);
+    const auto [W, H] = outputShape(ev, s);
+    for (int side = 0; side < 3 && !run_.stop.stopNow(); ++side) {
+      const i64 top = side == 0 ? std::min(p.native, W) : side == 1 ? std::min(p.native, H) : kmax;
+      if (top <= 1) continue;
+      const SubgraphSched& S = ev.schedule().subgraphs[s];
+      Change best;
+      DeltaEval bestD;
+      for (i64 v = 1; v <= top; ++v) {
+        Granularity g = S.gran;
+        (side == 0 ? g.w : side == 1 ? g.h : g.k) = v;
+        if (g == S.gran) continue;
+        Change c = replaceOne(s, S);
+        c.repl[0].gran = g;
+        polishConsider(ev, std::move(c), at, best, bestD);
+      }
+      if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
+    }
+    polishFrontier(ev, s);
+    polishTraversals(ev, s, s);
+    if (ev.total() < at - 1e-12 * at) clean = 0;
+    else ++clean;
+  }
+  start = ev.schedule();
+  if (ev.total() < before - 1e-9 * before) {
+    improved(ev, polishStats_);
+    return true;
+  }
+  return false;
+}
+
+bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD) {
+  DeltaEval d = ev.evaluate(c);
+  ++polishStats_.evaluations;
+  run_.stats.countEvaluations(id_, 1);
+  polishStats_.valid += d.valid;
+  const bool valid = d.valid;
+  if (valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+  return valid;
+}
+
+void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
+  const Problem& p = run_.p;
+  const SubgraphSched S = ev.schedule().subgraphs[s];
+  const auto [W, H] = outputShape(ev, s);
+  const i64 topW = std::min(p.native, W), topH = std::min(p.native, H);
+  if (topW <= 1 || topH <= 1) return;
+  const double at = ev.total();
+  Change best;
+  DeltaEval bestD;
+  auto price = [&](Granularity g, const Traversal& t) {
+    Change c = replaceOne(s, S);
+    c.repl[0].gran = g;
+    c.repl[0].trav = t;
+    return polishConsider(ev, std::move(c), at, best, bestD);
+  };
+  // One side fixed at each value that is the smallest of its tile count (or the limit); the
+  // other side at the largest value that fits, and at the smallest value of that tile count.
+  // Fast memory use grows with either tile side (V11), so at a fixed k the fitting sides form a
+  // staircase: as one side grows the other's largest fitting value can only fall, found by one
+  // downward scan per side (at raster). Priced at raster and the row snake; polishTraversals then tries
+  // every corner of the winner.
+  for (int side = 0; side < 2 && !run_.stop.stopNow(); ++side) {
+    const i64 dimA = side == 0 ? W : H, topA = side == 0 ? topW : topH;
+    const i64 dimB = side == 0 ? H : W, topB = side == 0 ? topH : topW;
+    auto gran = [&](i64 a, i64 b) {
+      Granularity g = S.gran;
+      (side == 0 ? g.w : g.h) = a;
+      (side == 0 ? g.h : g.w) = b;
+      return g;
+    };
+    i64 b = topB;
+    for (i64 a = 1; a <= topA && b >= 1; ++a) {
+      const bool smallest = a == 1 || (dimA + a - 1) / a < (dimA + a - 2) / (a - 1);
+      if (!smallest && a != topA) continue;
+      while (b >= 1 && !price(gran(a, b), {TraversalKind::Raster, {}})) --b;
+      if (b < 1) break;
+      const i64 tiles = (dimB + b - 1) / b, even = (dimB + tiles - 1) / tiles;
+      price(gran(a, b), {TraversalKind::RowSnake, {}});
+      if (even != b) price(gran(a, even), {TraversalKind::Raster, {}}), price(gran(a, even), {TraversalKind::RowSnake, {}});
+    }
+  }
+  if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
+}
+
+bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
+  const double before = ev.total();
+  for (int s = std::max(0, from); s <= std::min(to, ev.size() - 1) && !run_.stop.stopNow(); ++s) {
+    const SubgraphSched S = ev.schedule().subgraphs[s];
+    auto [ntw, nth] = subgraphGrid(run_.p, S);
+    if (ntw * nth < 2 || ntw * nth > 4096) continue;
+    Change best;
+    DeltaEval bestD;
+    for (TraversalKind k : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+      const std::vector<int32_t> base = traversalOrder({k, {}}, ntw, nth);
+      for (int how = 0; how < 8; ++how) {
+        Change c = replaceOne(s, S);
+        c.repl[0].trav = {TraversalKind::Custom, mirroredOrder(base, ntw, nth, how & 1, how & 2, how & 4)};
+        if (how == 0) c.repl[0].trav = {k, {}};
+        if (c.repl[0].trav == S.trav) continue;
+        DeltaEval d = ev.evaluate(c);
+        if (d.valid && d.delta < -1e-12 * before && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+      }
+    }
+    if (bestD.valid) ev.apply(best, bestD);
+  }
+  return ev.total() < before - 1e-9 * before;
+}
+
+void Lns::retainAcross(IncrementalEvaluator& ev, int s) {
+  if (s < 0 || s + 1 >= ev.size()) return;
+  for (TensorId t : retainableIntoNext(ev, s)) {
+    const SubgraphSched& S = ev.schedule().subgraphs[s];
+    if (std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end()) continue;
+    Change c = replaceOne(s, S);
+    c.repl[0].retain.push_back(t);
+    std::sort(c.repl[0].retain.begin(), c.repl[0].retain.end());
+    DeltaEval d = ev.evaluate(c);
+    if (d.valid && d.delta < 0) ev.apply(c, d);
+  }
+}
+
+void Lns::reportStats() const {
+  run_.stats.addMoves("lns-window", stats_);
+  if (polishStats_.evaluations > 0) run_.stats.addMoves("lns-polish", polishStats_);
+}
+
+}  // namespace mlsys

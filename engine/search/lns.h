@@ -1,0 +1,94 @@
+// The large-neighbourhood-search worker (WorkerKind::Lns): re-optimises parts of the schedule
+// exactly, with the rest fixed (after Shaw's LNS and the window re-optimisation of HGS/PyVRP).
+//   whole graph  a graph of at most lns.whole_graph_ops ops is first solved by the exact solver
+//                (engine/exact/exact.h) from the current schedule, over the budget if need be; if it
+//                proves optimality over its space, the worker anneals for the rest of the run;
+//   windows      otherwise, repeatedly: draw a window of up to `size` distinct ops - a run of
+//                consecutive subgraphs (extended over retentions at its ends while it fits), or
+//                the subgraphs running a connected region of ops grown through tensors from a
+//                random subgraph; cut out its sub-problem (engine/search/window.h); solve it exactly
+//                with the window as incumbent for at most lns.window_seconds; splice the result
+//                back as one block where the window's first or last subgraph was (the cheaper;
+//                retentions into a subgraph that no longer reads them are dropped); keep it if the
+//                whole schedule got cheaper (or as cheap: a sideways step), then retain greedily
+//                across the block's ends and polish the block's traversals (every corner, both
+//                ways). Windows proven optimal as they are are remembered and skipped. After
+//                lns.stall_windows windows without improvement the size grows by one op; past
+//                lns.window_ops_max a round ends: every traversal is polished, and the next round
+//                starts at lns.window_ops_min from a pool schedule.
+// Before each window the worker adopts the pool's best if it is better than its own, so that
+// workers build on each other's finds; its improvements go to the progress (the writer) and
+// the pool like the annealer's. Window solves are cut by wall time: runs are not reproducible.
+#pragma once
+#include <string>
+#include <unordered_set>
+
+#include "cost/incremental.h"
+#include "engine/search/run_state.h"
+#include "moves/move.h"
+
+namespace mlsys {
+
+class Lns {
+ public:
+  Lns(SearchRun& run, int worker_id);
+  // Runs until the run stops; returns early (true) only when the exact solver proved the whole
+  // graph optimal over its space, leaving the optimum in `start` for the caller to anneal from.
+  // The same as solveWhole, then windows until the run stops.
+  bool run(IncrementalEvaluator& ev, Schedule& start);
+  // The whole graph by the exact solver if it has at most lns.whole_graph_ops ops (else nothing):
+  // true if proven optimal; `start` becomes the best schedule.
+  bool solveWhole(IncrementalEvaluator& ev, Schedule& start);
+  // Windows from `start` until the run stops or the run's elapsed time reaches `until` (checked
+  // between windows); `start` becomes the schedule reached (never worse than the one given). The
+  // window size and stall count carry over from one call to the next.
+  void windows(IncrementalEvaluator& ev, Schedule& start, double until);
+  // Coordinate descent on the granularities from `start` until the run stops or its elapsed time
+  // reaches `until`: for one subgraph after another (a cursor that carries over between calls),
+  // every w in [1, min(N, W)] with h and k fixed, the cheapest applied if it lowers the whole
+  // schedule's latency; then every h; then every k in [1, K limit]; then w and h together along
+  // the fast-memory frontier (polishFrontier); then the traversal polish.
+  // The annealer's granularity move draws these values at random, so late in a run, at a low
+  // temperature, a subgraph often sits a little above its best granularity in context; the LNS
+  // windows' exact solver considers only the smallest side per tile count. A full sweep without
+  // a change marks the schedule converged: polishing it again returns at once. `start` becomes
+  // the schedule reached; true if it is cheaper.
+  bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
+  void reportStats() const;
+
+ private:
+  // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
+  // consecutive subgraphs, or the subgraphs running a connected region of ops grown from a
+  // random subgraph's op through tensors.
+  std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size);
+  std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size);
+  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
+  void retainAcross(IncrementalEvaluator& ev, int s);
+  // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
+  // corner, both ways (the window solver knows only raster and the snakes from the first tile).
+  bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
+  // Subgraph s's w and h changed together, along the fast-memory frontier (see lns.cpp); the
+  // cheapest change applied if it lowers the schedule's latency.
+  void polishFrontier(IncrementalEvaluator& ev, int s);
+  // A polish prices change c (counted in the polish's stats) and keeps it in best / bestD if it
+  // is the cheapest so far that lowers the latency `at`; true if c is valid.
+  bool polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD);
+  // Offers the schedule to the pool and the progress if it beats the worker's best, counting the
+  // improvement in `by`.
+  void improved(const IncrementalEvaluator& ev, MoveStats& by);
+
+  SearchRun& run_;
+  int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
+  Rng rng_;
+  std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
+  MoveStats stats_;
+  MoveStats polishStats_;  // the granularity polish: evaluated, valid, applied (a side changed), improved (a new best)
+  double best_ = -1;
+  int size_ = 0;       // window size (distinct ops) of the current round
+  long stall_ = 0;     // windows since the last improvement at this size
+  bool cycleImproved_ = false;
+  size_t polishCursor_ = 0;       // next subgraph the granularity polish visits
+  double polishConverged_ = -1;   // latency of the last schedule a full sweep left unchanged
+};
+
+}  // namespace mlsys

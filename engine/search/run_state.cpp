@@ -1,0 +1,198 @@
+#include "engine/search/run_state.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cost/bound.h"
+#include "cost/json_util.h"
+
+namespace mlsys {
+
+void RunStats::addMoves(const std::string& move, const MoveStats& m) {
+  std::lock_guard<std::mutex> lk(mu_);
+  MoveStats& t = moves_[move];
+  t.evaluations += m.evaluations;
+  t.valid += m.valid;
+  t.applied += m.applied;
+  t.improvements += m.improvements;
+}
+
+void RunStats::noteBest(const std::string& who, double lat) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = best_by_kind_.find(who);
+  if (it == best_by_kind_.end() || lat < it->second) best_by_kind_[who] = lat;
+}
+
+std::vector<long> RunStats::evaluationsByWorker() const {
+  std::vector<long> v;
+  for (int i = 0; i < workers_; ++i) v.push_back(by_worker_[i].n.load(std::memory_order_relaxed));
+  return v;
+}
+
+std::map<std::string, MoveStats> RunStats::moves() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return moves_;
+}
+
+std::map<std::string, double> RunStats::bestByKind() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return best_by_kind_;
+}
+
+bool StopPolicy::stopNow() const {
+  if (Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
+  if (stats_.optimal.load(std::memory_order_relaxed)) return true;
+  // Whichever limit comes first: --max-evals never switches the wall clock off.
+  if (max_evals_ > 0 && stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_) return true;
+  return dl_.remaining() <= out_.stopMargin(margin_s_);
+}
+
+double StopPolicy::fraction() const {
+  if (max_evals_ > 0)
+    return std::min(1.0, static_cast<double>(stats_.evaluations.load()) / static_cast<double>(max_evals_));
+  const double total = dl_.total();
+  if (!(total < 1e17)) return 0;
+  const double span = total - start_s_;
+  return span > 0 ? std::clamp((dl_.elapsed() - start_s_) / span, 0.0, 1.0) : 1.0;
+}
+
+double gapOf(double latency, double bound) {
+  if (!(latency > 0) || !(bound > 0)) return 1;
+  return std::max(0.0, (latency - bound) / latency);
+}
+
+std::string gapText(double latency, double bound) {
+  return fmt::format("{:.2f}%", 100 * gapOf(latency, bound));
+}
+
+std::unique_ptr<TraceFile> TraceFile::open(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
+  std::unique_ptr<TraceFile> t(new TraceFile(f));
+  // The header is flushed now: a file that cannot take it (/dev/full, a full disk) is an error
+  // before the search, not a silent empty trace.
+  if (std::fputs("seconds,worker,latency\n", f) < 0 || std::fflush(f) != 0)
+    throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
+  return t;
+}
+
+std::string TraceFile::error() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return error_;
+}
+
+TraceFile::~TraceFile() { std::fclose(f_); }
+
+void TraceFile::row(double seconds, const std::string& who, double latency) {
+  std::lock_guard<std::mutex> lk(mu_);
+  const std::string line = fmt::format("{:.4f},{},{}\n", seconds, who, formatDouble(latency));
+  if (std::fputs(line.c_str(), f_) < 0 || std::fflush(f_) != 0) {
+    if (error_.empty()) {
+      error_ = std::string("cannot write a row: ") + std::strerror(errno);
+      std::cerr << "mlsys: warning: --trace: " << error_ << "\n";
+    }
+    std::clearerr(f_);
+  }
+}
+
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet)
+    : dl_(dl), out_(out), stats_(stats), trace_(trace), best_(out.best()), bound_(bound), quiet_(quiet) {}
+
+void Progress::improved(const Schedule& s, double lat, const std::string& who) {
+  stats_.noteBest(who, lat);
+  const auto useful = [&] { return lat < best_ && (!pending_ || lat < pending_->lat); };
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!useful()) return;
+  }
+  Schedule copy = s;  // outside the lock: a huge schedule takes ms
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!useful()) return;
+    // The time is taken under the lock, so that the times of the hand-overs checked (and of the
+    // trace rows) never go back.
+    pending_ = Handover{std::move(copy), lat, dl_.elapsed(), who};
+  }
+  handed_.notify_one();
+}
+
+void Progress::checkPending() {
+  std::lock_guard<std::mutex> one(check_mu_);
+  Handover h;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!pending_) return;
+    h = std::move(*pending_);
+    pending_.reset();
+  }
+  const double checked = out_.offer(h.s, dl_.elapsed());
+  if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
+  std::lock_guard<std::mutex> lk(mu_);
+  if (checked < 0) {
+    std::cerr << "mlsys: internal error: " << h.who << " produced a schedule the full evaluator rejects; ignored\n";
+    return;
+  }
+  if (checked < best_) {
+    best_ = checked;
+    best_found_s_ = h.found_s;
+    if (!quiet_)
+      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(h.found_s * 1000) / 1000),
+                               formatDouble(checked), gapText(checked, bound_), h.who);
+    if (meetsBound(checked, bound_)) stats_.optimal.store(true);
+    if (trace_) trace_->row(h.found_s, h.who, checked);
+  }
+}
+
+void Progress::warnOnce(const std::string& text) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (warned_.insert(text).second) std::cerr << "warning: " << text << "\n";
+}
+
+double Progress::bestFoundS() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return best_found_s_;
+}
+
+void Progress::monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool) {
+  double next = log_interval_s;
+  long lastEvals = 0, lastAcc = 0;
+  double lastT = 0;
+  while (running.load() > 0) {
+    // Wake when a worker hands an improvement over, or when a deferred best falls due (at most
+    // every 20 ms): it is then on disk within write_interval_s of being found, plus about a
+    // millisecond, not plus a whole period.
+    double wait = std::clamp(out_.pendingDueAt() - dl_.elapsed(), 0.001, 0.02);
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      handed_.wait_for(lk, std::chrono::duration<double>(wait), [&] { return pending_.has_value(); });
+    }
+    checkPending();
+    double t = dl_.elapsed();
+    if (!Deadline::stop_requested.load()) out_.flushDue(t);
+    if (t < next || quiet) continue;
+    long e = stats_.evaluations.load(), acc = stats_.accepted.load();
+    double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
+    double accRate = e > lastEvals ? 100.0 * (acc - lastAcc) / (e - lastEvals) : 0;
+    lastEvals = e;
+    lastAcc = acc;
+    lastT = t;
+    next = t + log_interval_s;
+    std::lock_guard<std::mutex> lk(mu_);
+    std::string line = fmt::format("[{}s] incumbent {}  bound {}  gap {}  evals {} ({}/s, {}% accepted)  pool {}  |",
+                                   formatDouble(std::round(t * 10) / 10), formatDouble(best_), formatDouble(bound_),
+                                   gapText(best_, bound_), e, static_cast<long>(rate), formatDouble(std::round(accRate * 10) / 10),
+                                   pool.size());
+    for (const auto& [k, v] : stats_.bestByKind()) line += fmt::format("  {} {}", k, formatDouble(v));
+    line += "\n";
+    std::cerr << line;
+  }
+  checkPending();  // a worker's last improvement, handed over as it stopped
+}
+
+}  // namespace mlsys

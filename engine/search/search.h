@@ -1,0 +1,20 @@
+// The search: one worker per thread (oneTBB tasks), of the kinds in search.workers assigned
+// round-robin (engine/base/worker_kind.h), sharing a SearchRun (engine/search/run_state.h: stop policy,
+// statistics, progress, elite pool) under one wall-clock deadline, while the calling thread
+// monitors progress and flushes deferred writes.
+#pragma once
+#include "cost/schedule.h"
+#include "engine/io/config.h"
+#include "engine/io/output.h"
+#include "engine/search/run_state.h"
+#include "engine/search/solve.h"
+
+namespace mlsys {
+
+// Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
+// until the deadline or until the best meets `bound` (proven optimal). Improvements are rows of
+// `trace` (nullptr: no --trace).
+SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace);
+
+}  // namespace mlsys

@@ -1,0 +1,75 @@
+#include "engine/search/window.h"
+
+#include <algorithm>
+
+namespace mlsys {
+
+SubProblem extractSubProblem(const Problem& p, const std::vector<OpId>& ops) {
+  SubProblem w;
+  std::vector<OpId> sorted = ops;
+  std::sort(sorted.begin(), sorted.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (OpId o : sorted) w.sub_op.emplace(o, static_cast<OpId>(w.op_of.size())), w.op_of.push_back(o);
+  auto tensor = [&](TensorId t) {
+    auto [it, fresh] = w.sub_tensor.emplace(t, static_cast<TensorId>(w.tensor_of.size()));
+    if (fresh) {
+      w.tensor_of.push_back(t);
+      w.p.widths.push_back(p.widths[t]);
+      w.p.heights.push_back(p.heights[t]);
+    }
+    return it->second;
+  };
+  for (OpId o : sorted) {
+    Op op = p.ops[o];
+    for (TensorId& t : op.inputs) t = tensor(t);
+    for (TensorId& t : op.outputs) t = tensor(t);
+    w.p.ops.push_back(std::move(op));
+  }
+  w.p.capacity = p.capacity;
+  w.p.bandwidth = p.bandwidth;
+  w.p.native = p.native;
+  w.p.name = p.name + "[window]";
+  finalizeProblem(w.p, w.p.name);
+  // Tensors the rest of the schedule needs in slow memory become graph outputs of the window.
+  for (size_t st = 0; st < w.tensor_of.size(); ++st) {
+    const TensorId t = w.tensor_of[st];
+    if (p.producer[t] < 0 || !w.sub_op.count(p.producer[t])) continue;
+    bool needed = p.is_graph_output[t];
+    for (OpId c : p.consumers[t]) needed |= !w.sub_op.count(c);
+    if (needed) w.p.is_graph_output[st] = true;
+  }
+  return w;
+}
+
+Schedule toFull(const SubProblem& w, const Schedule& s) {
+  Schedule out;
+  out.subgraphs.reserve(s.subgraphs.size());
+  for (const SubgraphSched& sg : s.subgraphs) {
+    SubgraphSched f = sg;
+    for (OpId& o : f.ops) o = w.op_of[o];
+    for (TensorId& t : f.retain) t = w.tensor_of[t];
+    std::sort(f.retain.begin(), f.retain.end());
+    out.subgraphs.push_back(std::move(f));
+  }
+  return out;
+}
+
+Schedule toSub(const SubProblem& w, const Schedule& s, const std::vector<int>& idx) {
+  Schedule out;
+  for (size_t j = 0; j < idx.size(); ++j) {
+    SubgraphSched sg = s.subgraphs[idx[j]];
+    for (OpId& o : sg.ops) o = w.sub_op.at(o);
+    std::vector<TensorId> keep;
+    if (j + 1 < idx.size() && idx[j + 1] == idx[j] + 1)
+      for (TensorId t : sg.retain) {
+        auto it = w.sub_tensor.find(t);
+        if (it != w.sub_tensor.end() && !w.p.is_graph_output[it->second]) keep.push_back(it->second);
+      }
+    std::sort(keep.begin(), keep.end());
+    sg.retain = std::move(keep);
+    out.subgraphs.push_back(std::move(sg));
+  }
+  return out;
+}
+
+}  // namespace mlsys

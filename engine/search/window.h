@@ -1,0 +1,46 @@
+// Windows for large-neighbourhood search (engine/search/lns.cpp): the sub-problem a set of ops forms on
+// its own, so that the exact solver (engine/exact/exact.h) can re-optimise a part of a schedule with
+// the rest fixed, and the way back to the full problem's ids.
+//
+// The sub-problem of ops S (the ops of a run of consecutive subgraphs):
+//   - its ops are S, in the full problem's topological order, with their types, base costs, K;
+//   - its tensors are those S reads or writes, with their shapes; capacity, bandwidth, N as is;
+//   - a tensor S reads but does not produce is a graph input of the sub-problem (in slow memory:
+//     the schedule before the window wrote it, or the subgraph before the window retained it, in
+//     which case the splice drops that retention and the tensor is written instead);
+//   - a tensor S produces is a graph output of the sub-problem (it must be written, never
+//     retained: V7) when the full problem needs it in slow memory after the window: it is a
+//     graph output there, or an op outside S reads it (conservative: the reader may lie before
+//     the window through recomputation; writing is then unnecessary but valid).
+// A schedule of the sub-problem, mapped back, covers S, writes every tensor the rest of the
+// schedule reads, and reads only tensors available at the window's start: replacing the window by
+// it keeps the whole schedule valid (the incremental evaluator re-checks it anyway).
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "cost/schedule.h"
+
+namespace mlsys {
+
+struct SubProblem {
+  Problem p;
+  std::vector<OpId> op_of;          // sub-problem op -> full op
+  std::vector<TensorId> tensor_of;  // sub-problem tensor -> full tensor
+  std::unordered_map<TensorId, TensorId> sub_tensor;  // full tensor -> sub-problem tensor
+  std::unordered_map<OpId, OpId> sub_op;              // full op -> sub-problem op
+};
+
+// The sub-problem of the distinct ops `ops` of `p` (see above).
+SubProblem extractSubProblem(const Problem& p, const std::vector<OpId>& ops);
+
+// Sub-problem schedule -> full-problem schedule (ops and retained tensors renamed).
+Schedule toFull(const SubProblem& w, const Schedule& s);
+
+// Full-problem subgraphs `idx` (increasing positions) of `s` -> a sub-problem schedule: ops
+// renamed, retained tensors kept only into the next subgraph when it is the next of `idx` too and
+// the sub-problem allows retaining them (not its graph outputs); nothing retained after the
+// last. The exact solver's incumbent for the window (it re-checks validity).
+Schedule toSub(const SubProblem& w, const Schedule& s, const std::vector<int>& idx);
+
+}  // namespace mlsys
