@@ -110,16 +110,22 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   traceRow("first", lat);
   log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
   // On huge graphs (100k+ ops) reading and the first schedule can take the whole budget: then the
-  // bound, the baseline and the search are skipped, so that the run ends right after the first
-  // write instead of after the deadline.
+  // baseline and the search are skipped, so that the run ends right after the first write instead
+  // of after the deadline; so is the bound, unless its quick floors are cheap (up to
+  // kQuickFloorOps ops: about 1 us per op, measured 0.1 s at 100,000 ops): a small graph on a
+  // loaded machine, whose stop margin grows with the measured write time, keeps a bound.
+  constexpr int kQuickFloorOps = 20000;
   const auto spent = [&] { return deadline.remaining() <= out.stopMargin(cfg.margin_s); };
   r.model = cfg.model.describe();
-  if (spent()) log("the budget is spent: lower bound, baseline and search skipped");
+  const bool spentAtFirst = spent();
+  if (spentAtFirst)
+    log(p.numOps() > kQuickFloorOps ? "the budget is spent: lower bound, baseline and search skipped"
+                                    : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
   // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
   // fusion components get their quick floors).
-  else {
+  if (!spentAtFirst || p.numOps() <= kQuickFloorOps) {
     Deadline boundDl;
-    boundDl.setBudget(0.05 * budget);
+    boundDl.setBudget(spentAtFirst ? 0 : 0.05 * budget);
     BoundOptions bo;
     bo.give_up = [&] { return boundDl.expired() || Deadline::stop_requested.load(); };
     r.lower_bound = lowerBound(p, cfg.model, bo).value();
