@@ -69,11 +69,12 @@
 #include <string>
 
 #include "cost/evaluator.h"
+#include "engine/base/limits.h"
 
 namespace mlsys {
 
 struct ExactOptions {
-  int max_ops = 20;           // larger problems are not attempted (only `incumbent` is returned)
+  int max_ops = kExactMaxOps;  // larger problems are not attempted (only `incumbent` is returned)
   int max_subgraph_ops = 0;   // most ops in one subgraph (0 = no limit)
   bool snakes = true;         // also try row-snake and column-snake orders
   // Also start each order from the other corners (mirrored) along an axis whose last tile is

@@ -1,5 +1,6 @@
 #include "engine/io/config.h"
 
+#include "engine/base/limits.h"
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -159,9 +160,9 @@ SearchConfig fromTree(const YAML::Node& root, const Ctx& c) {
   }
   if (auto s = root["lns"]) {
     checkKeys(c, s, "lns", {"whole_graph_ops", "window_ops_min", "window_ops_max", "window_seconds", "stall_windows", "every_side", "adaptive", "slice_seconds", "polish", "moves"});
-    if (s["whole_graph_ops"]) cfg.lns_whole_graph_ops = static_cast<int>(integer(c, s["whole_graph_ops"], "lns.whole_graph_ops", 0, 20));
-    if (s["window_ops_min"]) cfg.lns_window_ops_min = static_cast<int>(integer(c, s["window_ops_min"], "lns.window_ops_min", 2, 20));
-    if (s["window_ops_max"]) cfg.lns_window_ops_max = static_cast<int>(integer(c, s["window_ops_max"], "lns.window_ops_max", 2, 20));
+    if (s["whole_graph_ops"]) cfg.lns_whole_graph_ops = static_cast<int>(integer(c, s["whole_graph_ops"], "lns.whole_graph_ops", 0, kExactMaxOps));
+    if (s["window_ops_min"]) cfg.lns_window_ops_min = static_cast<int>(integer(c, s["window_ops_min"], "lns.window_ops_min", 2, kExactMaxOps));
+    if (s["window_ops_max"]) cfg.lns_window_ops_max = static_cast<int>(integer(c, s["window_ops_max"], "lns.window_ops_max", 2, kExactMaxOps));
     if (s["window_seconds"]) cfg.lns_window_seconds = num(c, s["window_seconds"], "lns.window_seconds", 0.001, 3600);
     if (s["stall_windows"]) cfg.lns_stall_windows = integer(c, s["stall_windows"], "lns.stall_windows", 1, 1000000000);
     if (s["every_side"]) cfg.lns_every_side = boolean(c, s["every_side"], "lns.every_side");

@@ -1,5 +1,6 @@
 #include "engine/search/annealing.h"
 
+#include "engine/base/limits.h"
 #include <cmath>
 #include <limits>
 
@@ -23,7 +24,7 @@ struct LazyBest {
     is_current = false;
   }
   // Relative improvement threshold: an accepted move improves the best only below this.
-  bool improvedBy(double total) const { return total < latency - 1e-9 * latency; }
+  bool improvedBy(double total) const { return improves(total, latency); }
 };
 
 }  // namespace
@@ -127,7 +128,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
       offerBestToPool();
       // Another worker is ahead of this one's best: continue from its schedule (with several
       // annealers on one funnel, the one behind joins the leader).
-      if (run_.cfg.sa_adopt_pool_best && run_.poolOf(id_).bestLatency() < best.latency - 1e-9 * best.latency) {
+      if (run_.cfg.sa_adopt_pool_best && improves(run_.poolOf(id_).bestLatency(), best.latency)) {
         Schedule s;
         double l;
         if (run_.poolOf(id_).best(s, l)) {

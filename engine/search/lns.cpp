@@ -1,5 +1,6 @@
 #include "engine/search/lns.h"
 
+#include "engine/base/limits.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,9 +17,8 @@
 namespace mlsys {
 namespace {
 
-// The exact solver's limit on the ops of one problem (engine/exact/exact.h: bitmasks of 64 bits, and
-// far below that the search no longer ends in useful time).
-constexpr int kMaxWindowOps = 20;
+// The exact solver's limit on the ops of one problem (engine/base/limits.h).
+constexpr int kMaxWindowOps = kExactMaxOps;
 
 // The change that replaces subgraph s by `by`.
 Change replaceOne(int s, SubgraphSched by) {
@@ -34,7 +34,7 @@ Change replaceOne(int s, SubgraphSched by) {
 Lns::Lns(SearchRun& run, int worker_id) : run_(run), id_(worker_id), rng_(mixSeed(run.seed, worker_id, 3)) {}
 
 void Lns::improved(const IncrementalEvaluator& ev, MoveStats& by) {
-  if (best_ >= 0 && ev.total() >= best_ - 1e-9 * best_) return;
+  if (best_ >= 0 && !improves(ev.total(), best_)) return;
   best_ = ev.total();
   ++by.improvements;
   run_.offer(id_, ev.schedule(), ev.total());
@@ -78,7 +78,7 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found.
-    if (run_.poolOf(id_).bestLatency() < ev.total() - 1e-9 * ev.total()) {
+    if (improves(run_.poolOf(id_).bestLatency(), ev.total())) {
       Schedule s;
       double l;
       if (run_.poolOf(id_).best(s, l)) ev.reset(s);
@@ -213,7 +213,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   ExactResult r = solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
   run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
-  if (!r.found || (incEval.valid && r.latency >= incEval.total - 1e-9 * incEval.total)) {
+  if (!r.found || (incEval.valid && !improves(r.latency, incEval.total))) {
     if (r.proven_optimal && solved_.size() < 1000000) solved_.insert(key);
     return false;
   }
@@ -260,11 +260,11 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
   retainAcross(ev, blockAt - 1);
   polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
-  if (ev.total() < oldTotal - 1e-9 * oldTotal) {
+  if (improves(ev.total(), oldTotal)) {
     ++stats_.applied;
     return true;
   }
-  if (ev.total() > oldTotal + 1e-9 * oldTotal) ev.reset(backup);
+  if (worsens(ev.total(), oldTotal)) ev.reset(backup);
   return false;
 }
 
@@ -307,7 +307,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
     else ++clean;
   }
   start = ev.schedule();
-  if (ev.total() < before - 1e-9 * before) {
+  if (improves(ev.total(), before)) {
     improved(ev, polishStats_);
     return true;
   }
@@ -389,7 +389,7 @@ bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
     }
     if (bestD.valid) ev.apply(best, bestD);
   }
-  return ev.total() < before - 1e-9 * before;
+  return improves(ev.total(), before);
 }
 
 void Lns::retainAcross(IncrementalEvaluator& ev, int s) {

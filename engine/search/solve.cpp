@@ -1,5 +1,6 @@
 #include "engine/search/solve.h"
 
+#include "engine/base/limits.h"
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
@@ -179,9 +180,9 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
         r.optimal_by = "bound";
       }
       log(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
-                      ex.proven_optimal   ? "optimal over its space; the search goes on"
-                      : ex.stop_reason == "too_large" ? "too large (over 20 ops)"
-                                                      : "stopped before the proof",
+                      ex.proven_optimal   ? std::string("optimal over its space; the search goes on")
+                      : ex.stop_reason == "too_large" ? fmt::format("too large (over {} ops)", kExactMaxOps)
+                                                      : std::string("stopped before the proof"),
                       ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded, formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
     }
     // 4. The search, unless the best is proven optimal already.
