@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
         "\"states_expanded\": %lld, \"transitions\": %lld, \"subgraphs_priced\": %lld, \"plans\": %lld, \"configs_priced\": %lld, "
         "\"incumbent_updates\": %lld, \"lb_violations\": %lld, \"connected_subgraphs\": %d}\n",
         jsonString(problemPath).c_str(), p.numOps(), r.found ? "true" : "false", r.latency, r.proven_optimal ? "true" : "false",
-        r.lower_bound, jsonString(r.stop_reason).c_str(), r.exact_arithmetic ? "true" : "false", r.schedule.subgraphs.size(),
+        r.lower_bound, jsonString(r.message.empty() ? std::string(exactStatusName(r.status)) : r.message).c_str(), r.exact_arithmetic ? "true" : "false", r.schedule.subgraphs.size(),
         s.seconds, static_cast<long long>(s.states_generated), static_cast<long long>(s.states_expanded),
         static_cast<long long>(s.transitions), static_cast<long long>(s.subgraphs_priced), static_cast<long long>(s.plans),
         static_cast<long long>(s.configs_priced), static_cast<long long>(s.incumbent_updates),

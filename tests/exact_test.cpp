@@ -26,7 +26,7 @@ namespace {
 ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double seconds = 30,
                          const ModelOptions& m = {}) {
   ExactResult r = solveExact(p, m, opt, after(seconds));
-  EXPECT_TRUE(r.found) << p.name << ": " << r.stop_reason;
+  EXPECT_TRUE(r.found) << p.name << ": " << exactStatusName(r.status) << " " << r.message;
   if (!r.found) return r;
   Evaluation ev = evaluateSchedule(p, r.schedule, m);
   EXPECT_TRUE(ev.valid) << p.name << ": " << ev.reason;
@@ -35,7 +35,7 @@ ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double 
   EXPECT_LE(r.lower_bound, r.latency) << p.name;
   if (r.proven_optimal) {
     EXPECT_EQ(r.lower_bound, r.latency) << p.name;
-    EXPECT_EQ(r.stop_reason, "optimal");
+    EXPECT_EQ(r.status, ExactStatus::Optimal);
   }
   return r;
 }
@@ -159,9 +159,9 @@ TEST(Exact, RetentionReachesTheTrafficBound) {
 TEST(Exact, StoppedAtOnceReturnsAValidSchedule) {
   Problem p = generateProblem("random", 6, 3);
   ExactResult r = solveExact(p, {}, {}, [] { return true; });
-  ASSERT_TRUE(r.found) << r.stop_reason;
+  ASSERT_TRUE(r.found) << exactStatusName(r.status) << " " << r.message;
   EXPECT_FALSE(r.proven_optimal);
-  EXPECT_EQ(r.stop_reason, "stopped");
+  EXPECT_EQ(r.status, ExactStatus::Stopped);
   Evaluation ev = evaluateSchedule(p, r.schedule, {});
   ASSERT_TRUE(ev.valid) << ev.reason;
   EXPECT_EQ(ev.total, r.latency);
@@ -205,7 +205,7 @@ TEST(Exact, TooLargeIsNotAttempted) {
   o.max_ops = 4;
   ExactResult r = solveExact(p, {}, o, [] { return false; });
   EXPECT_FALSE(r.found);
-  EXPECT_EQ(r.stop_reason, "too_large");
+  EXPECT_EQ(r.status, ExactStatus::TooLarge);
 }
 
 // --- The pruning against the unpruned search --------------------------------------------------
@@ -355,7 +355,7 @@ TEST(Exact, GeneratedGraphsAgainstSolve) {
     Problem p = generateProblem(c.family, c.size, c.seed);
     SCOPED_TRACE(p.name);
     ExactResult r = solveChecked(p);
-    ASSERT_TRUE(r.proven_optimal) << r.stop_reason;
+    ASSERT_TRUE(r.proven_optimal) << exactStatusName(r.status) << " " << r.message;
     const std::string in = test::tempPath(p.name + ".json"), out = test::tempPath(p.name + ".solve.json");
     test::writeText(in, problemToJson(p));
     test::RunResult run = test::runMlsys({"solve", in, out, "--seconds", "1", "-q"});

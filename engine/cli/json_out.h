@@ -27,7 +27,7 @@ struct SolveStats {
   uint64_t seed = 0;
   double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
   bool optimal = false;
-  std::string optimal_by, stop_reason, model, version;
+  std::string stop_reason, model, version;
 };
 std::string statsJson(const SolveStats& s);
 

@@ -35,8 +35,8 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   const long evalsPerS = std::lround(res.evaluations / std::max(1e-9, el));  // the log and --stats alike
   if (!opt.quiet) {
     log(fmt::format("done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
-                    o.stop_reason, formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
-                    o.optimal ? (o.optimal_by == "exact" ? ", optimal (exact solver)" : ", optimal") : "",
+                    stopReasonName(o.stop_reason), formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
+                    o.optimal ? ", optimal" : "",
                     formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
     std::string table = "  move           evaluated      valid    applied  improved\n";
     for (const auto& [name, m] : res.moves)
@@ -64,8 +64,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.lower_bound = o.lower_bound;
     s.gap = gapOf(o.written_best, o.lower_bound);
     s.optimal = o.optimal;
-    s.optimal_by = o.optimal_by;
-    s.stop_reason = o.stop_reason;
+    s.stop_reason = stopReasonName(o.stop_reason);
     s.model = o.model;
     s.version = MLSYS_VERSION;
     try {

@@ -316,7 +316,7 @@ void Solver::run() {
   res_.exact_arithmetic = sc_.exact;
   if (ub_ >= kInf) {
     res_.found = false;
-    res_.stop_reason = stopped ? "stopped" : "no valid schedule in the space";
+    res_.status = stopped ? ExactStatus::Stopped : ExactStatus::NoSchedule;
     return;
   }
   Schedule best = incIsPath_ ? build(incPath_) : incSched_;
@@ -325,14 +325,16 @@ void Solver::run() {
     res_.found = false;
     std::ostringstream os;  // the rule prints as its name (string or enum)
     os << "internal error: the schedule found is invalid (" << ev.rule << ": " << ev.reason << ")";
-    res_.stop_reason = os.str();
+    res_.status = ExactStatus::Error;
+    res_.message = os.str();
     return;
   }
   Cost tot = 0;
   for (const auto& r : ev.subgraphs) tot = addCost(tot, sc_.of(r.cost.num, r.cost.den, false));
   if (sc_.exact && tot != ub_) {
     res_.found = false;
-    res_.stop_reason = "internal error: the evaluator prices the schedule found differently";
+    res_.status = ExactStatus::Error;
+    res_.message = "internal error: the evaluator prices the schedule found differently";
     return;
   }
   res_.found = true;
@@ -349,7 +351,7 @@ void Solver::run() {
     lb = std::min(lb, qmin);
   }
   res_.lower_bound = res_.proven_optimal ? ev.total : sc_.toDouble(lb);
-  res_.stop_reason = res_.proven_optimal ? "optimal" : "stopped";
+  res_.status = res_.proven_optimal ? ExactStatus::Optimal : ExactStatus::Stopped;
 }
 
 }  // namespace exact_detail
@@ -411,7 +413,7 @@ ExactResult solveExact(const Problem& p, const ModelOptions& m, const ExactOptio
   int produced = 0;
   for (TensorId t = 0; t < p.numTensors(); ++t) produced += p.producer[t] >= 0;
   if (p.numOps() > std::min(opt.max_ops, 63) || produced > 64) {
-    res.stop_reason = "too_large";
+    res.status = ExactStatus::TooLarge;
     if (opt.incumbent) {
       Evaluation ev = evaluateSchedule(p, *opt.incumbent, m);
       if (ev.valid) {

@@ -105,6 +105,26 @@ struct ExactStats {
   double seconds = 0;
 };
 
+// How the exact solver ended.
+enum class ExactStatus {
+  Optimal,     // the search completed: nothing in the space is cheaper
+  Stopped,     // `stop` fired first (the best found so far is returned)
+  TooLarge,    // more than ExactOptions::max_ops ops: not attempted
+  NoSchedule,  // the space holds no valid schedule
+  Error,       // an internal error (ExactResult::message says which)
+};
+// "optimal", "stopped", "too_large", "no_schedule", "error": the name in --json outputs.
+inline const char* exactStatusName(ExactStatus s) {
+  switch (s) {
+    case ExactStatus::Optimal: return "optimal";
+    case ExactStatus::Stopped: return "stopped";
+    case ExactStatus::TooLarge: return "too_large";
+    case ExactStatus::NoSchedule: return "no_schedule";
+    case ExactStatus::Error: return "error";
+  }
+  return "?";
+}
+
 struct ExactResult {
   bool found = false;            // a schedule is returned (false only for an invalid problem)
   Schedule schedule;
@@ -112,7 +132,8 @@ struct ExactResult {
   bool proven_optimal = false;   // the search completed: nothing in the space is cheaper
   double lower_bound = 0;        // no schedule in the space is cheaper (== latency when proven)
   bool exact_arithmetic = true;
-  std::string stop_reason;       // "optimal", "stopped", "too_large"
+  ExactStatus status = ExactStatus::Stopped;
+  std::string message;           // for Error: what went wrong ("" otherwise)
   ExactStats stats;
 };
 

@@ -154,7 +154,6 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     traceRow("baseline", out.best());
     if (meetsBound(out.best(), r.lower_bound)) {
       r.optimal = true;
-      r.optimal_by = "bound";
     }
     // 3. --exact: the exact solver, from the baseline, within search.exact_share of the budget
     // left; the search runs after it for the rest (see below why even when it completed).
@@ -177,11 +176,10 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       // issue 36). The run is proven optimal only when the best meets the lower bound.
       if (meetsBound(out.best(), r.lower_bound)) {
         r.optimal = true;
-        r.optimal_by = "bound";
       }
       log(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
                       ex.proven_optimal   ? std::string("optimal over its space; the search goes on")
-                      : ex.stop_reason == "too_large" ? fmt::format("too large (over {} ops)", kExactMaxOps)
+                      : ex.status == ExactStatus::TooLarge ? fmt::format("too large (over {} ops)", kExactMaxOps)
                                                       : std::string("stopped before the proof"),
                       ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded, formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
     }
@@ -190,7 +188,6 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base, r.lower_bound, trace.get());
     if (r.search.optimal) {
       r.optimal = true;
-      r.optimal_by = "bound";
     }
     // When the search improved on the start, its own time; otherwise that of the phase above.
     if (r.search.best_found_s > 0) r.best_found_s = r.search.best_found_s;
@@ -212,13 +209,12 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   traceRow("end", r.written_best);
   r.first_write_s = out.firstWriteTime();
   r.writes = out.writes();
-  if (Deadline::signal_received.load()) r.stop_reason = "signal";
-  else if (r.optimal) r.stop_reason = "optimal";
-  else if (r.search.max_evals_hit) r.stop_reason = "max_evals";
-  else r.stop_reason = "deadline";
+  if (Deadline::signal_received.load()) r.stop_reason = StopReason::Signal;
+  else if (r.optimal) r.stop_reason = StopReason::Optimal;
+  else if (r.search.max_evals_hit) r.stop_reason = StopReason::MaxEvals;
+  else r.stop_reason = StopReason::Deadline;
   if (r.optimal)
-    log(r.optimal_by == "exact" ? fmt::format("optimal: latency {} (the exact solver completed over its space)", formatDouble(r.written_best))
-                                : fmt::format("optimal: latency {} meets the lower bound", formatDouble(r.written_best)));
+    log(fmt::format("optimal: latency {} meets the lower bound", formatDouble(r.written_best)));
   return r;
 }
 

@@ -56,6 +56,24 @@ class RunLog {
   bool quiet_;
 };
 
+// Why a solve run stopped.
+enum class StopReason {
+  Deadline,  // the budget ran out
+  Optimal,   // the best meets the lower bound (the only proof of optimality a run makes)
+  Signal,    // SIGTERM, SIGINT or SIGHUP
+  MaxEvals,  // --max-evals evaluations
+};
+// "deadline", "optimal", "signal", "max_evals": the name in the log and in --stats.
+inline const char* stopReasonName(StopReason r) {
+  switch (r) {
+    case StopReason::Deadline: return "deadline";
+    case StopReason::Optimal: return "optimal";
+    case StopReason::Signal: return "signal";
+    case StopReason::MaxEvals: return "max_evals";
+  }
+  return "?";
+}
+
 // What a solve run did.
 struct SolveOutcome {
   // False: it ended before the search (a signal during the first write, or an internal error),
@@ -74,8 +92,7 @@ struct SolveOutcome {
   int writes = 0;
   double lower_bound = 0;     // cost/bound.h
   bool optimal = false;       // proven: the best meets the bound, or the exact solver completed
-  std::string optimal_by;     // "bound" or "exact" (optimal over the exact solver's space)
-  std::string stop_reason;    // "deadline", "optimal", "signal", "max_evals"
+  StopReason stop_reason = StopReason::Deadline;
   std::string model;          // ModelOptions::describe()
 };
 
