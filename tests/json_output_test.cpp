@@ -43,7 +43,7 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   s.evals_per_s = 82304;
   s.writes = 3;
   s.threads = 2;
-  s.workers = {{"beam", 100000}, {"lns", 23456}};
+  s.workers = {{WorkerKind::Beam, 100000}, {WorkerKind::Lns, 23456}};
   s.seed = 18446744073709551615ULL;
   const std::string text = statsJson(s);
   rapidjson::Document d = parse(text);

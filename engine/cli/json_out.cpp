@@ -104,7 +104,7 @@ std::string statsJson(const SolveStats& s) {
   w.StartArray();
   for (const WorkerEvaluations& we : s.workers) {
     w.StartObject();
-    field(w, "kind", we.kind);
+    field(w, "kind", workerKindName(we.kind));
     field(w, "evaluations", we.evaluations);
     w.EndObject();
   }

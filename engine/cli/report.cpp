@@ -38,7 +38,9 @@ constexpr double kDrawPerScheduleRead = 6.0, kDrawPerTraceRead = 0.5;
 
 // ---------------------------------------------------------------- inputs
 
-bool isConstructionRow(const std::string& worker) { return worker == "first" || worker == "baseline" || worker == "exact"; }
+bool isConstructionRow(const std::string& worker) {
+  return worker == traceTagName(TraceTag::First) || worker == traceTagName(TraceTag::Baseline) || worker == traceTagName(TraceTag::Exact);
+}
 
 Trace readTrace(const std::string& path, const ReadLimits& lim) {
   std::string text = readTextFile(path, "trace", lim);
@@ -72,7 +74,7 @@ Trace readTrace(const std::string& path, const ReadLimits& lim) {
     if (!std::isfinite(tp.seconds) || !std::isfinite(tp.latency) || tp.latency <= 0 || tp.seconds < 0)
       fail("seconds must be >= 0 and latency > 0 in \"" + line + "\"");
     tp.worker = f[1];
-    if (tp.worker == "end") {
+    if (tp.worker == traceTagName(TraceTag::End)) {
       t.end_s = tp.seconds;
       t.end_latency = tp.latency;
     } else {

@@ -43,7 +43,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
       table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
     if (!res.workers.empty()) table += "  worker  kind   evaluated\n";
     for (size_t i = 0; i < res.workers.size(); ++i)
-      table += fmt::format("  {:<7} {:<5} {:>10}\n", i, res.workers[i].kind, res.workers[i].evaluations);
+      table += fmt::format("  {:<7} {:<5} {:>10}\n", i, workerKindName(res.workers[i].kind), res.workers[i].evaluations);
     std::cerr << table;
   }
   if (!opt.stats.empty()) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/base/deadline.h"
 #include "engine/io/output.h"
@@ -31,7 +32,7 @@ struct MoveStats {
 };
 
 struct WorkerEvaluations {
-  std::string kind;
+  WorkerKind kind = WorkerKind::Beam;
   long evaluations = 0;
 };
 
@@ -118,6 +119,19 @@ class StopPolicy {
 //               (above the last improvement only if that one was not written, see the README).
 // A run stopped before its first schedule existed leaves the header alone.
 // solve() opens the file before the first schedule and hands it to the search's Progress.
+// The rows solve() writes itself (the search's rows carry a worker kind or constructor name).
+enum class TraceTag { First, Baseline, Exact, End };
+// "first", "baseline", "exact", "end": the `worker` column of those rows (report reads them back).
+inline const char* traceTagName(TraceTag t) {
+  switch (t) {
+    case TraceTag::First: return "first";
+    case TraceTag::Baseline: return "baseline";
+    case TraceTag::Exact: return "exact";
+    case TraceTag::End: return "end";
+  }
+  return "?";
+}
+
 class TraceFile {
  public:
   // Creates (truncates) `path` and writes the header; throws InputError if it cannot be written.

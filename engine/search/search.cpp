@@ -129,7 +129,7 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   r.evaluations = run.stats.evaluations.load();
   const std::vector<long> byWorker = run.stats.evaluationsByWorker();
   for (int i = 0; i < threads; ++i)
-    r.workers.push_back({workerKindName(cfg.workers[static_cast<size_t>(i) % cfg.workers.size()]), byWorker[static_cast<size_t>(i)]});
+    r.workers.push_back({cfg.workers[static_cast<size_t>(i) % cfg.workers.size()], byWorker[static_cast<size_t>(i)]});
   r.best_found_s = run.progress.bestFoundS();
   r.moves = run.stats.moves();
   r.best_by_kind = run.stats.bestByKind();

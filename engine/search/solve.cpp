@@ -76,8 +76,8 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       if (int n = removeStaleTemps(f)) log(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
   // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
   std::unique_ptr<TraceFile> trace = opt.trace.empty() ? nullptr : TraceFile::open(opt.trace);
-  auto traceRow = [&](const char* who, double latency) {
-    if (trace && latency >= 0) trace->row(deadline.elapsed(), who, latency);
+  auto traceRow = [&](TraceTag tag, double latency) {
+    if (trace && latency >= 0) trace->row(deadline.elapsed(), traceTagName(tag), latency);
   };
   // Opens (checks) the output now: a directory or an unwritable place is an error before any search.
   OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
@@ -108,7 +108,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     r.exit_code = 1;
     return r;
   }
-  traceRow("first", lat);
+  traceRow(TraceTag::First, lat);
   log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
   // On huge graphs (100k+ ops) reading and the first schedule can take the whole budget: then the
   // baseline and the search are skipped, so that the run ends right after the first write instead
@@ -151,7 +151,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
     if (blat >= 0 && blat < lat) r.best_found_s = deadline.elapsed();
     if (blat >= 0) log("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r.lower_bound));
     if (blat < 0 || blat > lat) base = quick;
-    traceRow("baseline", out.best());
+    traceRow(TraceTag::Baseline, out.best());
     if (meetsBound(out.best(), r.lower_bound)) {
       r.optimal = true;
     }
@@ -168,7 +168,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
       const double before = out.best();
       if (ex.found && out.offer(ex.schedule, deadline.elapsed(), true) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
       if (out.best() < before) {
-        traceRow("exact", out.best());
+        traceRow(TraceTag::Exact, out.best());
         r.best_found_s = deadline.elapsed();
       }
       // Completed, the exact solver is optimal over its own space only (the smallest tile side per
@@ -206,7 +206,7 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   if (r.written_best >= 0 && !r.on_disk)
     std::cerr << "mlsys: warning: '" << opt.out << "' was replaced or removed by someone else after this run's last write: "
               << "this run's best is not on disk\n";
-  traceRow("end", r.written_best);
+  traceRow(TraceTag::End, r.written_best);
   r.first_write_s = out.firstWriteTime();
   r.writes = out.writes();
   if (Deadline::signal_received.load()) r.stop_reason = StopReason::Signal;
