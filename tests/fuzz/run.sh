@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for SECONDS.
-#   tests/fuzz/run.sh SECONDS [TARGET...]     (default targets: problem schedule evaluator)
+#   tests/fuzz/run.sh SECONDS [TARGET...]     (default targets: problem schedule evaluator input)
 # Env: MLSYS_FUZZ_PARALLEL=1 runs the targets at the same time (one core each).
 #      MLSYS_FUZZ_BUILD_DIR overrides build/fuzz.
 # The seed corpus (tests/fuzz/corpus/<t>) is copied into a working corpus under the build dir, so
@@ -10,12 +10,12 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 if [[ $# -lt 1 || ! "$1" =~ ^[0-9]+$ || "$1" -lt 1 ]]; then
-  echo "usage: tests/fuzz/run.sh SECONDS [problem|schedule|evaluator]..." >&2
+  echo "usage: tests/fuzz/run.sh SECONDS [problem|schedule|evaluator|input]..." >&2
   exit 2
 fi
 secs="$1"; shift
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(problem schedule evaluator)
+[[ ${#targets[@]} -eq 0 ]] && targets=(problem schedule evaluator input)
 build="${MLSYS_FUZZ_BUILD_DIR:-$root/build/fuzz}"
 
 cxx="$(command -v clang++ || command -v clang++-14 || true)"
