@@ -16,9 +16,12 @@ The binary defaults to $MLSYS_BENCH or <repo>/build/release/bench/mlsys_bench.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib.common import BUILD_HINT, ROOT, natural_key  # noqa: E402
 
 MOVES = ["granularity", "retain", "merge", "split", "move-op", "traversal", "recompute", "uncompute",
          "reorder"]
@@ -31,10 +34,6 @@ def si(x):
         if abs(x) >= div:
             return f"{x / div:.3g}{suf}"
     return f"{x:.3g}"
-
-
-def natural_key(s):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
 def collect(doc):
@@ -74,9 +73,8 @@ def rate(rows, name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                  allow_abbrev=False)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--binary", default=os.environ.get("MLSYS_BENCH",
-                                                       os.path.join(root, "build", "release", "bench", "mlsys_bench")))
+                                                       os.path.join(ROOT, "build", "release", "bench", "mlsys_bench")))
     ap.add_argument("--from-json", help="read a saved mlsys_bench JSON instead of running it")
     ap.add_argument("--save", help="also write the raw JSON here")
     ap.add_argument("--with-full", action="store_true", help="add the hitfull (filled cache) rates")
@@ -88,8 +86,7 @@ def main():
             text = f.read()
     else:
         if not os.path.exists(args.binary):
-            sys.exit(f"bench_table: {args.binary} not found; build with "
-                     "'cmake --preset release && cmake --build --preset release'")
+            sys.exit(f"bench_table: {args.binary} not found; {BUILD_HINT}")
         cmd = [args.binary, "--benchmark_format=json"] + rest
         print("bench_table: running " + " ".join(cmd), file=sys.stderr)
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)

@@ -14,16 +14,14 @@ geometric mean of the ratios. Exit code 1 if any run was invalid. Python 3 stand
 """
 import argparse
 import csv
-import math
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
 sys.path.insert(0, HERE)
-import harness  # noqa: E402  (shared formatting and sorting)
+from benchlib.common import ROOT, fmt, fnum, geomean, natural_key  # noqa: E402
 
 
 def label_of(cfg, used):
@@ -68,18 +66,18 @@ def main():
         with open(path, newline="") as f:
             runs.append((label, {r["instance"]: r for r in csv.DictReader(f)}))
 
-    names = sorted({n for _, rows in runs for n in rows}, key=harness.natural_key)
+    names = sorted({n for _, rows in runs for n in rows}, key=natural_key)
     base_label, base = runs[0]
     head = ["instance"] + [f"{label} median" + ("" if i == 0 else f" (/{base_label})") for i, (label, _) in enumerate(runs)]
     lines = ["| " + " | ".join(head + ["valid (per config)", "best"]) + " |", "|---|" + "--:|" * len(runs) + "---|---|"]
     ratios = {label: [] for label, _ in runs[1:]}
     for n in names:
-        b = harness.fnum(base.get(n, {}).get("median"))
+        b = fnum(base.get(n, {}).get("median"))
         cells, valid, best = [], [], (None, None)
         for i, (label, rows) in enumerate(runs):
             r = rows.get(n, {})
-            m = harness.fnum(r.get("median"))
-            cell = harness.fmt(m)
+            m = fnum(r.get("median"))
+            cell = fmt(m)
             if i > 0 and m and b:
                 ratios[label].append(m / b)
                 cell += f" ({m / b:.4f})"
@@ -92,8 +90,8 @@ def main():
         lines.append(f"| {n} | " + " | ".join(cells) + f" | {' '.join(valid)} | {best[1] or '—'} |")
     geo = []
     for label, _ in runs[1:]:
-        xs = ratios[label]
-        geo.append(f"{math.exp(sum(map(math.log, xs)) / len(xs)):.4f}" if xs else "—")
+        g = geomean(ratios[label])
+        geo.append(f"{g:.4f}" if g is not None else "—")
     lines.append("| " + " | ".join(["geometric mean of ratios", "—"] + geo + ["", ""]) + " |")
     md = "\n".join(lines) + "\n"
     os.makedirs(args.out, exist_ok=True)

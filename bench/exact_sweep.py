@@ -26,28 +26,18 @@ Examples:
   bench/exact_sweep.py --families random --sizes 3-5 --limit 30 --solve-seconds 1
 """
 import argparse
-import hashlib
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random"]
-
-
-def parse_range(s):
-    out = []
-    for part in s.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out.extend(range(int(a), int(b) + 1))
-        else:
-            out.append(int(part))
-    return out
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib.common import FAMILIES, ROOT, count_ops, file_sha1, parse_seeds  # noqa: E402
+from benchlib.mlsys import Mlsys, MlsysError  # noqa: E402
 
 
 def run(cmd, timeout):
@@ -71,6 +61,11 @@ def main():
     for b in (args.mlsys, args.exact):
         if not os.access(b, os.X_OK):
             sys.exit(f"missing binary {b} (see the build command in --help)")
+    try:
+        sizes = parse_seeds(args.sizes)
+    except ValueError as e:
+        sys.exit(f"--sizes {e}")
+    ml = Mlsys(args.mlsys)
     work = args.workdir or tempfile.mkdtemp(prefix="exact-sweep-")
     os.makedirs(work, exist_ok=True)
 
@@ -79,18 +74,17 @@ def main():
     print("-" * len(hdr))
     rows, seen = [], {}
     for fam in args.families.split(","):
-        for size in parse_range(args.sizes):
+        for size in sizes:
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 stem = f"{fam}-{size}-s{seed}"
                 prob = os.path.join(work, stem + ".json")
-                r = run([args.mlsys, "generate", "--family", fam, "--size", str(size), "--seed", str(seed), "-o", prob], 60)
-                if r.returncode != 0:
-                    print(f"{stem}: generate failed: {r.stderr.strip()}")
+                try:
+                    ml.generate(fam, size, seed, prob, timeout=60)
+                except MlsysError as e:
+                    print(f"{stem}: generate failed: {e}")
                     continue
-                with open(prob) as f:
-                    text = f.read()
-                ops = len(json.loads(text)["op_types"])
-                digest = hashlib.sha256(text.encode()).hexdigest()
+                ops = count_ops(prob)
+                digest = file_sha1(prob)
                 if digest in seen:
                     print(f"{fam:<12} {size:>4} {ops:>4} {seed:>4} {'':>6} {'':>8} {'':>18} {'':>18} {'':>8}  DUP of {seen[digest]}")
                     continue
@@ -105,22 +99,13 @@ def main():
                     print(f"{stem}: mlsys_exact failed ({r.returncode}): {r.stderr.strip()}")
                     continue
                 so_out = os.path.join(work, stem + ".solve.json")
-                r = run([args.mlsys, "solve", prob, so_out, "--seconds", str(args.solve_seconds), "-q"], args.solve_seconds + 60)
+                res = ml.solve(prob, so_out, seconds=args.solve_seconds, kill_at=args.solve_seconds + 60)
                 solve = None
-                if r.returncode == 0:
-                    e = run([args.mlsys, "evaluate", "--json", prob, so_out], 120)
-                    try:
-                        ev = json.loads(e.stdout)
-                        if ev.get("valid"):
-                            solve = ev["total_latency"]
-                    except ValueError:
-                        pass
-                bound = None
-                b = run([args.mlsys, "bound", "--json", prob], 120)
-                try:
-                    bound = json.loads(b.stdout)["lower_bound"]
-                except (ValueError, KeyError):
-                    pass
+                if res.rc == 0 and not res.killed:
+                    ev = ml.evaluate(prob, so_out, timeout=120)
+                    if ev.valid:
+                        solve = ev.latency
+                bound = ml.bound(prob, timeout=120)
                 exact = ex["latency"] if ex.get("found") else None
                 ratio = solve / exact if (solve is not None and exact) else None
                 flag = ""
@@ -157,7 +142,6 @@ def main():
     total_proven = sum(1 for r in rows if r["proven"])
     tight = [r["exact"] / r["bound"] for r in rows if r["proven"] and r["exact"] and r.get("bound")]
     if tight:
-        import math
         print(f"bound: {sum(1 for r in rows if 'BOUND-ABOVE' in r['flag'])} graphs with the bound above the optimum or solve; "
               f"optimum / bound geomean {math.exp(sum(math.log(x) for x in tight) / len(tight)):.4f}, "
               f"max {max(tight):.4f}, at the bound {sum(1 for x in tight if x <= 1 + 1e-9)}/{len(tight)}")

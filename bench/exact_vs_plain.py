@@ -12,78 +12,71 @@ run at --seconds 3 to show that the flag costs nothing there. Every output is ch
 was worse (ratio > 1 + 1e-9); exit 1 if any run was invalid.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.join(os.path.dirname(ROOT), "shared", "benchmarks")
-FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random"]
-
-
-def ops_of(path):
-    with open(path) as f:
-        return len(json.load(f)["op_types"])
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib.common import DEFAULT_MLSYS, FAMILIES, SHARED_BENCHMARKS, count_ops, instance_paths, stem  # noqa: E402
+from benchlib.mlsys import Mlsys, MlsysError  # noqa: E402
 
 
 def run(ml, inst, out, seed, threads, exact, seconds):
-    stats = out + ".stats.json"
-    cmd = [ml, "solve", inst, out, "--seed", str(seed), "--threads", str(threads), "--stats", stats]
-    if seconds:
-        cmd += ["--seconds", str(seconds)]
-    if exact:
-        cmd.append("--exact")
-    r = subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
-    ev = subprocess.run([ml, "evaluate", inst, out, "--json"], capture_output=True, text=True)
-    if ev.returncode != 0:
+    """(latency, stats) of one solve checked by evaluate; (None, None) when its output is invalid."""
+    res = ml.solve(inst, out, seed=seed, threads=threads, seconds=seconds, exact=exact, quiet=False,
+                   stats=out + ".stats.json", kill_at=300)
+    ev = ml.evaluate(inst, out)
+    if ev.rc != 0 or ev.latency is None or res.stats is None:
         return None, None
-    with open(stats) as f:
-        st = json.load(f)
     # The exact solver completed (optimal over its own space).
-    st["exact_completed"] = "exact solver: optimal" in r.stderr
-    return json.loads(ev.stdout)["total_latency"], st
+    res.stats["exact_completed"] = "exact solver: optimal" in res.stderr
+    return ev.latency, res.stats
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mlsys", default=os.path.join(ROOT, "build", "release", "mlsys"))
+    ap.add_argument("--mlsys", default=DEFAULT_MLSYS)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="", help="comma-separated instance names to run")
     args = ap.parse_args()
+    try:
+        ml = Mlsys(args.mlsys)
+    except MlsysError as e:
+        sys.exit(f"exact_vs_plain: {e}")
     work = args.out or tempfile.mkdtemp(prefix="exact-vs-plain-")
     os.makedirs(work, exist_ok=True)
-    insts = []
-    if os.path.isdir(SHARED):
-        insts += sorted(os.path.join(SHARED, f) for f in os.listdir(SHARED) if f.endswith(".json"))
-    else:
-        print(f"exact_vs_plain: {SHARED} is absent: generated graphs only", file=sys.stderr)
+    insts = instance_paths(SHARED_BENCHMARKS)
+    if not insts:
+        print(f"exact_vs_plain: {SHARED_BENCHMARKS} is absent: generated graphs only", file=sys.stderr)
     for fam in FAMILIES:
         for n in (10, 13, 16, 20):
             p = os.path.join(work, f"{fam}-n{n:03d}.json")
             if not os.path.exists(p):
-                subprocess.run([args.mlsys, "generate", "--family", fam, "--size", str(n), "--seed", "1", "-o", p], check=True)
+                try:
+                    ml.generate(fam, n, 1, p)
+                except MlsysError as e:
+                    sys.exit(f"exact_vs_plain: {e}")
             insts.append(p)
     if args.only:
         keep = set(args.only.split(","))
-        insts = [p for p in insts if os.path.splitext(os.path.basename(p))[0] in keep]
+        insts = [p for p in insts if stem(p) in keep]
     print("| instance | ops | budget | plain (median) | --exact (median) | exact/plain | exact solver completed | worse |")
     print("|---|--:|---|--:|--:|--:|---|---|")
     bad = worse = 0
     for inst in insts:
-        name = os.path.splitext(os.path.basename(inst))[0]
-        n = ops_of(inst)
+        name = stem(inst)
+        n = count_ops(inst)
         seconds = None if n <= 20 else 3
         lat = {False: [], True: []}
         proved = []
         for seed in range(1, args.seeds + 1):
             for exact in (False, True):
                 out = os.path.join(work, f"{name}.s{seed}.{'exact' if exact else 'plain'}.json")
-                total, st = run(args.mlsys, inst, out, seed, args.threads, exact, seconds)
+                total, st = run(ml, inst, out, seed, args.threads, exact, seconds)
                 if total is None:
                     bad += 1
                     continue

@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -x "$mlsys" ]] || { echo "generated_sweep.sh: no mlsys binary at $mlsys (build first or set MLSYS)" >&2; exit 2; }
-families=(transformer mixer gemm-chain cnn random)
+read -r -a families <<<"$(python3 "$root/bench/benchlib" families)"  # the one list, bench/benchlib/common.py
 read -r -a sz <<<"$sizes"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 [[ -n "$keep" ]] && mkdir -p "$keep"

@@ -56,24 +56,22 @@ Examples:
 import argparse
 import concurrent.futures
 import csv
-import hashlib
-import json
 import math
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random"]
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib.common import DEFAULT_MLSYS, FAMILIES, file_sha1, fnum as to_float, load_problem, parse_seeds  # noqa: E402
+from benchlib.mlsys import Mlsys, MlsysError  # noqa: E402
+
 SIZES = [20, 30, 40, 50, 60, 75, 90, 100, 110, 120, 135, 150]
 DEFAULT_DIR = os.path.join(tempfile.gettempdir(), "mlsys-midsize")
-DEFAULT_MLSYS = os.path.join(ROOT, "build", "release", "mlsys")
 COLUMNS = ["graph", "family", "size", "gen_seed", "ops", "graph_sha1", "seed", "threads", "seconds",
            "best_latency", "lower_bound", "gap", "best_found_s", "elapsed_s", "evaluations",
            "stop_reason", "exit_code", "eval_latency", "wall_s", "status"]
@@ -99,25 +97,12 @@ def log(msg):
 
 
 def check_binary(path):
-    if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+    try:
+        return Mlsys(path)
+    except MlsysError:
         sys.exit(f"midsize: mlsys binary not found or not executable: {path!r}\n"
                  f"  build it, e.g.: cmake --preset release && cmake --build --preset release\n"
                  f"  and pass --mlsys PATH")
-    return os.path.abspath(path)
-
-
-def file_sha1(path):
-    with open(path, "rb") as f:
-        return hashlib.sha1(f.read()).hexdigest()[:12]
-
-
-def load_problem(path):
-    try:
-        with open(path) as f:
-            d = json.load(f)
-        return d if isinstance(d, dict) and "op_types" in d else None
-    except (OSError, ValueError):
-        return None
 
 
 def select(only):
@@ -141,15 +126,15 @@ def ensure_graphs(mlsys, gdir, graphs):
         path = os.path.join(gdir, name + ".json")
         prob = load_problem(path) if os.path.exists(path) else None
         if prob is None:
-            r = subprocess.run([mlsys, "generate", "--family", fam, "--size", str(n), "--seed", str(seed),
-                                "-o", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            if r.returncode != 0:
-                sys.exit(f"midsize: generate failed for {name} (exit {r.returncode}): {r.stderr.strip()}")
+            try:
+                mlsys.generate(fam, n, seed, path)
+            except MlsysError as e:
+                sys.exit(f"midsize: generate failed for {name}: {e}")
             prob = load_problem(path)
             if prob is None:
                 sys.exit(f"midsize: generated file {path} is not a problem")
             made += 1
-        info[name] = (path, len(prob["op_types"]), file_sha1(path))
+        info[name] = (path, len(prob["op_types"]), file_sha1(path)[:12])
     shas = {}
     for name, (_, _, sha) in info.items():
         if sha in shas:
@@ -159,20 +144,11 @@ def ensure_graphs(mlsys, gdir, graphs):
     return info
 
 
-def parse_seeds(s):
-    out = []
-    for part in s.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if "-" in part:
-            a, b = part.split("-", 1)
-            out.extend(range(int(a), int(b) + 1))
-        else:
-            out.append(int(part))
-    if not out:
-        sys.exit("midsize: --seeds is empty")
-    return list(dict.fromkeys(out))
+def seeds_of(text):
+    try:
+        return parse_seeds(text)
+    except ValueError as e:
+        sys.exit(f"midsize: --seeds {e}")
 
 
 def fmt_num(x):
@@ -181,14 +157,6 @@ def fmt_num(x):
     if isinstance(x, float):
         return repr(x)
     return str(x)
-
-
-def to_float(s):
-    try:
-        v = float(s)
-        return v if math.isfinite(v) else None
-    except (TypeError, ValueError):
-        return None
 
 
 def read_csv(path):
@@ -210,53 +178,34 @@ def num_key(x):
 
 def run_one(mlsys, work, gpath, name, seed, threads, seconds):
     base = os.path.join(work, f"{name}.t{threads}.seed{seed}")
-    out_json, stats_json, log_txt = base + ".out.json", base + ".stats.json", base + ".log"
-    for p in (out_json, stats_json):
-        if os.path.exists(p):
-            os.remove(p)
-    cmd = [mlsys, "solve", gpath, out_json, "--seconds", fmt_num(seconds), "--threads", str(threads),
-           "--seed", str(seed), "--stats", stats_json]
+    out_json, stats_json = base + ".out.json", base + ".stats.json"
     row = {"exit_code": "", "status": "ok"}
-    t0 = time.monotonic()
-    timeout = 2 * seconds + 60
-    try:
-        with open(log_txt, "w") as lf:
-            lf.write(" ".join(cmd) + "\n")
-            lf.flush()
-            r = subprocess.run(cmd, stdout=lf, stderr=subprocess.STDOUT, timeout=timeout)
-        row["exit_code"] = r.returncode
-    except subprocess.TimeoutExpired:
-        row["exit_code"] = "timeout"
-    row["wall_s"] = round(time.monotonic() - t0, 3)
+    res = mlsys.solve(gpath, out_json, seconds=seconds, threads=threads, seed=seed, stats=stats_json, quiet=False,
+                      kill_at=2 * seconds + 60, log=base + ".log", log_cmd=True)
+    row["exit_code"] = "timeout" if res.killed else res.rc
+    row["wall_s"] = round(res.wall_s, 3)
     errors = []
     if row["exit_code"] != 0:
         errors.append(f"solve exit {row['exit_code']}")
-    stats = None
-    try:
-        with open(stats_json) as f:
-            stats = json.load(f)
-    except (OSError, ValueError):
+    if res.stats is None:
         errors.append("no stats")
-    if stats:
+    if res.stats:
         for k in ("best_latency", "lower_bound", "gap", "best_found_s", "elapsed_s", "evaluations",
                   "stop_reason"):
-            row[k] = stats.get(k, "")
+            row[k] = res.stats.get(k, "")
     best = to_float(row.get("best_latency"))
     if os.path.exists(out_json):
-        try:
-            e = subprocess.run([mlsys, "evaluate", gpath, out_json, "--json"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, timeout=300)
-            ev = json.loads(e.stdout) if e.stdout.strip() else {}
-            lat = to_float(ev.get("total_latency"))
-            row["eval_latency"] = ev.get("total_latency", "")
-            if e.returncode != 0 or not ev.get("valid", False):
-                errors.append(f"evaluate exit {e.returncode}, valid={ev.get('valid')}")
-            elif best is not None and lat is not None and abs(lat - best) > REL_EPS * max(1.0, abs(best)):
-                row["status"] = "MISMATCH"
-            elif best is None:
-                errors.append("no best_latency in stats")
-        except (subprocess.TimeoutExpired, ValueError) as ex:
-            errors.append(f"evaluate failed: {type(ex).__name__}")
+        ev = mlsys.evaluate(gpath, out_json)
+        lat = to_float(ev.doc.get("total_latency"))
+        row["eval_latency"] = ev.doc.get("total_latency", "")
+        if ev.error:
+            errors.append(f"evaluate failed: {ev.error}")
+        elif ev.rc != 0 or not ev.doc.get("valid", False):
+            errors.append(f"evaluate exit {ev.rc}, valid={ev.doc.get('valid')}")
+        elif best is not None and lat is not None and abs(lat - best) > REL_EPS * max(1.0, abs(best)):
+            row["status"] = "MISMATCH"
+        elif best is None:
+            errors.append("no best_latency in stats")
     else:
         errors.append("no schedule written")
     if errors:
@@ -271,7 +220,7 @@ def cmd_generate(args):
 
 def cmd_run(args):
     mlsys = check_binary(args.mlsys)
-    seeds = parse_seeds(args.seeds)
+    seeds = seeds_of(args.seeds)
     if args.seconds <= 0 or args.threads < 0 or args.jobs < 1:
         sys.exit("midsize: need --seconds > 0, --threads >= 0, -j >= 1")
     graphs = select(args.only)
@@ -303,7 +252,7 @@ def cmd_run(args):
     skipped = len(seeds) * len(graphs) - len(todo)
     est = len(todo) * args.seconds / args.jobs
     log(f"midsize: {len(todo)} runs to do ({skipped} already in {args.out}), "
-        f"~{est / 60:.0f} min at {args.seconds:g} s each, -j {args.jobs}; binary {mlsys}")
+        f"~{est / 60:.0f} min at {args.seconds:g} s each, -j {args.jobs}; binary {mlsys.path}")
 
     new_file = not existing
     fh = open(args.out, "a", newline="")

@@ -25,8 +25,8 @@ done
 [[ -x /usr/bin/time ]] || { echo "scale.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 
-# Reads a numeric field from the flat stats JSON.
-field() { grep -o "\"$2\": *[-0-9.eE+]*" "$1" 2>/dev/null | head -1 | sed 's/.*: *//'; }
+# Fields of the stats JSON, one per line (bench/benchlib reads --stats for every bench script).
+stats() { python3 "$root/bench/benchlib" stats "$@" 2>/dev/null; }
 
 failed=0
 fmt='%-12s %6s %8s %9s %12s %16s %12s %10s %8s %9s  %s\n'
@@ -54,8 +54,9 @@ for fam in $families; do
     elif ! "$mlsys" evaluate "$p" "$out" >"$work/eval.out" 2>&1; then status="INVALID: $(grep -m1 -E 'invalid|error' "$work/eval.out")"; failed=1
     elif awk -v w="$wall" -v s="$secs" 'BEGIN{exit !(w > s + 0.1)}'; then status="overrun (> ${secs}s + 0.1)"
     fi
-    printf "$fmt" "$fam" "$n" "$ops" "$tensors" "$(field "$st" first_write_s)" "$(field "$st" best_latency)" \
-      "$(field "$st" evaluations)" "$(field "$st" evals_per_s)" "$wall" "$mb" "$status"
+    st_fields=(); mapfile -t st_fields < <(stats "$st" first_write_s best_latency evaluations evals_per_s)
+    printf "$fmt" "$fam" "$n" "$ops" "$tensors" "${st_fields[0]:-}" "${st_fields[1]:-}" \
+      "${st_fields[2]:-}" "${st_fields[3]:-}" "$wall" "$mb" "$status"
   done
 done
 exit $failed

@@ -15,7 +15,7 @@ for f in $(ls "$DIR"/*.json | sort -V); do
     vals=()
     for ((s = 1; s <= SEEDS; s++)); do
       "$M" solve "$f" "$tmp/o.json" --seconds "$S" --threads "$t" --seed "$s" --stats "$tmp/s.json" -q
-      vals+=("$(python3 -c "import json;print(json.load(open('$tmp/s.json'))['best_latency'])")")
+      vals+=("$(python3 bench/benchlib stats "$tmp/s.json" best_latency)")
     done
     med[$t]=$(printf '%s\n' "${vals[@]}" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
   done

@@ -19,7 +19,7 @@ the command lines of the worker processes it starts (which `ps` shows to every l
 Every check runs; the failures are listed at the end (exit 1). Exit 77 (CTest SKIP_RETURN_CODE)
 with a message when optuna, yaml, sqlalchemy or psycopg2 are missing. --tune checks another
 copy of tune.py (e.g. an older one: git show HEAD:bench/tune.py > /tmp/old/bench/tune.py, with
-bench/harness.py copied next to it).
+bench/harness.py and bench/benchlib/ copied next to it).
 """
 import argparse
 import contextlib
