@@ -23,7 +23,7 @@ ALLOWED = {
     "engine/exact": {"cost", "engine/base", "engine/construct"},
     "engine/search": {"cost", "moves", "engine/base", "engine/io", "engine/construct", "engine/exact"},
     "engine/generate": {"cost"},
-    "engine/report": {"cost", "engine/base", "engine/search"},
+    "engine/report": {"cost", "engine/base", "engine/io", "engine/search"},
     "engine/cli": {"cost", "moves", "engine/base", "engine/io", "engine/construct", "engine/exact", "engine/search",
                    "engine/generate", "engine/report"},
 }

@@ -13,10 +13,11 @@
 // - in a larger component the floor is max(its ops' compute, its forced traffic) (method
 //   "floors").
 // The total is the sum over components, never less than the old global floors (compute, traffic).
-// The arguments are stated next to the code in bound.cpp and in the README.
+// The arguments are stated next to the code in bound.cpp (the components), bound_part.cpp (the
+// floor of one part) and in the README.
 #pragma once
+#include <cstdint>
 #include <functional>
-#include <string>
 #include <vector>
 
 #include "cost/model.h"
@@ -40,10 +41,24 @@ struct PartFloor {
 };
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
 
+// How a group's floor was found.
+enum class BoundMethod : uint8_t {
+  Cover,   // "cover"   the cheapest cover of its ops by connected parts
+  Floors,  // "floors"  max(its ops' compute, its forced traffic)
+};
+// The name printed by `bound` and in `bound --json`: "cover", "floors".
+inline const char* boundMethodName(BoundMethod m) {
+  switch (m) {
+    case BoundMethod::Cover: return "cover";
+    case BoundMethod::Floors: return "floors";
+  }
+  return "?";
+}
+
 // A group of ops that every subgraph of theirs stays inside, and its floor.
 struct BoundGroup {
   std::vector<OpId> ops;
-  std::string method;  // "cover" or "floors"
+  BoundMethod method = BoundMethod::Floors;
   double value = 0;
   long parts = 0;      // connected parts priced (cover)
   std::vector<std::pair<std::vector<OpId>, double>> cover;  // the cheapest cover's parts and floors

@@ -55,7 +55,7 @@ ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s);
 std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, const std::string& usage);
 
 int cmdEvaluate(int argc, char** argv);  // engine/cli/evaluate.cpp
-int cmdReport(int argc, char** argv);    // engine/cli/report.cpp
+int cmdReport(int argc, char** argv);    // engine/cli/report_command.cpp
 int cmdGenerate(int argc, char** argv);  // engine/cli/generate.cpp
 
 // The end of `solve` (engine/cli/solve_report.cpp): the summary and the move table on stderr

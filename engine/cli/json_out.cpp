@@ -151,9 +151,9 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
     for (const BoundGroup& g : c.groups) {
       w.StartObject();
       ops("ops", g.ops);
-      field(w, "method", g.method);
+      field(w, "method", std::string(boundMethodName(g.method)));
       field(w, "value", g.value);
-      if (g.method == "cover") {
+      if (g.method == BoundMethod::Cover) {
         field(w, "parts_priced", g.parts);
         w.Key("cover");
         w.StartArray();

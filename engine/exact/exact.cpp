@@ -12,9 +12,19 @@ i64 nativeTiles(const Problem& p, TensorId t) {
   return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N);
 }
 
+// Solver::setup, step by step: the tensor bits, the per-op floors of the heuristic, the connected
+// subgraphs.
 void Solver::setup() {
   n_ = p_.numOps();
   allOps_ = n_ == 64 ? ~u64{0} : (u64{1} << n_) - 1;
+  indexTensors();
+  opFloors();
+  enumerateSubgraphs();
+  res_.stats.connected_subgraphs = static_cast<int>(subs_.size());
+}
+
+// A bit per produced tensor (bitOf_, tensorOfBit_, bitSize_), and the graph outputs' (goMask_).
+void Solver::indexTensors() {
   bitOf_.assign(p_.numTensors(), -1);
   for (TensorId t = 0; t < p_.numTensors(); ++t)
     if (p_.producer[t] >= 0) {
@@ -23,6 +33,11 @@ void Solver::setup() {
       bitSize_.push_back(p_.size(t));
       if (p_.is_graph_output[t]) goMask_ |= u64{1} << bitOf_[t];
     }
+}
+
+// What the heuristic counts: each op's compute (opLb_) and each graph input's consumers and
+// size (graphInputs_).
+void Solver::opFloors() {
   const bool native = m_.matmul_compute == ModelOptions::MatmulCompute::NativeDepth;
   i64 minK = 0;
   for (const Op& op : p_.ops)
@@ -51,7 +66,11 @@ void Solver::setup() {
       for (OpId c : p_.consumers[t]) cm |= u64{1} << c;
       graphInputs_.push_back({cm, p_.size(t)});
     }
-  // Connected op sets (V4: linked through tensors produced and consumed inside).
+}
+
+// Every connected op set (V4: linked through tensors produced and consumed inside) that can be a
+// subgraph, into subs_.
+void Solver::enumerateSubgraphs() {
   std::vector<u64> adj(n_, 0);
   for (OpId o = 0; o < n_; ++o)
     for (TensorId t : p_.ops[o].inputs)
@@ -59,7 +78,6 @@ void Solver::setup() {
         adj[o] |= u64{1} << pr;
         adj[pr] |= u64{1} << o;
       }
-  std::vector<OpId> byTopo = p_.topo;
   for (u64 mask = 1; mask <= allOps_ && mask != 0; ++mask) {
     if (o_.max_subgraph_ops > 0 && popcount(mask) > o_.max_subgraph_ops) continue;
     u64 seen = mask & (~mask + 1), frontier = seen;
@@ -72,52 +90,64 @@ void Solver::setup() {
     }
     if (seen != mask) continue;
     SubInfo s;
-    s.ops = mask;
-    for (OpId o : byTopo)
-      if (mask >> o & 1) s.list.push_back(o);
-    u64 consumedInside = 0;
-    std::vector<TensorId> gis;
-    for (OpId o : s.list) {
-      for (TensorId t : p_.ops[o].outputs) s.produced |= u64{1} << bitOf_[t];
-      for (TensorId t : p_.ops[o].inputs) {
-        if (bitOf_[t] >= 0) consumedInside |= u64{1} << bitOf_[t];
-        else if (std::find(gis.begin(), gis.end(), t) == gis.end()) gis.push_back(t);
-      }
-    }
-    s.need = consumedInside & ~s.produced;
-    s.outputs = s.produced & ~consumedInside;
-    s.go = s.outputs & goMask_;
-    s.retainable = s.produced & ~goMask_;
-    for (TensorId t : gis) s.giElems += p_.size(t);
-    // the outputs (always non-ephemeral) must share one shape, whatever is retained.
-    TensorId ref = -1;
-    bool shapeOk = true;
-    for (u64 b = s.outputs; b; b &= b - 1) {
-      TensorId t = tensorOfBit_[__builtin_ctzll(b)];
-      if (ref < 0) ref = t;
-      else if (p_.widths[t] != p_.widths[ref] || p_.heights[t] != p_.heights[ref]) shapeOk = false;
-      if (p_.is_graph_output[t]) s.goElems += p_.size(t);
-    }
-    if (!shapeOk || ref < 0) continue;
-    // Compute of S, at least: every op costs its base_cost (times K_acc/N >= min K/N under
-    // native_depth) on every tile of the grid, which has at least the native tiling of O(S).
-    i64 minKs = 0;
-    for (OpId o : s.list)
-      if (p_.ops[o].type == OpType::MatMul) minKs = minKs ? std::min(minKs, p_.ops[o].K) : p_.ops[o].K;
-    i128 base = 0;
-    for (OpId o : s.list) base += p_.ops[o].base_cost;
-    i128 num = base * nativeTiles(p_, ref), den = 1;
-    if (native && minKs) {
-      // Pointwise ops are not scaled; bound the MatMuls and Pointwise parts separately.
-      i128 mm = 0, pw = 0;
-      for (OpId o : s.list) (p_.ops[o].type == OpType::MatMul ? mm : pw) += p_.ops[o].base_cost;
-      num = (mm * minKs + pw * p_.native) * nativeTiles(p_, ref);
-      den = p_.native;
-    }
-    s.computeLb = sc_.of(num, den, true);
-    subs_.push_back(std::move(s));
+    if (describeSubgraph(mask, s)) subs_.push_back(std::move(s));
   }
-  res_.stats.connected_subgraphs = static_cast<int>(subs_.size());
+}
+
+// The facts of the subgraph `mask` (connected): its ops, what it produces, needs and outputs,
+// its loads and stores of graph tensors, its compute. False when its outputs do not share one
+// shape or it has none.
+bool Solver::describeSubgraph(u64 mask, SubInfo& s) const {
+  s.ops = mask;
+  for (OpId o : p_.topo)
+    if (mask >> o & 1) s.list.push_back(o);
+  u64 consumedInside = 0;
+  std::vector<TensorId> gis;
+  for (OpId o : s.list) {
+    for (TensorId t : p_.ops[o].outputs) s.produced |= u64{1} << bitOf_[t];
+    for (TensorId t : p_.ops[o].inputs) {
+      if (bitOf_[t] >= 0) consumedInside |= u64{1} << bitOf_[t];
+      else if (std::find(gis.begin(), gis.end(), t) == gis.end()) gis.push_back(t);
+    }
+  }
+  s.need = consumedInside & ~s.produced;
+  s.outputs = s.produced & ~consumedInside;
+  s.go = s.outputs & goMask_;
+  s.retainable = s.produced & ~goMask_;
+  for (TensorId t : gis) s.giElems += p_.size(t);
+  // the outputs (always non-ephemeral) must share one shape, whatever is retained.
+  TensorId ref = -1;
+  bool shapeOk = true;
+  for (u64 b = s.outputs; b; b &= b - 1) {
+    TensorId t = tensorOfBit_[__builtin_ctzll(b)];
+    if (ref < 0) ref = t;
+    else if (p_.widths[t] != p_.widths[ref] || p_.heights[t] != p_.heights[ref]) shapeOk = false;
+    if (p_.is_graph_output[t]) s.goElems += p_.size(t);
+  }
+  if (!shapeOk || ref < 0) return false;
+  s.computeLb = subgraphComputeLb(s, ref);
+  return true;
+}
+
+// Compute of S, at least: every op costs its base_cost (times K_acc/N >= min K/N under
+// native_depth) on every tile of the grid, which has at least the native tiling of O(S) (`ref`,
+// one of its outputs).
+Cost Solver::subgraphComputeLb(const SubInfo& s, TensorId ref) const {
+  const bool native = m_.matmul_compute == ModelOptions::MatmulCompute::NativeDepth;
+  i64 minKs = 0;
+  for (OpId o : s.list)
+    if (p_.ops[o].type == OpType::MatMul) minKs = minKs ? std::min(minKs, p_.ops[o].K) : p_.ops[o].K;
+  i128 base = 0;
+  for (OpId o : s.list) base += p_.ops[o].base_cost;
+  i128 num = base * nativeTiles(p_, ref), den = 1;
+  if (native && minKs) {
+    // Pointwise ops are not scaled; bound the MatMuls and Pointwise parts separately.
+    i128 mm = 0, pw = 0;
+    for (OpId o : s.list) (p_.ops[o].type == OpType::MatMul ? mm : pw) += p_.ops[o].base_cost;
+    num = (mm * minKs + pw * p_.native) * nativeTiles(p_, ref);
+    den = p_.native;
+  }
+  return sc_.of(num, den, true);
 }
 
 Cost Solver::heuristic(u64 cov, u64 wr) const {
@@ -164,22 +194,30 @@ Schedule Solver::build(const std::vector<Edge>& path) {
   return s;
 }
 
+// Solver::run, step by step: the incumbents, the A* search (exact_search.cpp), the answer.
 void Solver::run() {
-  ExactStats& st = res_.stats;
   setup();
-  // Incumbents: the user's schedule, the engine's greedy construction (baseline, greedy and
-  // MatMul-chain fusion; milliseconds), and every op alone in topological order.
-  auto offer = [&](const Schedule& s) {
-    Evaluation ev = evaluateSchedule(p_, s, m_);
-    if (!ev.valid) return;
-    Cost tot = 0;
-    for (const auto& r : ev.subgraphs) tot = addCost(tot, sc_.of(r.cost.num, r.cost.den, false));
-    if (tot < ub_) {
-      ub_ = tot;
-      incSched_ = s;
-      incIsPath_ = false;
-    }
-  };
+  offerIncumbents();
+  chainIncumbent();
+  answer(search());
+}
+
+// A complete schedule from outside the search becomes the incumbent if it is valid and cheaper.
+void Solver::offer(const Schedule& s) {
+  Evaluation ev = evaluateSchedule(p_, s, m_);
+  if (!ev.valid) return;
+  Cost tot = 0;
+  for (const auto& r : ev.subgraphs) tot = addCost(tot, sc_.of(r.cost.num, r.cost.den, false));
+  if (tot < ub_) {
+    ub_ = tot;
+    incSched_ = s;
+    incIsPath_ = false;
+  }
+}
+
+// Incumbents: the user's schedule, the engine's greedy construction (baseline, greedy and
+// MatMul-chain fusion; milliseconds), and (chainIncumbent) every op alone in topological order.
+void Solver::offerIncumbents() {
   if (o_.incumbent) offer(*o_.incumbent);
   if (o_.greedy_incumbent) {
     IncrementalEvaluator ev(p_, m_);
@@ -189,9 +227,13 @@ void Solver::run() {
     chainFusion(ev, never);
     offer(ev.schedule());
   }
-  // The chain must be complete when it is the only incumbent; with another one it may be cut
-  // short by `stop` (pricing one op over the whole granularity space can take seconds on huge
-  // tensors, and the search workers run this with their deadline).
+}
+
+// The chain of single ops in topological order, each at its best granularity.
+// The chain must be complete when it is the only incumbent; with another one it may be cut
+// short by `stop` (pricing one op over the whole granularity space can take seconds on huge
+// tensors, and the search workers run this with their deadline).
+void Solver::chainIncumbent() {
   try {
     gs_.ignoreStop = ub_ >= kInf;
     std::vector<Edge> chain;
@@ -214,109 +256,16 @@ void Solver::run() {
   } catch (const Stopped&) {
   }
   gs_.ignoreStop = false;
+}
 
-  // A* from the empty state.
-  std::priority_queue<QItem> pq;
-  StateKey start{0, 0, 0};
-  const bool verify = o_.verify;
-  auto hOf = [&](u64 cov, u64 wr) { return verify ? Cost(0) : heuristic(cov, wr); };
-  Cost h0 = hOf(0, 0);
-  nodes_.push_back({start, 0, h0, -1, {-1, 0, 0}, false});
-  index_[start] = 0;
-  ++st.states_generated;
-  pq.push({h0, 0, 0});
-  bool proven = false, stopped = false;
-  Cost frontierLb = kInf;  // bound on what an interrupted expansion could still reach
-  while (true) {
-    if (pq.empty()) { proven = true; break; }
-    if (stop_()) { stopped = true; break; }
-    QItem top = pq.top();
-    if (top.f >= ub_) { proven = true; break; }
-    pq.pop();
-    Node& cur = nodes_[top.id];
-    if (cur.closed || top.d != cur.d) continue;
-    cur.closed = true;
-    ++st.states_expanded;
-    const StateKey k = cur.key;
-    const Cost d = cur.d;
-    const int curId = top.id;
-    const u64 avail = k.wr | k.ret;
-    i128 retSize = 0;
-    for (u64 b = k.ret; b; b &= b - 1) retSize += bitSize_[__builtin_ctzll(b)];
-    try {
-      for (size_t si = 0; si < subs_.size(); ++si) {
-        const SubInfo& S = subs_[si];
-        if (S.need & ~avail) continue;  // V5
-        const u64 cov2 = k.cov | S.ops;
-        const Cost h2 = hOf(cov2, k.wr | S.go);
-        i128 loadEl = S.giElems;
-        for (u64 b = S.need & ~k.ret; b; b &= b - 1) loadEl += bitSize_[__builtin_ctzll(b)];
-        const Cost lbS = std::max(S.computeLb, traffic(loadEl + S.goElems));
-        if (!verify && addCost(addCost(d, lbS), h2) >= ub_) continue;
-        // Every retained-out subset (V6, V7), within the capacity as full tensors (W1).
-        const u64 R = S.retainable;
-        u64 rout = 0;
-        do {
-          if ((++st.transitions & 255) == 0 && stop_()) throw Stopped{};
-          i128 rs = retSize;
-          i128 written = 0;
-          for (u64 b = rout; b; b &= b - 1) rs += bitSize_[__builtin_ctzll(b)];
-          for (u64 b = S.outputs & ~rout; b; b &= b - 1) written += bitSize_[__builtin_ctzll(b)];
-          const StateKey nk{cov2, k.wr | (S.outputs & ~rout), rout};
-          if ((rs <= p_.capacity || verify) && !(nk == k)) {
-            const Cost lbT = std::max(S.computeLb, traffic(loadEl + written));
-            if (verify || addCost(addCost(d, lbT), h2) < ub_) {
-              const Edge e{static_cast<int>(si), k.ret, rout};
-              const Cost cap = verify ? kInf : ub_ - d - h2;
-              const Cost c = price(e, cap);
-              if (verify && c < kInf) {
-                // The bounds the normal mode prunes with, against the exact price: the
-                // transition bound, the capacity of the retained tensors, and the heuristic's
-                // consistency h(k) <= c + h(nk).
-                if (c < lbT || c < lbS || rs > p_.capacity) ++st.lb_violations;
-                if (heuristic(k.cov, k.wr) > addCost(c, heuristic(nk.cov, nk.wr))) ++st.lb_violations;
-              }
-              if (c < kInf) {
-                const Cost nd = addCost(d, c);
-                if (addCost(nd, h2) < ub_) {
-                  auto [it, fresh] = index_.try_emplace(nk, static_cast<int>(nodes_.size()));
-                  if (fresh) {
-                    nodes_.push_back({nk, nd, h2, curId, e, false});
-                    ++st.states_generated;
-                    pq.push({addCost(nd, h2), nd, it->second});
-                  } else if (!nodes_[it->second].closed && nd < nodes_[it->second].d) {
-                    Node& nn = nodes_[it->second];
-                    nn.d = nd;
-                    nn.parent = curId;
-                    nn.edge = e;
-                    pq.push({addCost(nd, h2), nd, it->second});
-                  }
-                  if (goal(nk) && nd < ub_) {
-                    ub_ = nd;
-                    incPath_ = pathTo(curId);
-                    incPath_.push_back(e);
-                    incIsPath_ = true;
-                    ++st.incumbent_updates;
-                  }
-                }
-              }
-            }
-          }
-          rout = (rout - R) & R;  // next subset of R
-        } while (rout != 0);
-      }
-    } catch (const Stopped&) {
-      stopped = true;
-      frontierLb = std::min(frontierLb, top.f);
-      break;
-    }
-  }
-
-  // The answer.
+// The answer: the incumbent, re-checked and re-priced by the full evaluator, and the lower bound
+// (the incumbent's price when proven, else the least f left on the open list).
+void Solver::answer(const SearchEnd& end) {
+  ExactStats& st = res_.stats;
   res_.exact_arithmetic = sc_.exact;
   if (ub_ >= kInf) {
     res_.found = false;
-    res_.status = stopped ? ExactStatus::Stopped : ExactStatus::NoSchedule;
+    res_.status = end.stopped ? ExactStatus::Stopped : ExactStatus::NoSchedule;
     return;
   }
   Schedule best = incIsPath_ ? build(incPath_) : incSched_;
@@ -340,13 +289,13 @@ void Solver::run() {
   res_.found = true;
   res_.schedule = std::move(best);
   res_.latency = ev.total;
-  res_.proven_optimal = proven && st.lb_violations == 0;
+  res_.proven_optimal = end.proven && st.lb_violations == 0;
   Cost lb = ub_;
-  if (!proven) {
-    Cost qmin = frontierLb;
-    while (!pq.empty()) {
-      qmin = std::min(qmin, pq.top().f);
-      pq.pop();
+  if (!end.proven) {
+    Cost qmin = end.frontierLb;
+    while (!pq_.empty()) {
+      qmin = std::min(qmin, pq_.top().f);
+      pq_.pop();
     }
     lb = std::min(lb, qmin);
   }

@@ -1,5 +1,7 @@
-// Internal to the exact solver (engine/exact/exact.cpp, engine/exact/exact_gran.cpp): exact arithmetic over
-// one common denominator, and the granularity search for one (ops, retained-in, retained-out).
+// Internal to the exact solver (engine/exact/exact.cpp: setup, incumbents, answer;
+// engine/exact/exact_search.cpp: the A* search; engine/exact/exact_gran.cpp: the granularity
+// search): exact arithmetic over one common denominator, the granularity search for one (ops,
+// retained-in, retained-out), and the solver.
 #pragma once
 #include "engine/exact/exact.h"
 #include <algorithm>
@@ -134,6 +136,52 @@ class GranSearch {
     bool operator<(const Cand& o) const { return lb < o.lb; }
   };
 
+  struct Grid {
+    i64 w, h, k, nw, nh, nk;
+  };
+  // The granularity space of one subgraph and the facts its lower bounds use (set by the first
+  // steps of run, then read only).
+  struct Space {
+    i64 W = 0, H = 0;        // the grid shape (of any output of S: A-6)
+    i64 wTop = 0, hTop = 0;  // the largest sides, min(N, W) and min(N, H)
+    i64 kmax = 0;            // the largest k (V8; 1 without a MatMul)
+    bool anyMM = false;
+    std::vector<i64> extraW, extraH;  // sides that V9 may need (K of a MatMul fed by a Pointwise)
+    std::vector<i64> ws, hs, ks;      // the sides tried, largest first
+    i64 Kacc = 0, D = 0, B = 0;
+    i128 den = 1;                     // D * B: the denominator of every bound (before the scale)
+    std::vector<Tensor> tens;         // slice templates grouped by tensor
+    i128 cTile = 0, stores = 0;       // compute of one tile and elements stored, at least
+    i64 wsConst = 0, nStore = 0, nAcc = 0;
+  };
+  // What pricing has seen so far in one run.
+  struct Pricing {
+    Pricing(const std::vector<OpId>& ops_, const std::vector<TensorId>& rin_, const std::vector<TensorId>& rout_, PriceEntry& e_)
+        : ops(ops_), rin(rin_), rout(rout_), e(e_), best(e_.best) {}
+    const std::vector<OpId>& ops;
+    const std::vector<TensorId>& rin;
+    const std::vector<TensorId>& rout;
+    PriceEntry& e;
+    Cost best;  // e.best, lowered by pricing
+    u64 attempts = 0;
+    std::unordered_map<u64, SubgraphPlan> plans;
+    std::unordered_set<u64> priced;
+  };
+
+  // The steps of run (exact_gran.cpp says what each does).
+  bool shapeOf(const std::vector<OpId>& ops, Space& s) const;
+  void listSides(const SubgraphPlan& probe, Space& s) const;
+  void boundFacts(const SubgraphPlan& probe, Space& s) const;
+  Grid gridOf(const Space& s, size_t wi, size_t hi, size_t ki) const;
+  i128 loads(const Space& s, const Tensor& x, const Grid& g, TraversalKind tk, int flip) const;
+  i128 firstWs(const Space& s, const Grid& g) const;
+  Cost lbOf(const Space& s, const Grid& g, TraversalKind tk, int flip) const;
+  template <class Fn>
+  void forEach(const Space& s, Cost limit, Fn&& fn) const;
+  void price(const Space& s, Pricing& pr, const Cand& c);
+  void seedPass(const Space& s, Pricing& pr, Cost cap);
+  void fullPass(const Space& s, Pricing& pr, Cost cap);
+
   // Verify mode: a subgraph rejected at the largest granularity must be invalid at every
   // granularity of the space (k over the k-step counts of every MatMul's K); counts violations.
   void verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
@@ -211,8 +259,41 @@ class Solver {
     bool operator<(const QItem& o) const { return f != o.f ? f > o.f : d < o.d; }  // min f, then max d
   };
 
+  // What one appended subgraph shares over its retained-out choices, from the expanded state.
+  struct Step {
+    int from;        // the expanded node
+    StateKey k;      // its state
+    Cost d;          // its distance
+    int si;          // the subgraph (subs_)
+    i128 retSize;    // elements retained into it
+    i128 loadEl;     // elements it must load (graph inputs, tensors not retained in)
+    Cost lbS;        // its price, at least (before choosing what it retains)
+    u64 cov2;        // the ops covered after it
+    Cost h2;         // the heuristic after it
+  };
+  // How the A* search ended.
+  struct SearchEnd {
+    bool proven = false, stopped = false;
+    Cost frontierLb = kInf;  // bound on what an interrupted expansion could still reach
+  };
+
+  // setup's steps, then run's (exact.cpp and exact_search.cpp say what each does).
   void setup();
+  void indexTensors();
+  void opFloors();
+  void enumerateSubgraphs();
+  bool describeSubgraph(u64 mask, SubInfo& s) const;
+  Cost subgraphComputeLb(const SubInfo& s, TensorId ref) const;
+  void offer(const Schedule& s);
+  void offerIncumbents();
+  void chainIncumbent();
+  SearchEnd search();
+  void expand(int curId);
+  void appendSubgraph(const Step& x);
+  void reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd);
+  void answer(const SearchEnd& end);
   Cost heuristic(u64 cov, u64 wr) const;
+  Cost hOf(u64 cov, u64 wr) const { return o_.verify ? Cost(0) : heuristic(cov, wr); }  // none in verify mode
   Cost price(const Edge& e, Cost cap);
   const PriceEntry& entry(const Edge& e) { return memo_[PriceKey{e.s, e.rin, e.rout}]; }
   std::vector<TensorId> tensorsOf(u64 bits) const;
@@ -241,6 +322,7 @@ class Solver {
 
   std::vector<Node> nodes_;
   std::unordered_map<StateKey, int, StateHash> index_;
+  std::priority_queue<QItem> pq_;  // the A* open list
   Cost ub_ = kInf;
   std::vector<Edge> incPath_;
   bool incIsPath_ = false;  // else incSched_

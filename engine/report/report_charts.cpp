@@ -220,6 +220,211 @@ double traceHorizon(const Trace& t, const Stats* st) {
   return last * 1.03;
 }
 
+namespace {
+
+// The convergence plot's frame and scales: time from 0 to xmax, latency on a log axis from
+// 10^ly0 to 10^ly1; the lower bound lbv is drawn when showLb.
+struct ConvPlot {
+  static constexpr double W = 1400, left = 92, right = 120, top = 14, plotH = 260, bottom = 34;
+  static constexpr double plotW = W - left - right;
+  double xmax = 0, ly0 = 0, ly1 = 0, lbv = 0;
+  bool showLb = false;
+  double X(double s) const { return left + plotW * s / xmax; }
+  double Y(double v) const { return top + plotH * (1 - (std::log10(v) - ly0) / (ly1 - ly0)); }
+};
+
+// What the runs' lines add up to, for the final label, the legend and the note.
+struct ConvTotals {
+  int series = 0;
+  double overallBest = 1e300;
+  size_t improvements = 0;
+  std::map<std::string, int> workers;
+};
+
+// The ranges: time up to the horizon or the last row, latency over every row (and the lower
+// bound when it is within a factor 20 of them), padded by 6% in log space.
+ConvPlot convergenceRange(const std::vector<TraceRun>& runs, double lbv, double horizon) {
+  ConvPlot c;
+  double xmax = horizon, ymin = 1e300, ymax = 0;
+  for (const TraceRun& r : runs)
+    for (const auto& tp : r.trace->points) {
+      xmax = std::max(xmax, tp.seconds);
+      ymin = std::min(ymin, tp.latency);
+      ymax = std::max(ymax, tp.latency);
+    }
+  c.lbv = lbv;
+  c.showLb = lbv > 0 && lbv >= ymin / 20;
+  if (c.showLb) ymin = std::min(ymin, lbv);
+  if (xmax <= 0) xmax = 1;
+  double ly0 = std::log10(ymin), ly1 = std::log10(ymax);
+  if (ly1 - ly0 < 1e-3) {
+    ly0 -= 0.01;
+    ly1 += 0.01;
+  }
+  double pad = (ly1 - ly0) * 0.06;
+  c.xmax = xmax;
+  c.ly0 = ly0 - pad;
+  c.ly1 = ly1 + pad;
+  return c;
+}
+
+// The <svg> start, the plot frame, the latency and time ticks with their grid lines, and the
+// lower bound line.
+void convergenceAxes(std::ostringstream& o, const ConvPlot& c) {
+  const double left = c.left, top = c.top, plotW = c.plotW, plotH = c.plotH;
+  o << "<svg id=\"convergence\" viewBox=\"0 0 " << px(c.W) << " " << px(top + plotH + c.bottom)
+    << "\" role=\"img\" aria-label=\"convergence\">\n";
+  o << "<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plotW) << "\" height=\"" << px(plotH)
+    << "\" fill=\"#fbfcfd\" stroke=\"#cfd5de\"/>\n";
+  // Latency ticks: evenly spaced in log space, with as many decimals as it takes to tell
+  // neighbouring ticks apart (narrow ranges near the end of a search need more).
+  std::vector<double> yt;
+  for (int k = 0; k <= 5; ++k) yt.push_back(std::pow(10, c.ly0 + (c.ly1 - c.ly0) * (0.04 + 0.92 * k / 5)));
+  int dec = 0;
+  for (; dec < 4; ++dec) {
+    bool distinct = true;
+    for (size_t k = 1; k < yt.size(); ++k) distinct &= humanNumber(yt[k], dec) != humanNumber(yt[k - 1], dec);
+    if (distinct) break;
+  }
+  for (double v : yt)
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(v)) << "\" y2=\"" << px(c.Y(v))
+      << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(c.Y(v) + 4)
+      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanNumber(v, dec) << "</text>\n";
+  std::vector<double> xt = niceTicks(0, c.xmax, 10);
+  double xstep = xt.size() > 1 ? xt[1] - xt[0] : c.xmax;
+  int xdec = xstep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(xstep) - 1e-9)) + 1;
+  for (double s : xt)
+    o << "<line x1=\"" << px(c.X(s)) << "\" x2=\"" << px(c.X(s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
+      << "\" stroke=\"#eceff3\"/><text x=\"" << px(c.X(s)) << "\" y=\"" << px(top + plotH + 15)
+      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec) << "</text>\n";
+  o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
+    << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
+  if (c.showLb)
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(c.lbv)) << "\" y2=\"" << px(c.Y(c.lbv))
+      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(c.Y(c.lbv) + 14)
+      << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(c.lbv) << "</text>\n";
+}
+
+// A running-minimum step line up to `until` seconds, and the best it reaches; its vertices
+// thinned by thinSteps (a no-op up to kMaxExactSteps improvements).
+std::pair<std::string, double> stepPath(const ConvPlot& c, std::vector<TracePoint> v, double until) {
+  std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
+  std::vector<const TracePoint*> steps;  // the improvements of the running minimum
+  double best = 1e300;
+  for (const auto& tp : v)
+    if (tp.latency < best) {
+      steps.push_back(&tp);
+      best = tp.latency;
+    }
+  std::vector<double> ys;
+  ys.reserve(steps.size());
+  for (const TracePoint* tp : steps) ys.push_back(c.Y(tp->latency));
+  std::string d;
+  for (size_t k : thinSteps(ys, kMinStepPx, kMaxExactSteps)) {
+    // Appended piece by piece: "M" + px(..) + .. trips GCC 12's false -Wrestrict (bug 105329).
+    const bool first = d.empty();
+    d.append(first ? "M" : " H").append(px(c.X(steps[k]->seconds))).append(first ? " " : " V").append(px(ys[k]));
+  }
+  d += " H" + px(c.X(std::max(until, v.empty() ? 0.0 : v.back().seconds)));
+  return std::make_pair(d, best);
+}
+
+// The only run: its overall best as a wide pale line, then a step line per search worker (with
+// its points when the trace is small) and a legend entry each (the first 24).
+void singleRunLines(std::ostringstream& o, std::ostringstream& legend, const ConvPlot& c, const Trace& tr, double until,
+                    size_t rows, ConvTotals& t) {
+  auto overall = stepPath(c, tr.points, until);
+  t.overallBest = std::min(t.overallBest, overall.second);
+  o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
+  std::map<std::string, std::vector<TracePoint>> byWorker;
+  for (const auto& tp : tr.points)
+    if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
+  for (const auto& [name, v] : byWorker) {
+    const char* col = kPalette[t.series % 10];
+    auto sp = stepPath(c, v, until);
+    o << "<path d=\"" << sp.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.6\"><title>worker " << esc(name)
+      << ": best " << humanNumber(sp.second) << "</title></path>\n";
+    if (rows <= 600)
+      for (const auto& tp : v)
+        o << "<circle cx=\"" << px(c.X(tp.seconds)) << "\" cy=\"" << px(c.Y(tp.latency)) << "\" r=\"2\" fill=\"" << col << "\"/>";
+    if (t.series < 24) legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
+    ++t.series;
+    t.improvements += v.size();
+    t.workers[name] = 1;
+  }
+  if (t.series > 24) legend << "<span>+" << t.series - 24 << " more workers</span>";
+}
+
+// One run of a comparison: its best as one labelled line, and a legend entry.
+void comparedRunLine(std::ostringstream& o, std::ostringstream& legend, const ConvPlot& c, const TraceRun& run, size_t ri,
+                     double until, ConvTotals& t) {
+  auto overall = stepPath(c, run.trace->points, until);
+  t.overallBest = std::min(t.overallBest, overall.second);
+  const char* col = kPalette[ri % 10];
+  o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"2.2\"><title>" << esc(run.label)
+    << ": best " << humanNumber(overall.second) << "</title></path>\n";
+  legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>" << esc(run.label) << ": best "
+         << humanNumber(overall.second) << "</span>";
+}
+
+// A run's construction rows and its end: a diamond each, named in its tooltip (and labelled on a
+// single run). A run writes at most three (first, baseline, exact); past kMaxConstructionMarks
+// the rest are not drawn (a hand-made trace cannot grow the page without bound). Then a dotted
+// line at the `end` row.
+void runMarks(std::ostringstream& marks, const ConvPlot& c, const TraceRun& run, bool single) {
+  const Trace& tr = *run.trace;
+  size_t constructionMarks = 0;
+  for (const auto& tp : tr.points) {
+    if (!isConstructionRow(tp.worker) || ++constructionMarks > kMaxConstructionMarks) continue;
+    double cx = c.X(tp.seconds), cy = c.Y(tp.latency);
+    marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5) << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
+          << "stroke-width=\"1.3\"><title>" << esc((single ? "" : run.label + ": ") + tp.worker) << " at "
+          << humanNumber(tp.seconds) << " s: " << humanNumber(tp.latency) << "</title></path>";
+    if (single)
+      marks << "<text x=\"" << px(cx + 8) << "\" y=\"" << px(cy - 6) << "\" font-size=\"10.5\" fill=\"#667085\">" << esc(tp.worker)
+            << "</text>";
+    marks << "\n";
+  }
+  if (tr.end_s >= 0)
+    marks << "<line x1=\"" << px(c.X(tr.end_s)) << "\" x2=\"" << px(c.X(tr.end_s)) << "\" y1=\"" << px(c.top) << "\" y2=\""
+          << px(c.top + c.plotH) << "\" stroke=\"#1d2433\" stroke-dasharray=\"2 3\"><title>"
+          << esc(single ? std::string("the run") : run.label) << " ended at " << humanNumber(tr.end_s)
+          << " s; on disk: " << humanNumber(tr.end_latency) << "</title></line>\n";
+}
+
+// Final best, inside the plot at its right end: below the line (every other line is above it),
+// unless that would collide with the bottom edge or the lower-bound line.
+void finalBestLabel(std::ostringstream& o, const ConvPlot& c, double overallBest) {
+  double yb = c.Y(overallBest), by = yb + 17;
+  if (by > c.top + c.plotH - 4 || (c.showLb && std::fabs(by - 4 - c.Y(c.lbv)) < 12)) by = yb - 7;
+  o << "<text x=\"" << px(c.left + c.plotW - 6) << "\" y=\"" << px(by)
+    << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" fill=\"#1d2433\">best " << humanNumber(overallBest) << "</text>\n";
+}
+
+// The legend above the plot, the plot, and on a single run a note with its improvements.
+std::string convergenceFigure(const std::string& legend, const std::string& svg, const std::vector<TraceRun>& runs, bool showLb,
+                              const ConvTotals& t) {
+  const bool single = runs.size() == 1;
+  std::ostringstream o;
+  o << "<div class=\"legend\">" << legend;
+  if (single) o << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>";
+  o << "<span><i class=\"sw\" style=\"background:#fff;border:1.3px solid #1d2433\"></i>first schedule, baseline, exact solver</span>"
+    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
+    << svg;
+  if (single) {
+    const Trace& tr = *runs[0].trace;
+    o << "<p class=\"note\">" << t.improvements << (t.improvements == 1 ? " improvement from " : " improvements from ")
+      << t.workers.size() << " worker(s); first " << humanNumber(tr.points.front().latency) << " &rarr; best "
+      << humanNumber(t.overallBest);
+    if (tr.end_s >= 0) o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
+    else o << "; the trace has no end row (written by an older version, or the run was killed)";
+    o << ".</p>\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
 // Best latency over time: a step line per search worker (running minimum of its improvements)
 // and the overall best underneath, or one best line per run on a comparison; construction rows
 // (first schedule, baseline, exact) as labelled points; log-scaled latency axis from 0 to the
@@ -229,163 +434,21 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, dou
   for (const TraceRun& r : runs) rows += r.trace->points.size();
   if (rows == 0) return "<p class=\"note\">The trace has no rows.</p>\n";
   const bool single = runs.size() == 1;
-  const double W = 1400, left = 92, right = 120, top = 14, plotH = 260, bottom = 34;
-  const double plotW = W - left - right;
-  double xmax = horizon, ymin = 1e300, ymax = 0;
-  for (const TraceRun& r : runs)
-    for (const auto& tp : r.trace->points) {
-      xmax = std::max(xmax, tp.seconds);
-      ymin = std::min(ymin, tp.latency);
-      ymax = std::max(ymax, tp.latency);
-    }
-  bool showLb = lbv > 0 && lbv >= ymin / 20;
-  if (showLb) ymin = std::min(ymin, lbv);
-  if (xmax <= 0) xmax = 1;
-  double ly0 = std::log10(ymin), ly1 = std::log10(ymax);
-  if (ly1 - ly0 < 1e-3) {
-    ly0 -= 0.01;
-    ly1 += 0.01;
-  }
-  double pad = (ly1 - ly0) * 0.06;
-  ly0 -= pad;
-  ly1 += pad;
-  auto X = [&](double s) { return left + plotW * s / xmax; };
-  auto Y = [&](double v) { return top + plotH * (1 - (std::log10(v) - ly0) / (ly1 - ly0)); };
-  std::ostringstream o;
-  o << "<svg id=\"convergence\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom)
-    << "\" role=\"img\" aria-label=\"convergence\">\n";
-  o << "<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plotW) << "\" height=\"" << px(plotH)
-    << "\" fill=\"#fbfcfd\" stroke=\"#cfd5de\"/>\n";
-  // Latency ticks: evenly spaced in log space, with as many decimals as it takes to tell
-  // neighbouring ticks apart (narrow ranges near the end of a search need more).
-  std::vector<double> yt;
-  for (int k = 0; k <= 5; ++k) yt.push_back(std::pow(10, ly0 + (ly1 - ly0) * (0.04 + 0.92 * k / 5)));
-  int dec = 0;
-  for (; dec < 4; ++dec) {
-    bool distinct = true;
-    for (size_t k = 1; k < yt.size(); ++k) distinct &= humanNumber(yt[k], dec) != humanNumber(yt[k - 1], dec);
-    if (distinct) break;
-  }
-  for (double v : yt)
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(v)) << "\" y2=\"" << px(Y(v))
-      << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(Y(v) + 4)
-      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanNumber(v, dec) << "</text>\n";
-  std::vector<double> xt = niceTicks(0, xmax, 10);
-  double xstep = xt.size() > 1 ? xt[1] - xt[0] : xmax;
-  int xdec = xstep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(xstep) - 1e-9)) + 1;
-  for (double s : xt)
-    o << "<line x1=\"" << px(X(s)) << "\" x2=\"" << px(X(s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
-      << "\" stroke=\"#eceff3\"/><text x=\"" << px(X(s)) << "\" y=\"" << px(top + plotH + 15)
-      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec) << "</text>\n";
-  o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
-    << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
-  if (showLb)
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(Y(lbv)) << "\" y2=\"" << px(Y(lbv))
-      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(Y(lbv) + 14)
-      << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(lbv) << "</text>\n";
-  // A running-minimum step line up to `until` seconds, and the best it reaches; its vertices
-  // thinned by thinSteps (a no-op up to kMaxExactSteps improvements).
-  auto stepPath = [&](std::vector<TracePoint> v, double until) {
-    std::stable_sort(v.begin(), v.end(), [](const TracePoint& a, const TracePoint& b) { return a.seconds < b.seconds; });
-    std::vector<const TracePoint*> steps;  // the improvements of the running minimum
-    double best = 1e300;
-    for (const auto& tp : v)
-      if (tp.latency < best) {
-        steps.push_back(&tp);
-        best = tp.latency;
-      }
-    std::vector<double> ys;
-    ys.reserve(steps.size());
-    for (const TracePoint* tp : steps) ys.push_back(Y(tp->latency));
-    std::string d;
-    for (size_t k : thinSteps(ys, kMinStepPx, kMaxExactSteps)) {
-      // Appended piece by piece: "M" + px(..) + .. trips GCC 12's false -Wrestrict (bug 105329).
-      const bool first = d.empty();
-      d.append(first ? "M" : " H").append(px(X(steps[k]->seconds))).append(first ? " " : " V").append(px(ys[k]));
-    }
-    d += " H" + px(X(std::max(until, v.empty() ? 0.0 : v.back().seconds)));
-    return std::make_pair(d, best);
-  };
-  std::ostringstream legend, marks;
-  int series = 0;
-  double overallBest = 1e300;
-  size_t improvements = 0;
-  std::map<std::string, int> workers;
+  const ConvPlot c = convergenceRange(runs, lbv, horizon);
+  std::ostringstream o, legend, marks;
+  convergenceAxes(o, c);
+  ConvTotals t;
   for (size_t ri = 0; ri < runs.size(); ++ri) {
     const Trace& tr = *runs[ri].trace;
-    const double until = tr.end_s >= 0 ? tr.end_s : xmax;
-    auto overall = stepPath(tr.points, until);
-    overallBest = std::min(overallBest, overall.second);
-    if (single) {
-      o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
-      std::map<std::string, std::vector<TracePoint>> byWorker;
-      for (const auto& tp : tr.points)
-        if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
-      for (const auto& [name, v] : byWorker) {
-        const char* col = kPalette[series % 10];
-        auto sp = stepPath(v, until);
-        o << "<path d=\"" << sp.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.6\"><title>worker " << esc(name)
-          << ": best " << humanNumber(sp.second) << "</title></path>\n";
-        if (rows <= 600)
-          for (const auto& tp : v)
-            o << "<circle cx=\"" << px(X(tp.seconds)) << "\" cy=\"" << px(Y(tp.latency)) << "\" r=\"2\" fill=\"" << col << "\"/>";
-        if (series < 24) legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
-        ++series;
-        improvements += v.size();
-        workers[name] = 1;
-      }
-      if (series > 24) legend << "<span>+" << series - 24 << " more workers</span>";
-    } else {
-      const char* col = kPalette[ri % 10];
-      o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"2.2\"><title>" << esc(runs[ri].label)
-        << ": best " << humanNumber(overall.second) << "</title></path>\n";
-      legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>" << esc(runs[ri].label) << ": best "
-             << humanNumber(overall.second) << "</span>";
-    }
-    // Construction rows: a diamond each, named in its tooltip (and labelled on a single run). A run
-    // writes at most three (first, baseline, exact); past kMaxConstructionMarks the rest are not
-    // drawn (a hand-made trace cannot grow the page without bound).
-    size_t constructionMarks = 0;
-    for (const auto& tp : tr.points) {
-      if (!isConstructionRow(tp.worker) || ++constructionMarks > kMaxConstructionMarks) continue;
-      double cx = X(tp.seconds), cy = Y(tp.latency);
-      marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5) << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
-            << "stroke-width=\"1.3\"><title>" << esc((single ? "" : runs[ri].label + ": ") + tp.worker) << " at "
-            << humanNumber(tp.seconds) << " s: " << humanNumber(tp.latency) << "</title></path>";
-      if (single)
-        marks << "<text x=\"" << px(cx + 8) << "\" y=\"" << px(cy - 6) << "\" font-size=\"10.5\" fill=\"#667085\">" << esc(tp.worker)
-              << "</text>";
-      marks << "\n";
-    }
-    if (tr.end_s >= 0)
-      marks << "<line x1=\"" << px(X(tr.end_s)) << "\" x2=\"" << px(X(tr.end_s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
-            << "\" stroke=\"#1d2433\" stroke-dasharray=\"2 3\"><title>" << esc(single ? std::string("the run") : runs[ri].label)
-            << " ended at " << humanNumber(tr.end_s) << " s; on disk: " << humanNumber(tr.end_latency) << "</title></line>\n";
+    const double until = tr.end_s >= 0 ? tr.end_s : c.xmax;
+    if (single) singleRunLines(o, legend, c, tr, until, rows, t);
+    else comparedRunLine(o, legend, c, runs[ri], ri, until, t);
+    runMarks(marks, c, runs[ri], single);
   }
   o << marks.str();
-  // Final best, inside the plot at its right end: below the line (every other line is above it),
-  // unless that would collide with the bottom edge or the lower-bound line.
-  double yb = Y(overallBest), by = yb + 17;
-  if (by > top + plotH - 4 || (showLb && std::fabs(by - 4 - Y(lbv)) < 12)) by = yb - 7;
-  o << "<text x=\"" << px(left + plotW - 6) << "\" y=\"" << px(by)
-    << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" fill=\"#1d2433\">best " << humanNumber(overallBest) << "</text>\n";
+  finalBestLabel(o, c, t.overallBest);
   o << "</svg>\n";
-  std::string svg = o.str();
-  o.str("");
-  o << "<div class=\"legend\">" << legend.str();
-  if (single) o << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>";
-  o << "<span><i class=\"sw\" style=\"background:#fff;border:1.3px solid #1d2433\"></i>first schedule, baseline, exact solver</span>"
-    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
-    << svg;
-  if (single) {
-    const Trace& tr = *runs[0].trace;
-    o << "<p class=\"note\">" << improvements << (improvements == 1 ? " improvement from " : " improvements from ") << workers.size()
-      << " worker(s); first " << humanNumber(tr.points.front().latency) << " &rarr; best " << humanNumber(overallBest);
-    if (tr.end_s >= 0) o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
-    else o << "; the trace has no end row (written by an older version, or the run was killed)";
-    o << ".</p>\n";
-  }
-  return o.str();
+  return convergenceFigure(legend.str(), o.str(), runs, c.showLb, t);
 }
 
 }  // namespace mlsys

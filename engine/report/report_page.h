@@ -1,6 +1,7 @@
-// The parts `mlsys report` builds its pages from (internal to engine/cli/report*.cpp): the inputs
-// it reads (schedules, --trace, --stats), the page frame, and the SVG charts.
-//   report.cpp          the command, the page of one schedule, the frame
+// The HTML report's room: the inputs it reads (schedules, --trace, --stats), the page frame, the
+// SVG charts and the two pages. The command (options, budget, writing) is engine/cli/report_command.cpp.
+//   report_page.cpp     the inputs, the frame, the parts both pages use
+//   report_schedule.cpp the page of one schedule
 //   report_charts.cpp   timeline, occupancy and convergence charts
 //   report_compare.cpp  the comparison page of two schedules
 //   report_format.*     numbers (humanNumber), escaping
@@ -114,5 +115,15 @@ inline constexpr size_t kMaxConstructionMarks = 50;  // construction rows drawn 
 // The x range of a convergence plot: the `end` row's time, else the stats' elapsed time, else
 // the last row's time plus 3%.
 double traceHorizon(const Trace& t, const Stats* st);
+
+// ---------------------------------------------------------------- the pages
+
+// The page of one schedule (report_schedule.cpp); `trace` and `stats` may be null.
+std::string renderSchedulePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
+                               const ScheduleView& v, const Trace* trace, const Stats* stats);
+// The comparison page of two or more schedules (report_compare.cpp).
+std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
+                              const std::vector<const ScheduleView*>& views, const std::vector<const Trace*>& traces,
+                              const std::vector<const Stats*>& stats);
 
 }  // namespace mlsys

@@ -1,0 +1,288 @@
+// The floor of one part (bound.h, partFloor): every subgraph with a given op set pays at least
+// this, whatever its granularity, traversal and retention. The component bound (bound.cpp)
+// combines these floors.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cost/bound.h"
+#include "cost/bound_internal.h"
+#include "cost/granularity.h"
+#include "cost/subgraph.h"
+
+namespace mlsys {
+
+namespace {
+
+using bound_detail::LD;
+using bound_detail::retainable;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Floors of one plan class (the slice templates of E3 do not depend on w, h, k within a class:
+// nk > 1, or nk = 1).
+struct ClassFloor {
+  const Problem& p;
+  const SubgraphPlan& pl;
+  bool multiK;  // nk > 1 class: k free in [1, kHi]
+  i64 kHi;      // largest k of the class
+  // Per tensor: its templates (canonicalised per (w,h,k) below).
+  struct Tensor {
+    TensorId t;
+    bool free;
+    std::vector<std::pair<Ext, Ext>> tpl;
+  };
+  std::vector<Tensor> tensors;
+
+  ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_)
+      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_) {
+    for (const SliceTpl& s : pl.slices) {
+      auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
+      if (it == tensors.end()) {
+        tensors.push_back({s.t, retainable(p, s.t), {}});
+        it = tensors.end() - 1;
+      }
+      it->tpl.push_back({s.rk, s.ck});
+    }
+    buildCanons();
+  }
+
+  struct Grid {
+    i64 w, h, k, ntw, nth, nk;
+    i64 rowLast, colLast;  // the smallest row band / column band (the clipped last one)
+  };
+
+  // Canonical kind: an axis with one interval covering the tensor's whole axis is Full.
+  static Ext canon(Ext e, bool oneK, bool oneRow, bool oneCol) {
+    if (e == Ext::Kappa && oneK) return Ext::Full;
+    if (e == Ext::Rho && oneRow) return Ext::Full;
+    if (e == Ext::Gamma && oneCol) return Ext::Full;
+    return e;
+  }
+  // Two distinct canonical templates of one tensor can never be identical slices when on some
+  // axis one is Full and the other is not (a non-Full canonical axis has several intervals, none
+  // of them whole). Otherwise they might coincide in some step (then only the larger is counted).
+  static bool neverEqual(std::pair<Ext, Ext> a, std::pair<Ext, Ext> b) {
+    return (a.first == Ext::Full) != (b.first == Ext::Full) || (a.second == Ext::Full) != (b.second == Ext::Full);
+  }
+  // Per tensor and per grid case (nk = 1?, nth = 1?, ntw = 1?): its distinct canonical templates.
+  struct Canon {
+    std::vector<std::pair<Ext, Ext>> tpl;  // canonical kinds
+    bool allNever = true, whole = false;
+  };
+  std::vector<Canon> canons[8];
+  const std::vector<Canon>& canonFor(const Grid& g) const {
+    return canons[(g.nk == 1 ? 1 : 0) | (g.nth == 1 ? 2 : 0) | (g.ntw == 1 ? 4 : 0)];
+  }
+  void buildCanons() {
+    for (int f = 0; f < 8; ++f)
+      for (const Tensor& x : tensors) {
+        Canon c;
+        for (auto [r, k] : x.tpl) {
+          std::pair<Ext, Ext> ct{canon(r, f & 1, f & 2, f & 4), canon(k, f & 1, f & 2, f & 4)};
+          if (std::find(c.tpl.begin(), c.tpl.end(), ct) != c.tpl.end()) continue;
+          for (auto& o : c.tpl) c.allNever = c.allNever && neverEqual(o, ct);
+          c.tpl.push_back(ct);
+          c.whole = c.whole || (ct.first == Ext::Full && ct.second == Ext::Full);
+        }
+        canons[f].push_back(std::move(c));
+      }
+  }
+  // Length of an axis of canonical kind e in step (0,0,0) (the largest step: every interval
+  // starts at 0).
+  i64 len0(Ext e, i64 axisLen, const Grid& g) const {
+    switch (e) {
+      case Ext::Rho: return std::min(g.h, pl.H);
+      case Ext::Gamma: return std::min(g.w, pl.W);
+      case Ext::Kappa: return std::min(g.k, pl.Kacc);
+      case Ext::Full: return axisLen;
+    }
+    return axisLen;
+  }
+
+  // Working set of step (0,0,0), W1, with no retention; a retainable tensor counts at most |t|
+  // (if retained into S it counts |t| instead of its slices). A retained-out output counts |t|
+  // >= its tile. So every valid schedule of this part at (w,h,k) has WS >= this at that step.
+  i64 ws(const Grid& g) const {
+    i64 total = 0;
+    const std::vector<Canon>& canon = canonFor(g);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& x = tensors[i];
+      i64 sum = 0, mx = 0;
+      for (auto [r, k] : canon[i].tpl) {
+        const i64 sz = len0(r, p.heights[x.t], g) * len0(k, p.widths[x.t], g);
+        sum += sz;
+        mx = std::max(mx, sz);
+      }
+      i64 v = canon[i].allNever ? sum : mx;
+      if (x.free) v = std::min(v, p.size(x.t));
+      total += v;
+    }
+    const i64 tile = std::min(g.w, pl.W) * std::min(g.h, pl.H);
+    total += tile * (pl.n_store + (g.nk > 1 ? pl.n_acc : 0));
+    return total;
+  }
+
+  // Elements every traversal must load and store at (w,h,k) (L3, L4):
+  // - a slice that depends on the k-step (nk > 1) differs from the previous step's in every step
+  //   (the k-strip moves within a tile, and j restarts at 0 on the next tile): loaded every step;
+  // - a slice depending on both the tile row and column is new in every tile;
+  // - a slice depending on the row only (a row band) is reloaded whenever the row changes, one on
+  //   the column only whenever the column changes; a traversal of R x C tiles makes x row changes
+  //   and y column changes with x >= R-1, y >= C-1, x + y >= RC-1, so beyond loading every band
+  //   once it reloads (R-1)(C-1) bands of the cheaper kind at least (each at least the smallest);
+  // - a slice depending on neither is loaded once; a tensor needed whole in every step once.
+  // A tensor with templates that might coincide by value counts only its largest template.
+  // Retainable tensors (retained in) load nothing. Outputs are stored once (tile regions sum to
+  // |t|) unless retainable.
+  LD traffic(const Grid& g) const {
+    LD total = 0, rowPool = 0, colPool = 0, rowMin = 0, colMin = 0;
+    auto axisSum = [&](Ext e, i64 axisLen) -> LD {  // sum of the axis lengths over its index
+      switch (e) {
+        case Ext::Rho: return static_cast<LD>(pl.H);
+        case Ext::Gamma: return static_cast<LD>(pl.W);
+        case Ext::Kappa: return static_cast<LD>(pl.Kacc);
+        case Ext::Full: return static_cast<LD>(axisLen);
+      }
+      return 0;
+    };
+    const std::vector<Canon>& canon = canonFor(g);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& x = tensors[i];
+      if (x.free) continue;
+      const i64 Ht = p.heights[x.t], Wt = p.widths[x.t];
+      const std::vector<std::pair<Ext, Ext>>& c = canon[i].tpl;
+      const bool allNever = canon[i].allNever;
+      if (canon[i].whole) {  // loaded once, then every other slice of it lies inside the previous step's
+        total += static_cast<LD>(p.size(x.t));
+        continue;
+      }
+      LD best = 0;
+      for (auto [r, k] : c) {
+        const bool usesR = r == Ext::Rho, usesC = k == Ext::Gamma, usesJ = r == Ext::Kappa || k == Ext::Kappa;
+        const LD rs = axisSum(r, Ht), cs = axisSum(k, Wt);
+        LD own = 0;
+        if (usesJ) {
+          own = rs * cs * (usesR ? 1 : g.nth) * (usesC ? 1 : g.ntw);
+        } else if (usesR && usesC) {
+          own = rs * cs;
+        } else if (usesR) {
+          own = rs * cs;
+          if (allNever) {
+            rowPool += own;
+            rowMin += static_cast<LD>(g.rowLast) * cs;
+            continue;
+          }
+        } else if (usesC) {
+          own = rs * cs;
+          if (allNever) {
+            colPool += own;
+            colMin += rs * static_cast<LD>(g.colLast);
+            continue;
+          }
+        } else {
+          own = rs * cs;
+        }
+        if (allNever) total += own;
+        else best = std::max(best, own);
+      }
+      total += best;
+    }
+    total += rowPool + colPool;
+    if (rowPool > 0 && colPool > 0)
+      total += static_cast<LD>(g.nth - 1) * static_cast<LD>(g.ntw - 1) * std::min(rowMin, colMin);
+    for (TensorId t : pl.written)
+      if (!retainable(p, t)) total += static_cast<LD>(p.size(t));
+    return total;
+  }
+
+  // L5: total compute at (w,h,k): MatMuls base_cost per tile over the k-steps (x Kacc / D),
+  // k-strip Pointwise every k-step, epilogue Pointwise once per tile.
+  LD compute(const Grid& g) const {
+    const LD T = static_cast<LD>(g.ntw) * static_cast<LD>(g.nth);
+    LD per = static_cast<LD>(pl.pw_every) * static_cast<LD>(g.nk) + static_cast<LD>(pl.pw_last);
+    if (pl.mm_coef) per += static_cast<LD>(pl.mm_coef) * static_cast<LD>(pl.Kacc) / static_cast<LD>(pl.D);
+    return T * per;
+  }
+
+  // min over every w <= N, h <= N and k of the class that fits of max(compute, traffic / B).
+  // Within the class the floor does not increase with k (the k-strip loads sum to K whatever k
+  // is; strip Pointwise run nk times) while the working set does not decrease: the largest k
+  // that fits is the best one, found by bisection.
+  // Tile sides with the same tile count form a class [lo, hi]: compute and every traffic term
+  // depend on the side only through the count, except the smallest band (the clipped last one),
+  // smallest at hi; the working set grows with the side, least at lo. So a class is priced at hi
+  // and admitted if it fits at lo (a relaxation of every side in it).
+  struct SideClass {
+    i64 count, lo, hi;
+  };
+  static std::vector<SideClass> sideClasses(i64 dim, i64 N) {
+    std::vector<SideClass> v;  // largest sides first
+    for (i64 x = std::min(N, dim); x >= 1; --x) {
+      const i64 c = (dim + x - 1) / x;
+      if (!v.empty() && v.back().count == c) v.back().lo = x;
+      else v.push_back({c, x, x});
+    }
+    return v;
+  }
+
+  void minimise(PartFloor& best) const {
+    const i64 N = p.native;
+    const LD B = static_cast<LD>(p.bandwidth);
+    const std::vector<SideClass> ws_ = sideClasses(pl.W, N), hs_ = sideClasses(pl.H, N);
+    // Largest tiles first: they give the least compute, so the pruning below bites early.
+    for (const SideClass& cw : ws_)
+      for (const SideClass& ch : hs_) {
+        Grid g{cw.lo, ch.lo, 1, cw.count, ch.count, 1, 0, 0};
+        g.rowLast = pl.H - (g.nth - 1) * ch.hi;
+        g.colLast = pl.W - (g.ntw - 1) * cw.hi;
+        if (multiK) {
+          auto at = [&](i64 k) {
+            Grid x = g;
+            x.k = k;
+            x.nk = (pl.Kacc + k - 1) / k;
+            return x;
+          };
+          // Compute only grows as h shrinks (more tile rows): nothing below can beat the best.
+          if (compute(at(kHi)) >= best.value) break;
+          if (ws(at(1)) > p.capacity) continue;
+          i64 lo = 1, hi = kHi;  // ws(at(lo)) fits
+          while (lo < hi) {
+            i64 mid = lo + (hi - lo + 1) / 2;
+            if (ws(at(mid)) <= p.capacity) lo = mid;
+            else hi = mid - 1;
+          }
+          g = at(lo);
+        } else {
+          g.k = kHi;
+          if (compute(g) >= best.value) break;
+          if (ws(g) > p.capacity) continue;
+        }
+        const LD c = compute(g), m = traffic(g) / B;
+        const double v = static_cast<double>(std::max(c, m));
+        if (v < best.value) best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, g.k}};
+      }
+  }
+};
+
+}  // namespace
+
+PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops) {
+  PartFloor best{kInf, kInf, kInf, {}};
+  const i64 N = p.native;
+  const i64 kmax = reductionLimit(p, m, ops);  // V8 (0: no MatMul)
+  static const std::vector<TensorId> kNone;
+  // The templates depend on the granularity only through nk > 1 or nk = 1, and validity only
+  // through V9 (which fails at w = h = N, the most permissive sides, exactly when it fails for
+  // every w, h of the class) and capacity (checked per (w,h,k) above). Retention changes the plan
+  // only by removing retained-in slices and stores (relaxed above) or by making a tensor consumed
+  // inside S non-ephemeral (rule 11.7), which keeps every op's charge per tile and only adds
+  // demanded regions, so the plan without retention gives the floor.
+  SubgraphPlan multi = planSubgraph(p, m, ops, {N, N, 1}, kNone, kNone);
+  if (multi.valid && multi.nk > 1) ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1)).minimise(best);
+  const i64 kOne = kmax ? kmax : 1;
+  SubgraphPlan one = multi.valid && multi.nk == 1 ? multi : planSubgraph(p, m, ops, {N, N, kOne}, kNone, kNone);
+  if (one.valid && one.nk == 1) ClassFloor(p, one, false, one.Kacc ? one.Kacc : 1).minimise(best);
+  return best;
+}
+
+}  // namespace mlsys
