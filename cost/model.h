@@ -1,5 +1,6 @@
 // Model options for the spec's open ambiguities (../shared/spec/cost-model.md section 8).
 #pragma once
+#include <array>
 #include <string>
 
 namespace mlsys {
@@ -26,7 +27,28 @@ struct ModelOptions {
   // Sets KEY=VALUE; throws InputError naming the key and the accepted values.
   void set(const std::string& key, const std::string& value);
   void setAssignment(const std::string& kv);  // "KEY=VALUE"
+  // The name of KEY's current value ("native"); throws InputError for an unknown key.
+  std::string value(const std::string& key) const;
   bool operator==(const ModelOptions&) const = default;
+
+  // The one name table of the options: each key, and its values' names in enum order (index =
+  // the enum's value). describe(), set(), value(), the config's model.* keys and the CLI's help
+  // all read it.
+  struct Option {
+    const char* key;
+    std::array<const char*, 2> values;
+  };
+  static constexpr std::array<Option, 3> kOptions{{
+      {"matmul_compute", {"reduction_depth", "native_depth"}},
+      {"matmul_chains", {"literal", "reject"}},
+      {"k_limit", {"native", "reduction"}},
+  }};
+  // "matmul_compute=reduction_depth|native_depth, matmul_chains=literal|reject, ..."
+  static std::string choicesText();
+
+ private:
+  int index(size_t option) const;
+  void setIndex(size_t option, int value);
 };
 
 }  // namespace mlsys
