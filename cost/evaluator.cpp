@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "cost/interrupt.h"
 
 namespace mlsys {
 namespace {
@@ -57,7 +56,7 @@ std::vector<double> exactPrefixTotals(const std::vector<SubgraphReport>& sg) {
   return out;
 }
 
-Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method) {
+Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method, StopToken stop) {
   Evaluation ev;
   ev.model = m;
   auto fail = [&](int sg, Rule rule, const std::string& why) {
@@ -72,7 +71,7 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
   std::vector<char> written(p.numTensors(), 0), covered(p.numOps(), 0);
   static const std::vector<TensorId> kNone;
   for (int i = 0; i < n; ++i) {
-    if ((i & 63) == 63 && interrupted()) {
+    if ((i & 63) == 63 && stop.stopRequested()) {
       fail(-1, Rule::Interrupted, "the evaluation was interrupted by a signal");
       ev.interrupted = true;
       return ev;

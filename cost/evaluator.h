@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/stop.h"
 #include "cost/subgraph.h"
 
 namespace mlsys {
@@ -23,11 +24,13 @@ struct Evaluation {
   double total = 0;     // exact sum of the subgraph rationals, rounded once
   std::vector<std::string> warnings;
   ModelOptions model;
-  bool interrupted = false;  // abandoned on a signal (see cost/interrupt.h): not a verdict
+  bool interrupted = false;  // abandoned on a stop request (cost/stop.h): not a verdict
 };
 
+// `stop` is checked every 64 subgraphs: on a request the evaluation is abandoned (interrupted), so
+// that a run on a 200,000-op graph ends within milliseconds of a signal.
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m,
-                            CostMethod method = CostMethod::Auto);
+                            CostMethod method = CostMethod::Auto, StopToken stop = {});
 
 // Sum of exact subgraph latencies as a double (exact rational sum where it fits 128 bits).
 double exactTotal(const std::vector<SubgraphReport>& sg);

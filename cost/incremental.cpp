@@ -1,6 +1,5 @@
 #include "cost/incremental.h"
 
-#include "cost/interrupt.h"
 
 #include <algorithm>
 #include <cassert>
@@ -122,7 +121,7 @@ void IncrementalEvaluator::reset(const Schedule& s) {
   infos_.clear();
   lat_.clear();
   for (int i = 0; i < n; ++i) {
-    if ((i & 63) == 63 && interrupted()) {
+    if ((i & 63) == 63 && stop_.stopRequested()) {
       // Abandoned on a signal: leave an empty, consistent, invalid state (the worker stops).
       s_.subgraphs.clear();
       infos_.clear();

@@ -51,8 +51,10 @@ void checkWholeRun(const std::vector<Row>& rows, const std::string& header, doub
   EXPECT_DOUBLE_EQ(rows.back().latency, onDisk) << "the end row holds the latency of the file on disk";
   for (size_t i = 1; i < rows.size(); ++i) {
     EXPECT_GE(rows[i].seconds, rows[i - 1].seconds) << "row " << i;
-    if (i + 1 < rows.size()) EXPECT_LE(rows[i].latency, rows[i - 1].latency) << "row " << i << " (" << rows[i].worker << ") rises";
-    if (i + 1 < rows.size()) EXPECT_NE(rows[i].worker, "end") << "only the last row is the end";
+    if (i + 1 < rows.size()) {
+      EXPECT_LE(rows[i].latency, rows[i - 1].latency) << "row " << i << " (" << rows[i].worker << ") rises";
+      EXPECT_NE(rows[i].worker, "end") << "only the last row is the end";
+    }
   }
 }
 
@@ -66,18 +68,16 @@ TEST(Trace, CoversTheWholeRunToTheDeadline) {
   checkWholeRun(rows, header, latencyOnDisk(p, out));
   ASSERT_FALSE(rows.empty());
   EXPECT_NE(test::readText(stats).find("\"stop_reason\": \"deadline\""), std::string::npos);
-  // The end row is written when the run ends: at the deadline less the stop margin, which is
-  // 0.15 s or more, from the slowest evaluation and write measured (a stalled process measures slow ones,
-  // so on a loaded test machine a 1 s run may stop at 0.5 s). So: at the process's elapsed time
-  // as the stats give it, and well past the start (the baseline takes at most a quarter).
+  // The end row is the run's last act before the stats (written with the process's elapsed time).
+  // When, within the budget, the run ends is checked on a fake clock, whatever the machine's load:
+  // tests/search/stop_test.cpp, SolveClock.RunEndsInsideItsBudgetOnItsOwnClock.
   const std::string st = test::readText(stats);
   const std::string key = "\"elapsed_s\": ";
   const size_t at = st.find(key);
   ASSERT_NE(at, std::string::npos) << st;
   const double elapsed = std::stod(st.substr(at + key.size()));
-  EXPECT_NEAR(rows.back().seconds, elapsed, 0.05) << "the end row is written at the end of the run";
-  EXPECT_GT(rows.back().seconds, 0.25) << "the run went on past the baseline's quarter of the 1 s budget";
-  EXPECT_LE(rows.back().seconds, 1.5) << "the run ends at its 1 s budget (plus the final write's grace)";
+  // (Rows print 4 decimals, rounded: hence the half unit of the last one.)
+  EXPECT_LE(rows.back().seconds, elapsed + 0.5e-4) << "the end row is written before the stats";
 }
 
 TEST(Trace, EndsWhenTheRunIsProvenOptimal) {
@@ -94,14 +94,15 @@ TEST(Trace, EndsWhenTheRunIsProvenOptimal) {
 TEST(Trace, EndsAfterASignal) {
   std::string p = test::instancePath("examples/ex5.json"), out = test::tempPath("trace_sig.json"),
               trace = test::tempPath("trace_sig.csv");
-  auto r = test::runMlsys({"solve", p, out, "--seconds", "30", "--threads", "2", "--trace", trace, "-q"},
+  auto r = test::runMlsys({"solve", p, out, "--seconds", "600", "--threads", "2", "--trace", trace, "-q"},
                           {"timeout", "--preserve-status", "-s", "TERM", "1"});
   ASSERT_EQ(r.exit_code, 143) << r.err;
   std::string header;
   auto rows = readRows(trace, &header);
   checkWholeRun(rows, header, latencyOnDisk(p, out));
   ASSERT_FALSE(rows.empty());
-  EXPECT_LT(rows.back().seconds, 5) << "the end row is written at the signal, not at the budget";
+  // Not at the 600 s budget (the fake-clock version: SolveClock.StopRequestEndsARunThatNeverReachesItsDeadline).
+  EXPECT_LT(rows.back().seconds, 300) << "the end row is written at the signal, not at the budget";
 }
 
 TEST(Trace, ExactSolverRowWhenItImproves) {

@@ -1,4 +1,6 @@
 // One wall-clock deadline, created first thing in main (before parsing), covering the process.
+// It carries the run's stop request (cost/stop.h): expired() is true once a stop is requested.
+// Its clock is a seam: tests hand it a FakeClock and move time by hand instead of sleeping.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -10,16 +12,45 @@
 
 #include <unistd.h>
 
+#include "cost/stop.h"
+
 namespace mlsys {
+
+// Where a Deadline reads the time: the steady clock unless a test hands it another source.
+class TimeSource {
+ public:
+  using Clock = std::chrono::steady_clock;
+  virtual ~TimeSource() = default;
+  virtual Clock::time_point now() const = 0;
+};
+
+// A clock that moves only when told to (tests of time limits): by hand (advance, set), and by
+// `step` seconds at every reading when a step is given, so that a run which keeps checking its
+// deadline reaches it after a known number of checks, whatever the machine's load.
+class FakeClock final : public TimeSource {
+ public:
+  explicit FakeClock(double step_seconds = 0) : step_ns_(static_cast<long long>(step_seconds * 1e9)) {}
+  Clock::time_point now() const override {
+    return Clock::time_point(std::chrono::nanoseconds(ns_.fetch_add(step_ns_, std::memory_order_relaxed)));
+  }
+  void advance(double seconds) { ns_.fetch_add(static_cast<long long>(seconds * 1e9)); }
+
+ private:
+  static constexpr long long kOrigin = 1'000'000'000'000LL;  // far from 0: start - process age stays valid
+  const long long step_ns_;
+  mutable std::atomic<long long> ns_{kOrigin};
+};
 
 class Deadline {
  public:
   using Clock = std::chrono::steady_clock;
-  Deadline() : start_(Clock::now()), end_(Clock::time_point::max()) {}
+  // Starts now on `time` (the steady clock when null), with no budget and no stop source.
+  explicit Deadline(const TimeSource* time = nullptr, StopSource* stop = nullptr)
+      : time_(time), stop_(stop), start_(now()), end_(Clock::time_point::max()) {}
   // The process's deadline: its clock starts when the process started (fork), not at main(): a
   // harness measures its limit from the spawn, and loading shared libraries can take tens of ms.
-  static Deadline sinceProcessStart() {
-    Deadline d;
+  static Deadline sinceProcessStart(StopSource* stop = nullptr) {
+    Deadline d(nullptr, stop);
     d.start_ -= processAge();
     return d;
   }
@@ -32,10 +63,16 @@ class Deadline {
     }
     end_ = start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
-  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // A deadline of `seconds` from now, on the same clock and with the same stop source.
+  Deadline child(double seconds) const {
+    Deadline d(time_, stop_);
+    d.setBudget(seconds);
+    return d;
+  }
+  double elapsed() const { return std::chrono::duration<double>(now() - start_).count(); }
   double remaining() const {
     if (end_ == Clock::time_point::max()) return 1e18;
-    return std::chrono::duration<double>(end_ - Clock::now()).count();
+    return std::chrono::duration<double>(end_ - now()).count();
   }
   // Seconds from the start to the deadline (1e18 without one).
   double total() const {
@@ -49,11 +86,14 @@ class Deadline {
     double f = total > 0 ? elapsed() / total : 1;
     return f < 0 ? 0 : (f > 1 ? 1 : f);
   }
-  bool expired() const { return stop_requested.load(std::memory_order_relaxed) || Clock::now() >= end_; }
+  bool expired() const { return stopRequested() || now() >= end_; }
 
-  // Set by the SIGTERM/SIGINT handler (and by --max-evals exhaustion).
-  static inline std::atomic<bool> stop_requested{false};
-  static inline std::atomic<int> signal_received{0};
+  // The run's stop request (none without a source).
+  bool stopRequested() const { return stop_ != nullptr && stop_->requested(); }
+  int stopSignal() const { return stop_ != nullptr ? stop_->signal() : 0; }
+  StopToken stopToken() const { return stop_ != nullptr ? stop_->token() : StopToken(); }
+  StopSource* stopSource() const { return stop_; }
+  const TimeSource* timeSource() const { return time_; }
 
  private:
   // Seconds since the process started, from /proc/self/stat (start time in clock ticks since
@@ -80,6 +120,10 @@ class Deadline {
     if (!(age >= 0 && age < 10)) return Clock::duration::zero();
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(age));
   }
+  Clock::time_point now() const { return time_ != nullptr ? time_->now() : Clock::now(); }
+
+  const TimeSource* time_ = nullptr;
+  StopSource* stop_ = nullptr;
   Clock::time_point start_, end_;
 };
 

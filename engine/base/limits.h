@@ -9,10 +9,15 @@ namespace mlsys {
 // (lns.whole_graph_ops, lns.window_ops_*) and the messages of solve() use it.
 inline constexpr int kExactMaxOps = 20;
 
-// "x improves on ref": below it by more than the relative tolerance 1e-9 (sums of per-subgraph
-// latencies differ in their last bits by the order they were added in).
-inline bool improves(double x, double ref) { return x < ref - 1e-9 * ref; }
+// "x improves on ref": below it by more than the relative tolerance (1e-9 by default: sums of
+// per-subgraph latencies differ in their last bits by the order they were added in; the polish
+// steps use 1e-12, to take every gain larger than rounding).
+inline constexpr double kImproveTol = 1e-9;
+inline bool improves(double x, double ref, double tol = kImproveTol) { return x < ref - tol * ref; }
 // "x is worse than ref": above it by more than the same tolerance.
-inline bool worsens(double x, double ref) { return x > ref + 1e-9 * ref; }
+inline bool worsens(double x, double ref, double tol = kImproveTol) { return x > ref + tol * ref; }
+// The same for a change's latency delta against the total `ref` it applies to.
+inline bool deltaImproves(double delta, double ref, double tol = kImproveTol) { return delta < -tol * ref; }
+inline bool deltaWorsens(double delta, double ref, double tol = kImproveTol) { return delta > tol * ref; }
 
 }  // namespace mlsys

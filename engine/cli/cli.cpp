@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -16,7 +17,6 @@
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
-#include "cost/interrupt.h"
 #include "cost/json_util.h"
 #include "engine/cli/json_out.h"
 #include "engine/cli/commands.h"
@@ -66,9 +66,7 @@ SearchConfig configFrom(const cxxopts::ParseResult& r) {
 ModelOptions modelFromConfigAndFlags(const cxxopts::ParseResult& r) { return modelFrom(r, configFrom(r).model); }
 
 void addModelOption(cxxopts::Options& o) {
-  o.add_options()("model",
-                  "Model option KEY=VALUE (repeatable): matmul_compute=reduction_depth|native_depth, "
-                  "matmul_chains=literal|reject, k_limit=native|reduction",
+  o.add_options()("model", "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(),
                   cxxopts::value<std::vector<std::string>>());
 }
 
@@ -193,7 +191,7 @@ int cmdBound(int argc, char** argv) {
   }
   int covers = 0, floors = 0;
   for (const BoundComponent& c : lb.components)
-    for (const BoundGroup& g : c.groups) (g.method == "cover" ? covers : floors)++;
+    for (const BoundGroup& g : c.groups) (g.method == BoundMethod::Cover ? covers : floors)++;
   std::cout << "model: " << m.describe() << "\n"
             << "compute: " << formatDouble(lb.compute) << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
@@ -203,10 +201,17 @@ int cmdBound(int argc, char** argv) {
   return 0;
 }
 
+namespace {
+// The one piece of process-wide state: where a signal is routed. cmdSolve points it at its run's
+// stop source before it installs the handler; nothing below the CLI reads it.
+std::atomic<StopSource*> g_signal_target{nullptr};
+}  // namespace
+
 extern "C" void onSignal(int sig) {
+  StopSource* stop = g_signal_target.load();
   // Before the first schedule exists there is nothing to write: say so and exit at once (only
   // async-signal-safe calls: no stdio, no allocation).
-  if (!OutputWriter::has_schedule.load()) {
+  if (stop == nullptr || !stop->resultExists()) {
     static constexpr char head[] = "mlsys: stopped by signal ";
     static constexpr char tail[] = " before the first schedule existed; nothing written\n";
     const char num[2] = {static_cast<char>('0' + sig / 10 % 10), static_cast<char>('0' + sig % 10)};
@@ -216,9 +221,8 @@ extern "C" void onSignal(int sig) {
     (void)ignored;
     ::_exit(128 + sig);
   }
-  Deadline::signal_received.store(sig);
-  Deadline::stop_requested.store(true);
-  g_interrupt.store(true);  // abandon long evaluations (cost/interrupt.h)
+  // The search, the evaluators and the writer see it through the run's Deadline and tokens.
+  stop->request(sig);
 }
 
 // Refuses (usage error) when two of the named files are one: a run must never overwrite its
@@ -233,6 +237,7 @@ void checkDistinctFiles(const std::vector<std::pair<std::string, std::string>>& 
 
 int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   // Only solve catches SIGTERM/SIGINT/SIGHUP (to write its best and exit 128+N); other commands die.
+  g_signal_target.store(deadline.stopSource());
   struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigemptyset(&sa.sa_mask);

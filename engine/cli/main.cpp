@@ -8,7 +8,9 @@
 
 int main(int argc, char** argv) {
   // First thing: the budget covers loading, parsing, search and writing, from the process start.
-  mlsys::Deadline deadline = mlsys::Deadline::sinceProcessStart();
+  // The process's one stop source: `solve` routes SIGTERM/SIGINT/SIGHUP to it (cli.cpp, onSignal).
+  static mlsys::StopSource stop;
+  mlsys::Deadline deadline = mlsys::Deadline::sinceProcessStart(&stop);
   // A closed stdout/stderr (`... 2>&1 | head -c 10`) must not kill a search: writes fail with EPIPE.
   std::signal(SIGPIPE, SIG_IGN);
   int code = mlsys::runCli(argc, argv, deadline);

@@ -24,7 +24,7 @@ void logSignalStop(const Deadline& deadline, int sig, bool written) {
 }  // namespace
 
 int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o) {
-  const int sig = Deadline::signal_received.load();
+  const int sig = deadline.stopSignal();
   if (!o.searched) {
     if (sig && o.exit_code == 128 + sig) logSignalStop(deadline, sig, false);
     return o.exit_code;

@@ -4,6 +4,8 @@
 #include <map>
 
 #include "cost/granularity.h"
+#include "cost/incremental.h"
+#include "engine/base/limits.h"
 #include "engine/base/parallel.h"
 
 namespace mlsys {
@@ -147,8 +149,6 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
 
 }  // namespace mlsys
 
-#include "cost/incremental.h"
-
 namespace mlsys {
 
 namespace {
@@ -181,7 +181,7 @@ void greedyFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
       if (!bestGranularityCached(ev, m, ev.retainedInto(s), {A.gran, B.gran})) continue;
       Change c{s, 2, {m}};
       DeltaEval d = ev.evaluate(c);
-      if (d.valid && d.delta < -1e-9 * ev.total()) {
+      if (d.valid && deltaImproves(d.delta, ev.total())) {
         ev.apply(c, d);
         improved = true;
       }

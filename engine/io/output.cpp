@@ -31,7 +31,7 @@ OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, const std::s
 
 double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   auto t0 = std::chrono::steady_clock::now();
-  Evaluation ev = evaluateSchedule(p_, s, m_);
+  Evaluation ev = evaluateSchedule(p_, s, m_, CostMethod::Auto, dl_ ? dl_->stopToken() : StopToken());
   if (ev.interrupted) return kInterrupted;
   raiseTo(eval_s_, secondsSince(t0));
   if (!ev.valid) return kInvalid;
@@ -44,7 +44,8 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   best_total_ = ev.total;
   pending_ = true;
   retry_ = true;
-  has_schedule.store(true);
+  // From now on a signal stops the run gracefully (the best is written) instead of ending it.
+  if (StopSource* stop = dl_ ? dl_->stopSource() : nullptr) stop->markResultExists();
   best_write_est_.store(estimateWriteLocked(), std::memory_order_relaxed);
   if (dl_) now_s = dl_->elapsed();  // another offer may have written while this one waited
   if (!in_place_ && (force_write || (dueLocked(now_s) && fitsBeforeStopLocked()))) writeLocked(now_s);

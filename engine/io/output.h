@@ -27,6 +27,9 @@ class OutputWriter {
   // A target written once (a pipe, a FIFO, a device: OutputTarget::writeOnce) gets the final flush.
   OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s = 0.1,
                const Deadline* deadline = nullptr);
+  // With a deadline: its stop token abandons the re-check of an offer on a stop request, and the
+  // first accepted schedule marks its stop source's result as existing (from then on a signal ends
+  // the run through the normal path, the best written; before, the CLI's handler exits at once).
 
   // Offers a schedule. It is re-evaluated from scratch; if valid and better than the best so far
   // it becomes the best and is written now if `force_write` or if the last write is at least
@@ -74,10 +77,6 @@ class OutputWriter {
   // so that none is running when the search stops (the best found by then waits for the final
   // write). Schedules with explicit orders on huge tile grids take about a second to write.
   void setStopMargin(double margin_s) { stop_margin_s_ = margin_s; }
-
-  // Set once the first schedule has been accepted: from then on a signal ends the run through the
-  // normal path (the best is written); before, the signal handler exits at once (nothing to write).
-  static inline std::atomic<bool> has_schedule{false};
 
  private:
   // Writes the best; false (error recorded and reported) if the write failed.

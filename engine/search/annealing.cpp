@@ -128,14 +128,11 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
       offerBestToPool();
       // Another worker is ahead of this one's best: continue from its schedule (with several
       // annealers on one funnel, the one behind joins the leader).
-      if (run_.cfg.sa_adopt_pool_best && improves(run_.poolOf(id_).bestLatency(), best.latency)) {
-        Schedule s;
-        double l;
-        if (run_.poolOf(id_).best(s, l)) {
-          ev.reset(s);
-          best = LazyBest{ev.total(), ev.schedule()};
-          sinceImprove = 0;
-        }
+      Schedule s;
+      if (run_.cfg.sa_adopt_pool_best && run_.adoptIfBetter(id_, best.latency, s)) {
+        ev.reset(s);
+        best = LazyBest{ev.total(), ev.schedule()};
+        sinceImprove = 0;
       }
     }
     if (sinceImprove >= run_.cfg.sa_restart_after) {

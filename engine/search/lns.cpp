@@ -77,11 +77,9 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   if (!ev.valid()) return;
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
-    // Adopt a better schedule another worker found.
-    if (improves(run_.poolOf(id_).bestLatency(), ev.total())) {
-      Schedule s;
-      double l;
-      if (run_.poolOf(id_).best(s, l)) ev.reset(s);
+    // Adopt a better schedule another worker found (SearchRun::adoptIfBetter, the one policy).
+    if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s)) {
+      ev.reset(s);
       if (!ev.valid()) return;
     }
     std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_) : regionWindow(ev, size_);
@@ -255,7 +253,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   }
   if (!bestD.valid) return false;
   const double oldTotal = ev.total();
-  const Schedule backup = bestD.delta > 1e-9 * oldTotal ? ev.schedule() : Schedule{};
+  const Schedule backup = deltaWorsens(bestD.delta, oldTotal) ? ev.schedule() : Schedule{};
   ev.apply(bestC, bestD);  // better, as good (a sideways step), or worse until retentions return
   retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
   retainAcross(ev, blockAt - 1);
@@ -303,7 +301,7 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
     }
     polishFrontier(ev, s);
     polishTraversals(ev, s, s);
-    if (ev.total() < at - 1e-12 * at) clean = 0;
+    if (improves(ev.total(), at, 1e-12)) clean = 0;
     else ++clean;
   }
   start = ev.schedule();
@@ -320,7 +318,7 @@ bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& 
   run_.stats.countEvaluations(id_, 1);
   polishStats_.valid += d.valid;
   const bool valid = d.valid;
-  if (valid && d.delta < -1e-12 * at && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+  if (valid && deltaImproves(d.delta, at, 1e-12) && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
   return valid;
 }
 
@@ -384,7 +382,7 @@ bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
         if (how == 0) c.repl[0].trav = {k, {}};
         if (c.repl[0].trav == S.trav) continue;
         DeltaEval d = ev.evaluate(c);
-        if (d.valid && d.delta < -1e-12 * before && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+        if (d.valid && deltaImproves(d.delta, before, 1e-12) && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
       }
     }
     if (bestD.valid) ev.apply(best, bestD);

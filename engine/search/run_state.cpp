@@ -46,7 +46,7 @@ std::map<std::string, double> RunStats::bestByKind() const {
 }
 
 bool StopPolicy::stopNow() const {
-  if (Deadline::stop_requested.load(std::memory_order_relaxed)) return true;
+  if (dl_.stopRequested()) return true;
   if (stats_.optimal.load(std::memory_order_relaxed)) return true;
   // Whichever limit comes first: --max-evals never switches the wall clock off.
   if (max_evals_ > 0 && stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_) return true;
@@ -174,7 +174,7 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     }
     checkPending();
     double t = dl_.elapsed();
-    if (!Deadline::stop_requested.load()) out_.flushDue(t);
+    if (!dl_.stopRequested()) out_.flushDue(t);
     if (t < next || quiet) continue;
     long e = stats_.evaluations.load(), acc = stats_.accepted.load();
     double rate = (e - lastEvals) / std::max(1e-9, t - lastT);

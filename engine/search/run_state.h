@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/limits.h"
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/base/deadline.h"
@@ -214,6 +215,22 @@ struct SearchRun {
     pool.offer(s, latency);
     if (id == 0 && own0) own0->offer(s, latency);
   }
+
+  // The one elite-sharing policy: when a worker takes the pool's best instead of going on with
+  // its own schedule. Every worker asks here; no worker reads the pool's best elsewhere.
+  //   - adoptIfBetter, at a worker's sync points (the annealer every sa.sync_every evaluations
+  //     when sa.adopt_pool_best is on; the LNS worker before every window): the pool's best,
+  //     only if it improves on the worker's `mine` by more than the tolerance (improves(),
+  //     engine/base/limits.h), so that equal schedules found twice do not bounce between workers;
+  //   - startFromBest, at the start of a slice of the adaptive LNS worker: the pool's best
+  //     whatever it is (the slice measures its yield from there), or false on an empty pool.
+  // (Restarts after a stall draw from the pool at random, biased to the best: ElitePool::sample.)
+  bool adoptIfBetter(int id, double mine, Schedule& out) {
+    if (!improves(poolOf(id).bestLatency(), mine)) return false;
+    double latency;
+    return poolOf(id).best(out, latency);
+  }
+  bool startFromBest(int id, Schedule& out, double& latency) { return poolOf(id).best(out, latency); }
   const Problem& p;
   const SearchConfig& cfg;
   const uint64_t seed;

@@ -23,7 +23,9 @@ class Worker {
   Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
       : run_(run), id_(id), kind_(kind), then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind), beam_index_(beam_index),
         ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
-        annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)), lns_(run, id) {}
+        annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)), lns_(run, id) {
+    ev_.setStop(run.dl.stopToken());  // a rebuild on a huge graph gives up on a signal
+  }
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
@@ -70,7 +72,7 @@ class Worker {
       }
       Schedule from;
       double ref;
-      if (!run_.poolOf(id_).best(from, ref)) from = start_;
+      if (!run_.startFromBest(id_, from, ref)) from = start_;
       const double t0 = run_.dl.elapsed(), until = t0 + run_.cfg.lns_slice_seconds;
       double reached;
       if (k == kLns) {

@@ -59,163 +59,217 @@ void RunLog::operator()(const std::string& line) const {
   if (!quiet_) std::cerr << fmt::format("[{}s] {}\n", formatDouble(std::round(dl_.elapsed() * 1000) / 1000), line);
 }
 
-SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log) {
-  double budget = opt.seconds > 0 ? opt.seconds : defaultBudgetSeconds(p.numOps());
-  deadline.setBudget(budget);
-  SearchConfig cfg = resolveConfig(opt);
-  SolveOutcome r;
-  if (cfg.margin_s >= budget) {
-    // The search would stop before it starts and only the first schedule would be written.
-    std::cerr << fmt::format("mlsys: warning: search.margin_s ({} s) is not below the budget ({} s): using {} s\n",
-                             formatDouble(cfg.margin_s), formatDouble(budget), formatDouble(budget / 2));
-    cfg.margin_s = budget / 2;
+namespace {
+
+// On huge graphs (100k+ ops) reading and the first schedule can take the whole budget: then the
+// baseline and the search are skipped, so that the run ends right after the first write instead
+// of after the deadline; so is the bound, unless its quick floors are cheap (up to
+// kQuickFloorOps ops: about 1 us per op, measured 0.1 s at 100,000 ops): a small graph on a
+// loaded machine, whose stop margin grows with the measured write time, keeps a bound.
+constexpr int kQuickFloorOps = 20000;
+
+// One solve run, in the steps solve() takes them. The large objects of a run are never
+// destroyed: main ends with _Exit, and freeing millions of small vectors took ~0.1 s on 200,000
+// ops, half of what a signal allows (exit within 0.2 s).
+class SolveRun {
+ public:
+  SolveRun(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log)
+      : p_(p), opt_(opt), dl_(deadline), log_(log), cfg_(resolveConfig(opt)) {}
+
+  SolveOutcome run() {
+    budget_ = opt_.seconds > 0 ? opt_.seconds : defaultBudgetSeconds(p_.numOps());
+    dl_.setBudget(budget_);
+    open();
+    const Schedule* quick = first();
+    if (!quick) return r_;
+    const bool spentAtFirst = spent();
+    if (spentAtFirst)
+      log_(p_.numOps() > kQuickFloorOps ? "the budget is spent: lower bound, baseline and search skipped"
+                                        : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
+    if (!spentAtFirst || p_.numOps() <= kQuickFloorOps) bound(spentAtFirst);
+    if (r_.lower_bound > 0) log_(fmt::format("lower bound {}; gap {}", formatDouble(r_.lower_bound), gapText(first_lat_, r_.lower_bound)));
+    Schedule& base = baseline(*quick);
+    // After a signal, go straight to the final write; with the budget spent, too.
+    if (!dl_.stopRequested() && !spent()) {
+      offerBaseline(base, *quick);
+      if (opt_.exact && !r_.optimal && !dl_.stopRequested()) exact(base);
+      search(base);
+    }
+    finish();
+    return r_;
   }
-  // Temporary files of earlier runs killed during a write (their process is gone).
-  for (const std::string& f : {opt.out, opt.stats})
-    if (!f.empty())
-      if (int n = removeStaleTemps(f)) log(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
-  // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
-  std::unique_ptr<TraceFile> trace = opt.trace.empty() ? nullptr : TraceFile::open(opt.trace);
-  auto traceRow = [&](TraceTag tag, double latency) {
-    if (trace && latency >= 0) trace->row(deadline.elapsed(), traceTagName(tag), latency);
-  };
-  // Opens (checks) the output now: a directory or an unwritable place is an error before any search.
-  OutputWriter& out = *new OutputWriter(p, cfg.model, opt.out, cfg.write_interval_s, &deadline);
-  out.setStopMargin(cfg.margin_s);
-  if (out.inPlace()) log("'" + opt.out + "' is not a regular file: it is written in place, once, at the end");
-  r.threads = resolveThreads(opt.threads);
-  log(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}", p.name,
-                  p.numOps(), p.numTensors(), formatDouble(budget), r.threads, opt.seed,
-                  opt.max_evals > 0 ? fmt::format("; max-evals {}", opt.max_evals) : "", cfg.model.describe()));
+
+ private:
+  // A margin not below the budget is halved; stale temporary files of killed runs are removed;
+  // the trace and the output are opened (checked) before any search: a directory or an
+  // unwritable place is an error at once.
+  void open() {
+    if (cfg_.margin_s >= budget_) {
+      // The search would stop before it starts and only the first schedule would be written.
+      std::cerr << fmt::format("mlsys: warning: search.margin_s ({} s) is not below the budget ({} s): using {} s\n",
+                               formatDouble(cfg_.margin_s), formatDouble(budget_), formatDouble(budget_ / 2));
+      cfg_.margin_s = budget_ / 2;
+    }
+    // Temporary files of earlier runs killed during a write (their process is gone).
+    for (const std::string& f : {opt_.out, opt_.stats})
+      if (!f.empty())
+        if (int n = removeStaleTemps(f)) log_(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
+    // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
+    trace_ = opt_.trace.empty() ? nullptr : TraceFile::open(opt_.trace);
+    out_ = new OutputWriter(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
+    out_->setStopMargin(cfg_.margin_s);
+    if (out_->inPlace()) log_("'" + opt_.out + "' is not a regular file: it is written in place, once, at the end");
+    r_.threads = resolveThreads(opt_.threads);
+    log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}", p_.name,
+                     p_.numOps(), p_.numTensors(), formatDouble(budget_), r_.threads, opt_.seed,
+                     opt_.max_evals > 0 ? fmt::format("; max-evals {}", opt_.max_evals) : "", cfg_.model.describe()));
+  }
+
   // 1. A valid schedule on disk at once: each op alone at the largest granularity that fits.
-  // The large objects of a run are never destroyed: main ends with _Exit, and freeing millions of
-  // small vectors took ~0.1 s on 200,000 ops, half of what a signal allows (exit within 0.2 s).
-  Schedule& quick = *new Schedule(quickSchedule(p, cfg.model));
-  double lat = out.offer(quick, deadline.elapsed(), true);
-  if (lat == OutputWriter::kInterrupted) {
-    r.exit_code = 128 + Deadline::signal_received.load();
-    return r;
+  // Null when the run ends here (a signal during the write, an internal error, an unwritable output).
+  const Schedule* first() {
+    Schedule& quick = *new Schedule(quickSchedule(p_, cfg_.model));
+    first_lat_ = out_->offer(quick, dl_.elapsed(), true);
+    if (first_lat_ == OutputWriter::kInterrupted) {
+      r_.exit_code = 128 + dl_.stopSignal();
+      return nullptr;
+    }
+    if (first_lat_ < 0) {
+      std::cerr << "mlsys: internal error: the first schedule is invalid\n";
+      r_.exit_code = 1;
+      return nullptr;
+    }
+    if (!out_->inPlace() && out_->writtenBest() < 0) {
+      // Nothing is on disk and nothing was searched: the output cannot be written (a full disk, a
+      // file system that refuses the name).
+      std::cerr << "mlsys: error: " << out_->writeError() << "\n";
+      r_.exit_code = 1;
+      return nullptr;
+    }
+    traceRow(TraceTag::First, first_lat_);
+    log_(fmt::format("{}: latency {}", out_->inPlace() ? "first schedule ready" : "first schedule written", formatDouble(first_lat_)));
+    r_.model = cfg_.model.describe();
+    return &quick;
   }
-  if (lat < 0) {
-    std::cerr << "mlsys: internal error: the first schedule is invalid\n";
-    r.exit_code = 1;
-    return r;
-  }
-  if (!out.inPlace() && out.writtenBest() < 0) {
-    // Nothing is on disk and nothing was searched: the output cannot be written (a full disk, a
-    // file system that refuses the name).
-    std::cerr << "mlsys: error: " << out.writeError() << "\n";
-    r.exit_code = 1;
-    return r;
-  }
-  traceRow(TraceTag::First, lat);
-  log(fmt::format("{}: latency {}", out.inPlace() ? "first schedule ready" : "first schedule written", formatDouble(lat)));
-  // On huge graphs (100k+ ops) reading and the first schedule can take the whole budget: then the
-  // baseline and the search are skipped, so that the run ends right after the first write instead
-  // of after the deadline; so is the bound, unless its quick floors are cheap (up to
-  // kQuickFloorOps ops: about 1 us per op, measured 0.1 s at 100,000 ops): a small graph on a
-  // loaded machine, whose stop margin grows with the measured write time, keeps a bound.
-  constexpr int kQuickFloorOps = 20000;
-  const auto spent = [&] { return deadline.remaining() <= out.stopMargin(cfg.margin_s); };
-  r.model = cfg.model.describe();
-  const bool spentAtFirst = spent();
-  if (spentAtFirst)
-    log(p.numOps() > kQuickFloorOps ? "the budget is spent: lower bound, baseline and search skipped"
-                                    : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
+
   // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
   // fusion components get their quick floors).
-  if (!spentAtFirst || p.numOps() <= kQuickFloorOps) {
-    Deadline boundDl;
-    boundDl.setBudget(spentAtFirst ? 0 : 0.05 * budget);
+  void bound(bool spentAtFirst) {
+    const Deadline boundDl = dl_.child(spentAtFirst ? 0 : 0.05 * budget_);
     BoundOptions bo;
-    bo.give_up = [&] { return boundDl.expired() || Deadline::stop_requested.load(); };
-    r.lower_bound = lowerBound(p, cfg.model, bo).value();
+    bo.give_up = [&] { return boundDl.expired(); };
+    r_.lower_bound = lowerBound(p_, cfg_.model, bo).value();
   }
-  if (r.lower_bound > 0) log(fmt::format("lower bound {}; gap {}", formatDouble(r.lower_bound), gapText(lat, r.lower_bound)));
-  // 2. The baseline: best granularity per op, plus retention where it helps.
-  Deadline baseDl;  // the baseline may use at most a quarter of the budget
-  baseDl.setBudget(std::min(deadline.remaining() - out.stopMargin(cfg.margin_s), 0.25 * budget));
-  Schedule& base = *new Schedule;
-  if (spent()) {
-    base = quick;
-  } else {
-    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r.threads));
-    base = baselineSchedule(p, cfg.model, &baseDl, &quick);
+
+  // 2. The baseline: best granularity per op, plus retention where it helps; at most a quarter of
+  // the budget.
+  Schedule& baseline(const Schedule& quick) {
+    const Deadline baseDl = dl_.child(std::min(dl_.remaining() - out_->stopMargin(cfg_.margin_s), 0.25 * budget_));
+    Schedule& base = *new Schedule;
+    if (spent()) {
+      base = quick;
+    } else {
+      tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r_.threads));
+      base = baselineSchedule(p_, cfg_.model, &baseDl, &quick);
+    }
+    return base;
   }
-  // After a signal, go straight to the final write; with the budget spent, too.
-  if (!Deadline::stop_requested.load() && !spent()) {
-    // Nothing to re-check when the baseline was stopped before it changed anything.
-    // Written at once (not throttled): with --exact it is what the file holds while the exact
-    // solver runs.
-    double blat = base.subgraphs == quick.subgraphs ? lat : out.offer(base, deadline.elapsed(), true);
-    if (blat >= 0 && blat < lat) r.best_found_s = deadline.elapsed();
-    if (blat >= 0) log("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r.lower_bound));
-    if (blat < 0 || blat > lat) base = quick;
-    traceRow(TraceTag::Baseline, out.best());
-    if (meetsBound(out.best(), r.lower_bound)) {
-      r.optimal = true;
+
+  // The baseline is written at once (not throttled): with --exact it is what the file holds while
+  // the exact solver runs. Nothing to re-check when it was stopped before it changed anything.
+  void offerBaseline(Schedule& base, const Schedule& quick) {
+    double blat = base.subgraphs == quick.subgraphs ? first_lat_ : out_->offer(base, dl_.elapsed(), true);
+    if (blat >= 0 && blat < first_lat_) r_.best_found_s = dl_.elapsed();
+    if (blat >= 0) log_("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r_.lower_bound));
+    if (blat < 0 || blat > first_lat_) base = quick;
+    traceRow(TraceTag::Baseline, out_->best());
+    if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
+  }
+
+  // 3. --exact: the exact solver, from the baseline, within search.exact_share of the budget
+  // left; the search runs after it for the rest (see below why even when it completed).
+  void exact(Schedule& base) {
+    ExactOptions eo;
+    eo.incumbent = &base;
+    const double left = dl_.remaining() - out_->stopMargin(cfg_.margin_s);
+    const double stopAt = dl_.remaining() - std::max(0.0, left) * cfg_.exact_share;
+    ExactResult ex = solveExact(p_, cfg_.model, eo, [&] {
+      return dl_.stopRequested() || dl_.remaining() <= std::max(stopAt, out_->stopMargin(cfg_.margin_s));
+    });
+    const double before = out_->best();
+    if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true) >= 0 && !worsens(ex.latency, out_->best(), 1e-12)) base = ex.schedule;
+    if (out_->best() < before) {
+      traceRow(TraceTag::Exact, out_->best());
+      r_.best_found_s = dl_.elapsed();
     }
-    // 3. --exact: the exact solver, from the baseline, within search.exact_share of the budget
-    // left; the search runs after it for the rest (see below why even when it completed).
-    if (opt.exact && !r.optimal && !Deadline::stop_requested.load()) {
-      ExactOptions eo;
-      eo.incumbent = &base;
-      const double left = deadline.remaining() - out.stopMargin(cfg.margin_s);
-      const double stopAt = deadline.remaining() - std::max(0.0, left) * cfg.exact_share;
-      ExactResult ex = solveExact(p, cfg.model, eo, [&] {
-        return Deadline::stop_requested.load() || deadline.remaining() <= std::max(stopAt, out.stopMargin(cfg.margin_s));
-      });
-      const double before = out.best();
-      if (ex.found && out.offer(ex.schedule, deadline.elapsed(), true) >= 0 && ex.latency < out.best() * (1 + 1e-12)) base = ex.schedule;
-      if (out.best() < before) {
-        traceRow(TraceTag::Exact, out.best());
-        r.best_found_s = deadline.elapsed();
-      }
-      // Completed, the exact solver is optimal over its own space only (the smallest tile side per
-      // tile count): the search goes on, and has found better schedules outside it (bench/RESULTS.md,
-      // issue 36). The run is proven optimal only when the best meets the lower bound.
-      if (meetsBound(out.best(), r.lower_bound)) {
-        r.optimal = true;
-      }
-      log(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
-                      ex.proven_optimal   ? std::string("optimal over its space; the search goes on")
-                      : ex.status == ExactStatus::TooLarge ? fmt::format("too large (over {} ops)", kExactMaxOps)
-                                                      : std::string("stopped before the proof"),
-                      ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded, formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
-    }
-    // 4. The search, unless the best is proven optimal already.
-    if (!r.optimal && !Deadline::stop_requested.load())
-      r.search = runSearch(p, opt, cfg, r.threads, deadline, out, base, r.lower_bound, trace.get());
-    if (r.search.optimal) {
-      r.optimal = true;
-    }
+    // Completed, the exact solver is optimal over its own space only (the smallest tile side per
+    // tile count): the search goes on, and has found better schedules outside it (bench/RESULTS.md,
+    // issue 36). The run is proven optimal only when the best meets the lower bound.
+    if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
+    log_(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
+                     ex.proven_optimal                      ? std::string("optimal over its space; the search goes on")
+                     : ex.status == ExactStatus::TooLarge ? fmt::format("too large (over {} ops)", kExactMaxOps)
+                                                            : std::string("stopped before the proof"),
+                     ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded,
+                     formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
+  }
+
+  // 4. The search, unless the best is proven optimal already.
+  void search(const Schedule& base) {
+    if (!r_.optimal && !dl_.stopRequested())
+      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get());
+    if (r_.search.optimal) r_.optimal = true;
     // When the search improved on the start, its own time; otherwise that of the phase above.
-    if (r.search.best_found_s > 0) r.best_found_s = r.search.best_found_s;
+    if (r_.search.best_found_s > 0) r_.best_found_s = r_.search.best_found_s;
   }
-  // After a signal, write whatever the time; otherwise if the write ends inside the budget (plus a
-  // small grace, so that a late process still writes a small schedule).
-  if (!out.flushFinal(Deadline::signal_received.load() != 0) && out.writeError().empty())
-    log("a better schedule (latency " + formatDouble(out.best()) + ") was not written: the write would have ended past the budget");
-  r.searched = true;
-  r.written_best = out.writtenBest();
-  r.write_error = out.writeError();
-  r.best = out.best();
-  if (trace) r.trace_error = trace->error();
-  // Another process (a second run on the same output) may have replaced the file since.
-  r.on_disk = r.written_best >= 0 && out.stillOnDisk();
-  if (r.written_best >= 0 && !r.on_disk)
-    std::cerr << "mlsys: warning: '" << opt.out << "' was replaced or removed by someone else after this run's last write: "
-              << "this run's best is not on disk\n";
-  traceRow(TraceTag::End, r.written_best);
-  r.first_write_s = out.firstWriteTime();
-  r.writes = out.writes();
-  if (Deadline::signal_received.load()) r.stop_reason = StopReason::Signal;
-  else if (r.optimal) r.stop_reason = StopReason::Optimal;
-  else if (r.search.max_evals_hit) r.stop_reason = StopReason::MaxEvals;
-  else r.stop_reason = StopReason::Deadline;
-  if (r.optimal)
-    log(fmt::format("optimal: latency {} meets the lower bound", formatDouble(r.written_best)));
-  return r;
+
+  // The final write and the outcome. After a signal, the best is written whatever the time;
+  // otherwise if the write ends inside the budget (plus a small grace, so that a late process
+  // still writes a small schedule).
+  void finish() {
+    if (!out_->flushFinal(dl_.stopSignal() != 0) && out_->writeError().empty())
+      log_("a better schedule (latency " + formatDouble(out_->best()) + ") was not written: the write would have ended past the budget");
+    r_.searched = true;
+    r_.written_best = out_->writtenBest();
+    r_.write_error = out_->writeError();
+    r_.best = out_->best();
+    if (trace_) r_.trace_error = trace_->error();
+    // Another process (a second run on the same output) may have replaced the file since.
+    r_.on_disk = r_.written_best >= 0 && out_->stillOnDisk();
+    if (r_.written_best >= 0 && !r_.on_disk)
+      std::cerr << "mlsys: warning: '" << opt_.out << "' was replaced or removed by someone else after this run's last write: "
+                << "this run's best is not on disk\n";
+    traceRow(TraceTag::End, r_.written_best);
+    r_.first_write_s = out_->firstWriteTime();
+    r_.writes = out_->writes();
+    if (dl_.stopSignal()) r_.stop_reason = StopReason::Signal;
+    else if (r_.optimal) r_.stop_reason = StopReason::Optimal;
+    else if (r_.search.max_evals_hit) r_.stop_reason = StopReason::MaxEvals;
+    else r_.stop_reason = StopReason::Deadline;
+    if (r_.optimal) log_(fmt::format("optimal: latency {} meets the lower bound", formatDouble(r_.written_best)));
+  }
+
+  bool spent() const { return dl_.remaining() <= out_->stopMargin(cfg_.margin_s); }
+  void traceRow(TraceTag tag, double latency) {
+    if (trace_ && latency >= 0) trace_->row(dl_.elapsed(), traceTagName(tag), latency);
+  }
+
+  const Problem& p_;
+  const SolveOptions& opt_;
+  Deadline& dl_;
+  const RunLog& log_;
+  SearchConfig cfg_;
+  double budget_ = 0;
+  std::unique_ptr<TraceFile> trace_;
+  OutputWriter* out_ = nullptr;  // never destroyed (see above)
+  double first_lat_ = -1;        // the first schedule's latency
+  SolveOutcome r_;
+};
+
+}  // namespace
+
+SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log) {
+  return SolveRun(p, opt, deadline, log).run();
 }
 
 }  // namespace mlsys
