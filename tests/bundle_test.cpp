@@ -3,7 +3,6 @@
 // machine but the C library and the C++ runtime, needs no symbol version newer than Ubuntu 22.04's,
 // finds its shipped configs by bare name, and solves an instance validly.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/child_process.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -29,14 +29,9 @@ constexpr bool kSanitized = false;
 
 // Runs `cmd` with sh, stdout and stderr together.
 test::RunResult shell(const std::string& cmd) {
-  test::RunResult r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  int st = ::pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  test::child::RunOpts o;
+  o.err_to_out = true;
+  return test::child::run({"sh", "-c", cmd}, o);
 }
 
 // The version as a comparable list of numbers ("2.35" -> {2, 35}).

@@ -1,6 +1,8 @@
-// Child processes of the CLI tests: the real binary (MLSYS_BIN) run with chosen stdout/stderr,
-// a gate to hold it before exec, waits with time-outs, and readers of what it wrote (schedule
-// latencies, --trace rows). Shared by hardening_cli_test.cpp and hardening3_test.cpp.
+// Child processes of the tests, the one place that forks: the real binary (MLSYS_BIN) or any
+// program run with chosen stdout/stderr, a gate to hold it before exec, waits with time-outs,
+// run() to run one to its end capturing stdout, stderr and the exit code (test::runMlsys and
+// test::runCommand are built on it), and readers of what it wrote (schedule latencies, --trace
+// rows). Used by test_util.cpp and the CLI tests (hardening*, cli_language, adversarial, bundle).
 #pragma once
 #include <fcntl.h>
 #include <signal.h>
@@ -14,9 +16,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -69,12 +73,20 @@ struct Child {
   Child& operator=(const Child&) = delete;
   ~Child() { killAndReap(); }
 
-  // Waits at most timeout_s for the exit; true if it exited (status set).
+  // Waits at most timeout_s for the exit (without limit if infinite); true if it exited (status set).
   bool wait(double timeout_s) {
     if (reaped) return true;
     if (pid <= 0) {  // never started
       reaped = true;
       status = -1;
+      return true;
+    }
+    if (timeout_s == std::numeric_limits<double>::infinity()) {
+      pid_t r;
+      while ((r = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+      }
+      if (r != pid) status = -1;
+      reaped = true;
       return true;
     }
     auto t0 = Clock::now();
@@ -125,6 +137,7 @@ struct SpawnOpts {
   std::string out_file = "/dev/null";  // stdout
   std::string err_file = "/dev/null";  // stderr (ignored if err_fd >= 0)
   int err_fd = -1;                     // use this fd as stderr
+  bool err_to_out = false;             // stderr to stdout's file (a shell's 2>&1; err_* ignored)
   int gate_fd = -1;                    // read end of a pipe: block until it is readable / closed
   std::vector<int> close_in_child;     // other fds to close in the child
 };
@@ -149,8 +162,9 @@ inline SpawnOpts gated(const std::string& path, int gate_read, int gate_write) {
   return o;
 }
 
-// Forks and execs MLSYS_BIN with `args` (argv[0] excluded). SIGPIPE is reset to its default action
-// and the signal mask cleared in the child, so that the test process' own dispositions do not leak.
+// Forks and execs `prog` (MLSYS_BIN by default; a path) with `args` (argv[0] excluded). SIGPIPE is
+// reset to its default action and the signal mask cleared in the child, so that the test process'
+// own dispositions do not leak.
 inline void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpts& o = {}, const char* prog = MLSYS_BIN) {
   std::vector<std::string> storage;
   storage.push_back(prog);
@@ -182,7 +196,9 @@ inline void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpt
     if (in >= 0) ::dup2(in, 0);
     int out = ::open(o.out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out >= 0) ::dup2(out, 1);
-    if (o.err_fd >= 0) {
+    if (o.err_to_out) {
+      ::dup2(1, 2);
+    } else if (o.err_fd >= 0) {
       ::dup2(o.err_fd, 2);
     } else {
       int err = ::open(o.err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -193,6 +209,65 @@ inline void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpt
   }
   ASSERT_GT(pid, 0) << "fork failed: " << std::strerror(errno);
   c.pid = pid;
+}
+
+// `name` if it contains a '/', else the first executable `dir/name` of $PATH (as execvp looks it
+// up; resolved here, before the fork, where allocating is safe); `name` itself if none is.
+inline std::string findProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t at = 0;
+  for (;;) {
+    const size_t end = dirs.find(':', at);
+    std::string dir = dirs.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (dir.empty()) dir = ".";
+    const std::string cand = dir + "/" + name;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    if (end == std::string::npos) return name;
+    at = end + 1;
+  }
+}
+
+struct RunOpts {
+  double limit_s = std::numeric_limits<double>::infinity();  // SIGKILLed after this long (timed_out)
+  bool err_to_out = false;  // stderr into the stdout capture, in write order (a shell's 2>&1)
+};
+
+// What run() reports: exit_code is the exit status, or 128 + N when killed by signal N (as a
+// shell reports it); -1 if the program could not be started.
+struct Captured : test::RunResult {
+  bool timed_out = false;  // killed at RunOpts::limit_s
+  int status = 0;          // the raw wait status
+};
+
+// Runs argv (argv[0] a path, or a name looked up in PATH) to its end, stdin from /dev/null, stdout
+// and stderr captured through files in the test temp dir.
+inline Captured run(const std::vector<std::string>& argv, const RunOpts& o = {}) {
+  Captured r;
+  if (argv.empty()) return r;
+  static int counter = 0;
+  const std::string base = test::tempPath("run" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  SpawnOpts so;
+  so.out_file = base + ".out";
+  so.err_file = base + ".err";
+  so.err_to_out = o.err_to_out;
+  const std::string prog = findProgram(argv[0]);
+  Child c;
+  spawn(c, std::vector<std::string>(argv.begin() + 1, argv.end()), so, prog.c_str());
+  if (c.pid <= 0) return r;
+  if (!c.wait(o.limit_s)) {
+    c.killAndReap();
+    r.timed_out = true;
+  }
+  r.status = c.status;
+  r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : WIFSIGNALED(c.status) ? 128 + WTERMSIG(c.status) : -1;
+  r.out = test::readText(so.out_file);
+  if (!o.err_to_out) r.err = test::readText(so.err_file);
+  std::error_code ec;
+  fs::remove(so.out_file, ec);
+  fs::remove(so.err_file, ec);
+  return r;
 }
 
 // Sum of "subgraph_latencies" of a schedule text; nullopt if it does not parse.

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/child_process.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -50,55 +51,11 @@ std::string headerOf(const std::string& err) {
 }
 
 // A child running MLSYS_BIN with stdout to /dev/null and stderr to `err_path`; SIGKILLed and
-// reaped on destruction if still running.
-struct Child {
-  pid_t pid = -1;
-  int status = 0;
-  bool reaped = false;
-
-  Child(const std::vector<std::string>& args, const std::string& err_path) {
-    std::vector<std::string> storage{MLSYS_BIN};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : storage) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    std::fflush(nullptr);
-    pid = ::fork();
-    if (pid == 0) {  // only async-signal-safe calls
-      for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      int in = ::open("/dev/null", O_RDONLY);
-      int out = ::open("/dev/null", O_WRONLY);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (in < 0 || out < 0 || err < 0) ::_exit(127);
-      ::dup2(in, 0);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      ::execv(MLSYS_BIN, argv.data());
-      ::_exit(127);
-    }
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  ~Child() {
-    if (pid > 0 && !reaped) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-    }
-  }
-  // True if it exited within `seconds`.
-  bool wait(double seconds) {
-    for (auto t0 = std::chrono::steady_clock::now();
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds;) {
-      if (::waitpid(pid, &status, WNOHANG) == pid) return reaped = true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
-  }
-  int exitCode() const { return reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
+// reaped on destruction if still running (tests/child_process.h).
+using test::child::Child;
+void spawnWithErr(Child& c, const std::vector<std::string>& args, const std::string& err_path) {
+  test::child::spawn(c, args, test::child::errFile(err_path));
+}
 
 // Polls `path` until it contains `part` (true) or `seconds` pass (false).
 bool waitForText(const std::string& path, const std::string& part, double seconds) {
@@ -297,13 +254,14 @@ TEST(CliLanguage, AfterSigtermTheLastLineSaysSo) {
     const std::string err = test::tempPath(quiet ? "cl_sig_q.err" : "cl_sig.err");
     std::vector<std::string> args = {"solve", problem, test::tempPath("cl_sig_out.json"), "-s", "60", "-t", "2"};
     if (quiet) args.push_back("-q");
-    Child c(args, err);
+    Child c;
+    spawnWithErr(c, args, err);
     // Mid-search: after the first improvement (with -q, a moment after the start).
     if (quiet) std::this_thread::sleep_for(std::chrono::seconds(2));
     else ASSERT_TRUE(waitForText(err, "found by", 30)) << test::readText(err);
     ::kill(c.pid, SIGTERM);
     ASSERT_TRUE(c.wait(20)) << "still running 20 s after SIGTERM";
-    EXPECT_EQ(c.exitCode(), 128 + SIGTERM);
+    EXPECT_EQ(c.code(), 128 + SIGTERM);
     std::string text = test::readText(err);
     EXPECT_TRUE(has(lastLine(text), "stopped by signal 15 (Terminated); the best schedule is on disk")) << text;
     if (quiet) EXPECT_EQ(text.find('\n'), text.size() - 1) << "-q: the one line\n" << text;
@@ -315,7 +273,8 @@ TEST(CliLanguage, SigtermBeforeTheFirstScheduleSaysSo) {
   // The problem is a FIFO: the run is held while reading it, before any schedule exists.
   const std::string fifo = test::tempPath("cl_fifo.json"), err = test::tempPath("cl_fifo.err");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-  Child c({"solve", fifo, test::tempPath("cl_fifo_out.json"), "-s", "30"}, err);
+  Child c;
+  spawnWithErr(c, {"solve", fifo, test::tempPath("cl_fifo_out.json"), "-s", "30"}, err);
   // A non-blocking open for writing succeeds once the run has opened the FIFO for reading (its
   // signal handlers are installed before).
   int w = -1;
@@ -329,7 +288,7 @@ TEST(CliLanguage, SigtermBeforeTheFirstScheduleSaysSo) {
   bool exited = c.wait(10);
   ::close(w);
   ASSERT_TRUE(exited);
-  EXPECT_EQ(c.exitCode(), 128 + SIGTERM);
+  EXPECT_EQ(c.code(), 128 + SIGTERM);
   EXPECT_EQ(lastLine(test::readText(err)), "mlsys: stopped by signal 15 before the first schedule existed; nothing written");
   EXPECT_FALSE(std::filesystem::exists(test::tempPath("cl_fifo_out.json")));
 }

@@ -452,7 +452,9 @@ BeamResult runBeam(const Problem& p, int maxSegment = 8, int width = 4, const st
   IncrementalEvaluator ev(p, ModelOptions{});
   BeamResult r;
   r.ok = beamConstruct(p, cfg, p.topo, stop, ev, r.s, r.latency);
-  if (r.ok) EXPECT_NEAR(r.latency, fullTotal(p, r.s), 1e-9) << "the beam's sum is not the full evaluator's";
+  if (r.ok) {
+    EXPECT_NEAR(r.latency, fullTotal(p, r.s), 1e-9) << "the beam's sum is not the full evaluator's";
+  }
   return r;
 }
 

@@ -17,15 +17,14 @@
 #include "tests/test_util.h"
 
 using namespace mlsys;
-using mlsys::test::after;
+using mlsys::test::neverStop;
 
 namespace {
 
 // Solves and checks what every result must satisfy: a schedule the full evaluator accepts, at
 // exactly the reported latency; no bound ever above an exact price.
-ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double seconds = 30,
-                         const ModelOptions& m = {}) {
-  ExactResult r = solveExact(p, m, opt, after(seconds));
+ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, const ModelOptions& m = {}) {
+  ExactResult r = solveExact(p, m, opt, neverStop());
   EXPECT_TRUE(r.found) << p.name << ": " << exactStatusName(r.status) << " " << r.message;
   if (!r.found) return r;
   Evaluation ev = evaluateSchedule(p, r.schedule, m);
@@ -45,7 +44,7 @@ ExactResult solveChecked(const Problem& p, const ExactOptions& opt = {}, double 
 void expectUnprunedAgrees(const Problem& p, const ExactResult& r, ExactOptions o = {}, const ModelOptions& m = {}) {
   o.verify = true;
   o.greedy_incumbent = false;
-  ExactResult rv = solveChecked(p, o, 30, m);
+  ExactResult rv = solveChecked(p, o, m);
   ASSERT_TRUE(rv.proven_optimal) << "unpruned search did not finish";
   EXPECT_EQ(rv.latency, r.latency);
 }
@@ -293,7 +292,7 @@ TEST(Exact, PruningAgreesWithTheUnprunedSearch) {
     o.every_side = seed % 3 == 0;  // also the full V8 granularity range
     o.greedy_incumbent = false;    // both searches must find the space's optimum themselves
     SCOPED_TRACE(p.name + " " + m.describe() + (o.every_side ? " every_side" : ""));
-    ExactResult r = solveChecked(p, o, 30, m);
+    ExactResult r = solveChecked(p, o, m);
     ASSERT_TRUE(r.proven_optimal);
     expectUnprunedAgrees(p, r, o, m);
   }

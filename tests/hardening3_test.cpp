@@ -77,7 +77,9 @@ TEST_P(StdoutLinkOutput, WrittenInPlaceWithTheFinalBest) {
   }
   auto [code, err] = runChild(d, {"solve", p, out, "-s", "2", "-q", "--threads", "1", "--stats", stats}, 60, real);
   ASSERT_EQ(code, 0) << err;
-  if (GetParam() == "link") EXPECT_TRUE(isSymlink(out)) << out << " was replaced by a regular file";
+  if (GetParam() == "link") {
+    EXPECT_TRUE(isSymlink(out)) << out << " was replaced by a regular file";
+  }
   EXPECT_TRUE(isSymlink("/dev/stdout")) << "/dev/stdout is no longer a symlink";
   std::string msg;
   ASSERT_EQ(evaluateExit(p, real, &msg), 0) << "real.txt is not a valid schedule: " << msg;
@@ -91,8 +93,8 @@ TEST_P(StdoutLinkOutput, WrittenInPlaceWithTheFinalBest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hardening3, StdoutLinkOutput, ::testing::Values("link", "/dev/stdout", "/dev/fd/1"),
-                         [](const auto& info) {
-                           std::string n = info.param == "link" ? "SymlinkToProcSelfFd1" : info.param == "/dev/stdout" ? "DevStdout" : "DevFd1";
+                         [](const auto& param_info) {
+                           std::string n = param_info.param == "link" ? "SymlinkToProcSelfFd1" : param_info.param == "/dev/stdout" ? "DevStdout" : "DevFd1";
                            return n;
                          });
 

@@ -22,7 +22,6 @@
 #include "tests/test_util.h"
 
 using namespace mlsys;
-using mlsys::test::after;
 
 namespace {
 
@@ -85,7 +84,7 @@ TEST(Window, ExactWindowSplicesBackValidAndNoWorse) {
     Schedule inc = toSub(w, s, idx);
     ExactOptions o;
     o.incumbent = &inc;
-    ExactResult r = solveExact(w.p, {}, o, after(20));
+    ExactResult r = solveExact(w.p, {}, o, test::neverStop());
     ASSERT_TRUE(r.found);
     EXPECT_LE(r.latency, evaluateSchedule(w.p, inc, {}).total + 1e-9);
     Schedule spliced = s;
@@ -186,7 +185,7 @@ TEST(Lns, SmallGraphReachesTheExactOptimum) {
     ASSERT_EQ(test::runMlsys({"generate", "--family", fam, "--size", "5", "--seed", "4", "-o", f}).exit_code, 0);
     auto r = test::runMlsys({"solve", f, out, "--seconds", "10", "--threads", "2", "--stats", stats, "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    ExactResult ex = solveExact(parseProblemFile(f), {}, {}, after(30));
+    ExactResult ex = solveExact(parseProblemFile(f), {}, {}, test::neverStop());
     ASSERT_TRUE(ex.proven_optimal);
     EXPECT_LE(statsLatency(stats), ex.latency * (1 + 1e-9)) << fam;
   }

@@ -128,8 +128,12 @@ TEST(ScheduleFacts, TrafficIsConsistentWithTheLatencyOnBenchmarks) {
       const double L = c.latency, tol = 1e-9 * std::max(1.0, L);
       EXPECT_GE(L, std::max(t[i].compute, t[i].memory) - tol) << "subgraph " << i;
       EXPECT_LE(L, t[i].compute + t[i].memory + tol) << "subgraph " << i;
-      if (c.memory_bound_steps == 0) EXPECT_NEAR(L, t[i].compute, tol) << "subgraph " << i;
-      if (c.compute_bound_steps == 0) EXPECT_NEAR(L, t[i].memory, tol) << "subgraph " << i;
+      if (c.memory_bound_steps == 0) {
+        EXPECT_NEAR(L, t[i].compute, tol) << "subgraph " << i;
+      }
+      if (c.compute_bound_steps == 0) {
+        EXPECT_NEAR(L, t[i].memory, tol) << "subgraph " << i;
+      }
       mixed += c.memory_bound_steps > 0 && c.compute_bound_steps > 0;
       const double moved = static_cast<double>(t[i].loaded + t[i].stored);
       EXPECT_NEAR(moved, t[i].memory * static_cast<double>(p.bandwidth), 1e-9 * std::max(1.0, moved)) << "subgraph " << i;

@@ -54,7 +54,7 @@ TEST_P(SeededRuns, AreByteIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Solve, SeededRuns, ::testing::Values("generated", "mlsys-2026-13"),
-                         [](const auto& info) { return info.param == "generated" ? std::string("Generated") : std::string("Mlsys2026_13"); });
+                         [](const auto& param_info) { return param_info.param == "generated" ? std::string("Generated") : std::string("Mlsys2026_13"); });
 
 TEST(Solve, FindsTheSplitKFusionOnExample5) {
   std::string p = smallInstance(), out = test::tempPath("ex5_out.json");

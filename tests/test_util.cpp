@@ -1,8 +1,9 @@
 #include "tests/test_util.h"
 
+#include "tests/child_process.h"
+
 #include <chrono>
 #include <cstdlib>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,15 +80,6 @@ std::string readText(const std::string& path) {
   return s.str();
 }
 
-static std::string quote(const std::string& a) {
-  std::string q = "'";
-  for (char c : a) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  return q + "'";
-}
-
 RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix) {
   std::vector<std::string> argv = prefix;
   argv.push_back(MLSYS_BIN);
@@ -95,29 +87,15 @@ RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::
   return runCommand(argv);
 }
 
-RunResult runCommand(const std::vector<std::string>& argv) {
-  static int counter = 0;
-  std::string base = tempPath("run" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  std::string cmd;
-  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + quote(a);
-  cmd += " >" + quote(base + ".out") + " 2>" + quote(base + ".err") + " </dev/null";
-  int st = std::system(cmd.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = readText(base + ".out");
-  r.err = readText(base + ".err");
-  return r;
-}
+RunResult runCommand(const std::vector<std::string>& argv) { return child::run(argv); }
 
 long movesEvaluated(const std::string& err, const std::string& move) {
   size_t at = err.find("\n  " + move + " ");
   return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 3 + move.size());
 }
 
-std::function<bool()> after(double seconds) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
-  return [end] { return std::chrono::steady_clock::now() >= end; };
+std::function<bool()> neverStop() {
+  return [] { return false; };
 }
 
 Problem problemFromJson(const std::string& json) { return parseProblemText(json, "test"); }

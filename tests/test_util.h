@@ -21,17 +21,19 @@ struct RunResult {
   int exit_code = -1;
   std::string out, err;
 };
-// Runs the mlsys binary with `args` (shell-quoted), capturing stdout and stderr; `prefix` is a
+// Runs the mlsys binary with `args` (no shell), capturing stdout and stderr; `prefix` is a
 // command put in front (e.g. {"taskset", "-c", "0"}).
 RunResult runMlsys(const std::vector<std::string>& args, const std::vector<std::string>& prefix = {});
-// Runs any command (argv[0] looked up in PATH), capturing stdout and stderr.
+// Runs any command (argv[0] looked up in PATH), capturing stdout and stderr; the exit code is
+// 128 + N if it was killed by signal N (tests/child_process.h, child::run).
 RunResult runCommand(const std::vector<std::string>& argv);
 // The "evaluated" column of a move's row in solve's closing move table on stderr (0 if the
 // move has no row: disabled, or never run).
 long movesEvaluated(const std::string& err, const std::string& move);
 
-// A stop function firing after `seconds` (a safety net for solvers the tests expect to finish).
-std::function<bool()> after(double seconds);
+// The stop function of a solver the test expects to finish: never fires. No test bounds a solver
+// by wall-clock time (a loaded machine would turn that into a failure); CTest's timeout is the net.
+std::function<bool()> neverStop();
 
 Problem problemFromJson(const std::string& json);
 Schedule scheduleFromJson(const std::string& json, const Problem& p);
