@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run by the GoogleTest Tuning.PostgresStudySharedByWorkersSurvivesAKill (tests/tuning_test.cpp): bench/tune.py workers sharing one study in a throwaway PostgreSQL server.
+"""Run by the GoogleTest Tuning.PostgresStudySharedByWorkersSurvivesAKill (tests/cli/tuning_test.cpp): bench/tune.py workers sharing one study in a throwaway PostgreSQL server.
 
     python3 tests/tune_pg_test.py --mlsys build/release/mlsys [--keep]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Run by the GoogleTest Tuning.StoragePasswordNeitherPrintedNorOnWorkerCommandLines
-(tests/tuning_test.cpp): bench/tune.py keeps the --storage password out of its messages and off
+(tests/cli/tuning_test.cpp): bench/tune.py keeps the --storage password out of its messages and off
 the command lines of the worker processes it starts (which `ps` shows to every local user).
 
     python3 tests/tune_secrets_test.py --mlsys build/release/mlsys [--tune bench/tune.py]

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/report_test_util.h"
+#include "tests/report/report_test_util.h"
 #include "tests/test_util.h"
 
 namespace mlsys {

@@ -11,12 +11,9 @@
 #include "tests/test_util.h"
 
 TEST(FuzzSmoke, EveryTargetRunsCleanForAFewSeconds) {
-  if (std::system("command -v clang++ >/dev/null 2>&1 || command -v clang++-14 >/dev/null 2>&1") != 0)
+  if (mlsys::test::runCommand({"sh", "-c", "command -v clang++ || command -v clang++-14"}).exit_code != 0)
     GTEST_SKIP() << "clang++ not found (apt-get install clang libclang-rt-14-dev); fuzz smoke run skipped";
-  const std::string log = mlsys::test::tempPath("fuzz_smoke.log");
-  const std::string cmd = "MLSYS_FUZZ_BUILD_DIR='" + std::string(MLSYS_BINARY_DIR) + "/fuzz' bash '" +
-                          mlsys::test::sourceDir() + "/tests/fuzz/run.sh' 5 >'" + log + "' 2>&1";
-  int rc = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(rc)) << cmd;
-  EXPECT_EQ(WEXITSTATUS(rc), 0) << "tests/fuzz/run.sh failed:\n" << mlsys::test::readText(log);
+  const auto r = mlsys::test::runCommand({"env", "MLSYS_FUZZ_BUILD_DIR=" + std::string(MLSYS_BINARY_DIR) + "/fuzz", "bash",
+                                          mlsys::test::sourceDir() + "/tests/fuzz/run.sh", "5"});
+  EXPECT_EQ(r.exit_code, 0) << "tests/fuzz/run.sh failed:\n" << r.out << r.err;
 }

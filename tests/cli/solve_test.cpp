@@ -74,10 +74,7 @@ TEST(Solve, SigtermLeavesAValidScheduleAndExits143) {
   if (p.empty()) p = smallInstance();
   for (const char* delay : {"0.15", "0.6", "1.5"}) {
     std::string out = test::tempPath(std::string("term_") + delay + ".json");
-    std::string cmd = std::string("timeout -s TERM ") + delay + " '" + MLSYS_BIN + "' solve '" + p + "' '" + out +
-                      "' --seconds 30 --threads 2 -q >/dev/null 2>&1";
-    int st = std::system(cmd.c_str());
-    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    const int code = test::runMlsys({"solve", p, out, "--seconds", "30", "--threads", "2", "-q"}, {"timeout", "-s", "TERM", delay}).exit_code;
     EXPECT_EQ(code, 124) << "timeout reports 124 when it had to signal the process";
     auto e = test::runMlsys({"evaluate", p, out});
     EXPECT_EQ(e.exit_code, 0) << "after SIGTERM at " << delay << " s: " << e.out << e.err;
@@ -86,8 +83,7 @@ TEST(Solve, SigtermLeavesAValidScheduleAndExits143) {
   std::string out = test::tempPath("term_rc.json"), script = test::tempPath("term_rc.sh");
   test::writeText(script, std::string("'") + MLSYS_BIN + "' solve '" + p + "' '" + out +
                               "' --seconds 30 -q & pid=$!\nsleep 0.5\nkill -TERM $pid\nwait $pid\n");
-  int st = std::system(("bash '" + script + "'").c_str());
-  EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 143);
+  EXPECT_EQ(test::runCommand({"bash", script}).exit_code, 143);
   EXPECT_EQ(test::runMlsys({"evaluate", p, out}).exit_code, 0);
 }
 

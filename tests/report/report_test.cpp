@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "tests/report_test_util.h"
+#include "tests/report/report_test_util.h"
 #include "tests/test_util.h"
 
 namespace mlsys {
@@ -313,11 +313,11 @@ TEST(Report, ScreenshotIsNotBlank) {
   if (::access(chromium, X_OK) != 0) GTEST_SKIP() << "no " << chromium << "; install it with apt-get install -y chromium";
   auto shoot = [&](const std::string& page, const std::string& png, int height) {
     std::string profile = test::tempPath("chromium-profile-" + std::filesystem::path(png).stem().string());
-    std::string cmd = std::string("timeout 90 ") + chromium +
-                      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-                      " --disable-component-update --disable-sync --hide-scrollbars --user-data-dir='" + profile +
-                      "' --screenshot='" + png + "' --window-size=1400," + std::to_string(height) + " 'file://" + page + "' >/dev/null 2>&1";
-    int rc = std::system(cmd.c_str());
+    const int rc = test::runCommand({"timeout", "90", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                     "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                                     "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png,
+                                     "--window-size=1400," + std::to_string(height), "file://" + page})
+                       .exit_code;
     std::error_code ec;
     std::filesystem::remove_all(profile, ec);
     return rc;

@@ -299,7 +299,7 @@ TEST(OrderBeam, FullRangeChooserFindsBalancedSides) {
 
 // --threads 0 follows the CPUs the process may use: under `taskset -c 0` one worker.
 TEST(Portfolio, ThreadsZeroFollowsTheAffinityMask) {
-  if (std::system("taskset -c 0 true >/dev/null 2>&1") != 0) GTEST_SKIP() << "taskset is not available";
+  if (test::runCommand({"taskset", "-c", "0", "true"}).exit_code != 0) GTEST_SKIP() << "taskset is not available";
   const std::string f = test::instancePath("examples/ex1.json"), out = test::tempPath("affinity.out.json");
   auto r = test::runMlsys({"solve", f, out, "--threads", "0", "--seconds", "0.5"}, {"taskset", "-c", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
