@@ -105,7 +105,9 @@ TEST(ReportScale, PrefixTotalsAreExactTotalOfEveryPrefix) {
     bool invalidSeen = false;  // small denominators only: the sum falls back from the first invalid one
     for (size_t k = 0; k <= sg.size(); ++k) {
       EXPECT_EQ(pre[k], exactTotal(prefix)) << "scenario " << scenario << ", prefix " << k;
-      if (scenario % 3 == 2 && invalidSeen) EXPECT_EQ(pre[k], static_cast<double>(latencySum)) << "scenario " << scenario << ", prefix " << k;
+      if (scenario % 3 == 2 && invalidSeen) {
+        EXPECT_EQ(pre[k], static_cast<double>(latencySum)) << "scenario " << scenario << ", prefix " << k;
+      }
       if (k == sg.size()) break;
       prefix.push_back(sg[k]);
       latencySum += sg[k].cost.latency;

@@ -39,14 +39,6 @@ ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base) {
   return m;
 }
 
-void addConfigOptions(cxxopts::Options& o) {
-  o.add_options()("c,config", "YAML config file (see configs/ and README); the flags and --set override it",
-                  cxxopts::value<std::string>())(
-      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
-             "--set search.workers=[beam,sa]",
-      cxxopts::value<std::vector<std::string>>());
-}
-
 std::vector<std::string> setArguments(const cxxopts::ParseResult& r) {
   std::vector<std::string> sets;
   for (const cxxopts::KeyValue& kv : r.arguments())
@@ -64,11 +56,6 @@ SearchConfig configFrom(const cxxopts::ParseResult& r) {
 }
 
 ModelOptions modelFromConfigAndFlags(const cxxopts::ParseResult& r) { return modelFrom(r, configFrom(r).model); }
-
-void addModelOption(cxxopts::Options& o) {
-  o.add_options()("model", "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(),
-                  cxxopts::value<std::vector<std::string>>());
-}
 
 const char* const kExitCodesHelp =
     "Exit codes:\n"
@@ -106,10 +93,18 @@ double parseSecondsText(const std::string& text, const std::string& flag) {
   return v;
 }
 
-void addInputLimitOption(cxxopts::Options& o) {
-  o.add_options()("max-input-mb",
-                  "Largest input file read, in MiB (default 512); a bigger one, or /dev/zero, is an error",
-                  cxxopts::value<std::string>());
+cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp) {
+  o.add_options()("c,config", "YAML config file (see configs/ and README); the flags and --set override it",
+                  cxxopts::value<std::string>())(
+      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
+             "--set search.workers=[beam,sa]",
+      cxxopts::value<std::vector<std::string>>())(
+      "model", "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(), cxxopts::value<std::vector<std::string>>())(
+      "max-input-mb", "Largest input file read, in MiB (default 512); a bigger one, or /dev/zero, is an error",
+      cxxopts::value<std::string>())("positional", "", cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"positional"});
+  o.positional_help(filesHelp);
+  return parseOrThrow(o, argc, argv);
 }
 
 ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s) {
@@ -167,14 +162,8 @@ int cmdBound(int argc, char** argv) {
   o.add_options()("h,help", "Show help")("json", "Print the bound and its parts as JSON")(
       "s,seconds", "Time budget from the start of reading; past it the remaining components get their quick floors "
                    "(reading and the floors take time linear in the size: 0.36 s at 100,000 ops with -s 0.3)",
-      cxxopts::value<std::string>()->default_value("10"))(
-      "positional", "", cxxopts::value<std::vector<std::string>>());
-  addConfigOptions(o);
-  addModelOption(o);
-  addInputLimitOption(o);
-  o.parse_positional({"positional"});
-  o.positional_help("PROBLEM.json");
-  auto r = parseOrThrow(o, argc, argv);
+      cxxopts::value<std::string>()->default_value("10"));
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json");
   if (r.count("help")) return printHelp(o);
   auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
   const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
@@ -254,13 +243,8 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       cxxopts::value<std::string>())("print-config", "Print the resolved config (file, --set and flags) as YAML and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
       "exact", "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
-      "q,quiet", "No progress on stderr")("h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
-  addConfigOptions(o);
-  addModelOption(o);
-  addInputLimitOption(o);
-  o.parse_positional({"positional"});
-  o.positional_help("PROBLEM.json OUT.json");
-  auto r = parseOrThrow(o, argc, argv);
+      "q,quiet", "No progress on stderr")("h,help", "Show help");
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json OUT.json");
   if (r.count("help"))
     return printHelp(o, "Precedence: a flag, then --set, then the --config file, then the built-in default.\n");
   std::vector<std::string> files;

@@ -19,10 +19,8 @@ struct UsageError : std::runtime_error {
 };
 
 // Shared by every command (defined in engine/cli/cli.cpp).
-void addModelOption(cxxopts::Options& o);                       // --model KEY=VALUE (repeatable)
 // `base` with the --model assignments applied; bad values are UsageError.
 ModelOptions modelFrom(const cxxopts::ParseResult& r, ModelOptions base = {});
-void addConfigOptions(cxxopts::Options& o);                     // -c --config FILE, --set KEY=VALUE (repeatable)
 // The --set values as given (cxxopts would split a list value such as [beam,sa] at its commas).
 std::vector<std::string> setArguments(const cxxopts::ParseResult& r);
 // The config of -c (a bare name also looks in the bundle's configs/) with --set applied; a
@@ -46,8 +44,11 @@ inline constexpr double kMaxSeconds = 1e9;
 double parseSecondsText(const std::string& text, const std::string& flag);
 // -s/--seconds of a command that declares it as a string option (nullopt when absent).
 std::optional<double> secondsArg(const cxxopts::ParseResult& r, const std::string& flag);
-// --max-input-mb N: the largest input file a command reads (problem, schedule, trace).
-void addInputLimitOption(cxxopts::Options& o);
+// The end of the option setup of a command that reads files (solve, evaluate, bound, report):
+// after the command's own options, the ones they share (-c --config FILE, --set KEY=VALUE and
+// --model KEY=VALUE, both repeatable, --max-input-mb N: the largest input file read), and the
+// file arguments (`filesHelp` in the usage line, read by `positionals`); then parseOrThrow.
+cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp);
 // The read limits of a command: --max-input-mb (default ReadLimits::kDefaultMaxMb) and a wait
 // for data (a FIFO or pipe) of at most `wait_s` seconds from now.
 ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s);

@@ -55,13 +55,8 @@ int cmdEvaluate(int argc, char** argv) {
   cxxopts::Options o("mlsys evaluate", "Check a schedule against every validity rule and price it exactly.");
   o.add_options()("json", "Print the result as JSON on stdout")(
       "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")(
-      "h,help", "Show help")("positional", "", cxxopts::value<std::vector<std::string>>());
-  addConfigOptions(o);
-  addModelOption(o);
-  addInputLimitOption(o);
-  o.parse_positional({"positional"});
-  o.positional_help("PROBLEM.json SOLUTION.json");
-  auto r = parseOrThrow(o, argc, argv);
+      "h,help", "Show help");
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json");
   if (r.count("help")) return printHelp(o);
   auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
   ModelOptions m = modelFromConfigAndFlags(r);

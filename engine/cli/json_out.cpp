@@ -1,5 +1,6 @@
 #include "engine/cli/json_out.h"
 
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -75,6 +76,30 @@ void field(Writer& w, const char* key, const T& v) {
   put(w, v);
 }
 
+// `key: [v, ...]`, on one line when `oneLine` (op lists, tile counts).
+template <class Range>
+void array(Writer& w, const char* key, const Range& values, bool oneLine = false) {
+  w.Key(key);
+  if (oneLine) w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
+  w.StartArray();
+  for (const auto& v : values) put(w, v);
+  w.EndArray();
+  w.SetFormatOptions(rapidjson::kFormatDefault);
+}
+
+// `key: [{...}, ...]`: one object per item, its fields written by `fields(item)`.
+template <class Range, class Fields>
+void objects(Writer& w, const char* key, const Range& items, Fields fields) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& item : items) {
+    w.StartObject();
+    fields(item);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 // One document: two-space indentation, a final newline.
 struct Doc {
   rapidjson::StringBuffer buf;
@@ -100,15 +125,10 @@ std::string statsJson(const SolveStats& s) {
   field(w, "evals_per_s", s.evals_per_s);
   field(w, "writes", s.writes);
   field(w, "threads", s.threads);
-  w.Key("workers");
-  w.StartArray();
-  for (const WorkerEvaluations& we : s.workers) {
-    w.StartObject();
+  objects(w, "workers", s.workers, [&](const WorkerEvaluations& we) {
     field(w, "kind", workerKindName(we.kind));
     field(w, "evaluations", we.evaluations);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
   field(w, "seed", s.seed);
   field(w, "lower_bound", s.lower_bound);
   field(w, "gap", s.gap);
@@ -125,52 +145,30 @@ std::string statsJson(const SolveStats& s) {
 std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   Doc d;
   Writer& w = d.w;
-  auto ops = [&](const char* key, const std::vector<OpId>& v) {
-    w.Key(key);
-    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);
-    w.StartArray();
-    for (OpId o : v) put(w, o);
-    w.EndArray();
-    w.SetFormatOptions(rapidjson::kFormatDefault);
-  };
   w.StartObject();
   field(w, "model", m.describe());
   field(w, "lower_bound", lb.value());
   field(w, "compute_floor", lb.compute);
   field(w, "traffic_floor", lb.traffic);
   field(w, "parts_bound", lb.parts);
-  w.Key("components");
-  w.StartArray();
-  for (const BoundComponent& c : lb.components) {
-    w.StartObject();
-    ops("ops", c.ops);
+  objects(w, "components", lb.components, [&](const BoundComponent& c) {
+    array(w, "ops", c.ops, true);
     field(w, "value", c.value);
     if (std::isfinite(c.edge_floor)) field(w, "edge_floor", c.edge_floor);
-    w.Key("groups");
-    w.StartArray();
-    for (const BoundGroup& g : c.groups) {
-      w.StartObject();
-      ops("ops", g.ops);
+    objects(w, "groups", c.groups, [&](const BoundGroup& g) {
+      array(w, "ops", g.ops, true);
       field(w, "method", std::string(boundMethodName(g.method)));
       field(w, "value", g.value);
       if (g.method == BoundMethod::Cover) {
         field(w, "parts_priced", g.parts);
-        w.Key("cover");
-        w.StartArray();
-        for (const auto& [part, v] : g.cover) {
-          w.StartObject();
-          ops("ops", part);
-          field(w, "floor", v);
-          w.EndObject();
-        }
-        w.EndArray();
+        objects(w, "cover", g.cover, [&](const auto& part) {
+          const auto& [partOps, partFloor] = part;
+          array(w, "ops", partOps, true);
+          field(w, "floor", partFloor);
+        });
       }
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
+    });
+  });
   w.EndObject();
   return d.text();
 }
@@ -186,33 +184,19 @@ std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const st
     field(w, "reason", ev.reason);
   }
   field(w, "total_latency", ev.total);
-  w.Key("subgraphs");
-  w.StartArray();
-  for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
-    const SubgraphReport& rp = ev.subgraphs[i];
-    w.StartObject();
-    field(w, "index", i);
+  size_t index = 0;
+  objects(w, "subgraphs", ev.subgraphs, [&](const SubgraphReport& rp) {
+    field(w, "index", index++);
     field(w, "valid", rp.cost.valid);
     field(w, "latency", rp.cost.latency);
     field(w, "steps", rp.cost.steps);
-    w.Key("tiles");
-    w.SetFormatOptions(rapidjson::kFormatSingleLineArray);  // [ntw, nth] on one line
-    w.StartArray();
-    put(w, rp.ntw);
-    put(w, rp.nth);
-    w.EndArray();
-    w.SetFormatOptions(rapidjson::kFormatDefault);
+    array(w, "tiles", std::array{rp.ntw, rp.nth}, true);
     field(w, "k_steps", rp.nk);
     field(w, "peak_working_set", rp.cost.peak_ws);
     field(w, "compute_bound_steps", rp.cost.compute_bound_steps);
     field(w, "memory_bound_steps", rp.cost.memory_bound_steps);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("warnings");
-  w.StartArray();
-  for (const std::string& s : warnings) put(w, s);
-  w.EndArray();
+  });
+  array(w, "warnings", warnings);
   w.EndObject();
   return d.text();
 }

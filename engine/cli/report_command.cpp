@@ -34,16 +34,10 @@ int cmdReport(int argc, char** argv) {
       "s,seconds",
       "Time budget of the command: the lower bound's exact covers stop early enough to write the page by then, and the "
       "remaining components get their quick floors, as with 'mlsys bound -s'",
-      cxxopts::value<std::string>()->default_value("10"))("h,help", "Show help")(
-      "positional", "", cxxopts::value<std::vector<std::string>>());
-  addConfigOptions(o);
-  addModelOption(o);
-  addInputLimitOption(o);
-  o.parse_positional({"positional"});
-  o.positional_help("PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
+      cxxopts::value<std::string>()->default_value("10"))("h,help", "Show help");
   const char* usage =
       "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [-s S] [--trace T.csv]... [--stats S.json]... [-c CONFIG] [--set model.K=V]... [--model K=V]...";
-  auto r = parseOrThrow(o, argc, argv);
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
   if (r.count("help"))
     return printHelp(o,
                      "With one schedule: headline numbers, timeline, fast-memory occupancy, per-subgraph table (latency, compute and\n"

@@ -134,34 +134,11 @@ bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
   return true;
 }
 
-std::string OutputWriter::writeError() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return write_error_;
-}
-
-int OutputWriter::failedWrites() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return failed_writes_;
-}
-
-bool OutputWriter::stillOnDisk() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return target_.stillOurs();
-}
-
-double OutputWriter::best() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return best_total_;
-}
-
-double OutputWriter::writtenBest() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return written_total_;
-}
-
-bool OutputWriter::hasBest() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return best_total_ >= 0;
-}
+std::string OutputWriter::writeError() const { return locked([&] { return write_error_; }); }
+int OutputWriter::failedWrites() const { return locked([&] { return failed_writes_; }); }
+bool OutputWriter::stillOnDisk() const { return locked([&] { return target_.stillOurs(); }); }
+double OutputWriter::best() const { return locked([&] { return best_total_; }); }
+double OutputWriter::writtenBest() const { return locked([&] { return written_total_; }); }
+bool OutputWriter::hasBest() const { return locked([&] { return best_total_ >= 0; }); }
 
 }  // namespace mlsys

@@ -89,6 +89,12 @@ class OutputWriter {
   double estimateWriteLocked() const;
   bool fitsLocked(double grace_s = 0) const;
   bool fitsBeforeStopLocked() const;  // fitsLocked before the search's stop point
+  // What `read()` returns, read under the lock (the getters above).
+  template <class Read>
+  auto locked(Read read) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return read();
+  }
   const Problem& p_;
   ModelOptions m_;
   OutputTarget target_;
