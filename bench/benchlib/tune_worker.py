@@ -120,6 +120,15 @@ class Worker:
                 if "can not be updated" not in str(e):
                     raise
                 log(f"[{self.id}] another worker marked the same stale trial failed first; going on")
+            except AssertionError as e:
+                # Optuna 3.1, on a loaded machine: this worker's heartbeat was late, another worker
+                # failed its running trial as stale (it runs again, RetryFailedTrialCallback), and
+                # telling the result then raises "already finished", which optuna turns into
+                # AssertionError("Should not reach."). The worker is alive: go on.
+                if "can not be updated" not in str(e.__context__ or ""):
+                    raise
+                log(f"[{self.id}] this worker's trial was failed as stale by another (a late heartbeat: a loaded "
+                    f"machine); it runs again; going on")
         return 1 if self.fail_streak >= FAIL_STREAK else 0
 
 
