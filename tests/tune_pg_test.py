@@ -19,7 +19,6 @@ trial is unfinished-and-failed (A's) and it was retried; nothing is left RUNNING
 Then the server is stopped and the folder removed (--keep leaves it). Exit 77 (CTest
 SKIP_RETURN_CODE) with a message when the PostgreSQL server binaries, optuna or psycopg2 are missing.
 """
-import argparse
 import glob
 import os
 import pwd
@@ -38,6 +37,7 @@ HEARTBEAT = 2  # seconds; a trial is stale after 3 heartbeats (6 s: no false ala
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import harness  # noqa: E402  (re-exec under Debian's python3 when this one lacks the packages)
+import tune_test_util  # noqa: E402
 
 
 def say(msg):
@@ -148,16 +148,13 @@ class Server:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mlsys", required=True, help="the mlsys binary")
+    ap = tune_test_util.arg_parser(__doc__)
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (server stopped)")
     args = ap.parse_args()
-    missing = harness.reexec_for(["optuna", "yaml", "psycopg2", "sqlalchemy"], "the tuning test")
-    if missing:
-        skip(f"{sys.executable} cannot import {', '.join(missing)} "
-             "(apt-get install python3-optuna python3-yaml python3-psycopg2)")
+    why = tune_test_util.missing_packages(sys.executable)
+    if why:
+        skip(why)
     import optuna
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
 
     top = tempfile.mkdtemp(prefix="mlsys-tune-pg-", dir="/tmp" if os.path.isdir("/tmp") else None)  # short socket path
     pg_dir, work = os.path.join(top, "pg"), os.path.join(top, "work")

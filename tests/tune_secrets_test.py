@@ -21,7 +21,6 @@ with a message when optuna, yaml, sqlalchemy or psycopg2 are missing. --tune che
 copy of tune.py (e.g. an older one: git show HEAD:bench/tune.py > /tmp/old/bench/tune.py, with
 bench/harness.py and bench/benchlib/ copied next to it).
 """
-import argparse
 import contextlib
 import importlib.util
 import io
@@ -39,7 +38,7 @@ SKIP = 77
 ENV = "MLSYS_TUNE_STORAGE"
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-import harness  # noqa: E402  (re-exec under Debian's python3 when this one lacks the packages)
+import tune_test_util  # noqa: E402  (re-execs under Debian's python3 when this one lacks the packages)
 
 failures = []
 
@@ -297,18 +296,15 @@ def write_setup(mlsys, work):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mlsys", required=True, help="the mlsys binary")
+    ap = tune_test_util.arg_parser(__doc__)
     ap.add_argument("--tune", default=os.path.join(ROOT, "bench", "tune.py"), help="the tune.py to check")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = ap.parse_args()
-    missing = harness.reexec_for(["optuna", "yaml", "psycopg2", "sqlalchemy"], "the tuning test")
-    if missing:
-        say(f"SKIPPED: {sys.executable} cannot import {', '.join(missing)} "
-            "(apt-get install python3-optuna python3-yaml python3-psycopg2)")
+    why = tune_test_util.missing_packages(sys.executable)
+    if why:
+        say(f"SKIPPED: {why}")
         return SKIP
     import optuna
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     tune_py, mlsys = os.path.abspath(args.tune), os.path.abspath(args.mlsys)
     work = tempfile.mkdtemp(prefix="mlsys-tune-secrets-")
     train = os.path.join(work, "train")

@@ -218,10 +218,8 @@ TEST(V3Order, NonTopologicalWithinSubgraphFails) {
 }
 
 TEST(V3Order, OpListedTwiceFails) {
-  Evaluation ev = eval(example("ex1"), sched("[[0,0,1]]", kG1, "[[]]"));
-  expectInvalid(ev, "V3", 0, {"op 0 is listed twice"});
-  ev = eval(example("ex1"), sched("[[0],[1,1]]", kG2, "[[],[]]"));
-  expectInvalid(ev, "V3", 1, {"op 1 is listed twice"});
+  expectInvalid(eval(example("ex1"), sched("[[0,0,1]]", kG1, "[[]]")), "V3", 0, {"op 0 is listed twice"});
+  expectInvalid(eval(example("ex1"), sched("[[0],[1,1]]", kG2, "[[],[]]")), "V3", 1, {"op 1 is listed twice"});
 }
 
 TEST(V3Order, SubgraphsRunInListOrder) {
@@ -332,11 +330,9 @@ TEST(V7GraphOutputs, RetainedGraphOutputFails) {
 
 TEST(V7GraphOutputs, GraphOutputNeverWrittenFails) {
   // The only production of graph output T3 is retained, so it never reaches slow memory.
-  Evaluation ev = eval(example("ex3"), sched("[[0],[1,2]]", kG2, "[[1],[3]]"));
-  expectInvalid(ev, "V7", 1, {"tensor 3 is a graph output"});
+  expectInvalid(eval(example("ex3"), sched("[[0],[1,2]]", kG2, "[[1],[3]]")), "V7", 1, {"tensor 3 is a graph output"});
   // Even when another subgraph writes it, retaining a graph output is rejected.
-  ev = eval(example("ex1"), sched("[[0,1],[0,1]]", kG2, "[[],[2]]"));
-  expectInvalid(ev, "V7", 1, {"tensor 2 is a graph output"});
+  expectInvalid(eval(example("ex1"), sched("[[0,1],[0,1]]", kG2, "[[],[2]]")), "V7", 1, {"tensor 2 is a graph output"});
 }
 
 TEST(V7GraphOutputs, WrittenGraphOutputsPass) {

@@ -146,33 +146,34 @@ TEST(Annealer, AtTheEndOfTheBudgetTheTemperatureIsT1s) {
   }
 }
 
-TEST(Annealer, AnInvalidStartIsNotAnnealed) {
+// A single-worker run on problem() with an unused deadline and no output, for one Annealer.
+struct QuietRun {
   const Problem& p = problem();
   SearchConfig cfg = config(0.002, 0.00001);
   Deadline dl;
-  OutputWriter out(p, ModelOptions{}, "/dev/null");
-  SearchRun run(p, cfg, 1, dl, out, 1000, nullptr, 0, true);
-  IncrementalEvaluator ev(p, cfg.model);
-  Annealer a(run, 0, cfg.move_weights);
+  OutputWriter out{p, ModelOptions{}, "/dev/null"};
+  SearchRun run{p, cfg, 1, dl, out, 1000, nullptr, 0, true};
+};
+
+TEST(Annealer, AnInvalidStartIsNotAnnealed) {
+  QuietRun q;
+  IncrementalEvaluator ev(q.p, q.cfg.model);
+  Annealer a(q.run, 0, q.cfg.move_weights);
   Schedule empty;  // covers no op (V2)
   EXPECT_EQ(a.run(ev, empty), std::numeric_limits<double>::infinity());
-  EXPECT_EQ(run.stats.evaluations.load(), 0);
+  EXPECT_EQ(q.run.stats.evaluations.load(), 0);
 }
 
 TEST(Annealer, WithNoEnabledMoveOrNoTimeLeftItReturnsTheStart) {
-  const Problem& p = problem();
-  SearchConfig cfg = config(0.002, 0.00001);
-  Deadline dl;
-  OutputWriter out(p, ModelOptions{}, "/dev/null");
-  SearchRun run(p, cfg, 1, dl, out, 1000, nullptr, 0, true);
-  const Schedule start = baselineSchedule(p, cfg.model);
-  const double total = evaluateSchedule(p, start, cfg.model).total;
-  IncrementalEvaluator ev(p, cfg.model);
+  QuietRun q;
+  const Schedule start = baselineSchedule(q.p, q.cfg.model);
+  const double total = evaluateSchedule(q.p, start, q.cfg.model).total;
+  IncrementalEvaluator ev(q.p, q.cfg.model);
   // Every weight 0 (or unknown): no move is enabled.
-  Annealer none(run, 0, {{"merge", 0}, {"split", 0}, {"no-such-move", 5}});
+  Annealer none(q.run, 0, {{"merge", 0}, {"split", 0}, {"no-such-move", 5}});
   EXPECT_NEAR(none.run(ev, start), total, 1e-9 * total);
   // `until` = 0: the run's elapsed time is already past it at the first check.
-  Annealer a(run, 0, cfg.move_weights);
+  Annealer a(q.run, 0, q.cfg.move_weights);
   EXPECT_NEAR(a.run(ev, start, 0.0), total, 1e-9 * total);
-  EXPECT_EQ(run.stats.evaluations.load(), 0);
+  EXPECT_EQ(q.run.stats.evaluations.load(), 0);
 }
