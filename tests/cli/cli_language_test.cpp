@@ -260,7 +260,7 @@ TEST(CliLanguage, AfterSigtermTheLastLineSaysSo) {
     if (quiet) std::this_thread::sleep_for(std::chrono::seconds(2));
     else ASSERT_TRUE(waitForText(err, "found by", 30)) << test::readText(err);
     ::kill(c.pid, SIGTERM);
-    ASSERT_TRUE(c.wait(20)) << "still running 20 s after SIGTERM";
+    ASSERT_TRUE(c.wait(60)) << "still running 60 s after SIGTERM";
     EXPECT_EQ(c.code(), 128 + SIGTERM);
     std::string text = test::readText(err);
     EXPECT_TRUE(has(lastLine(text), "stopped by signal 15 (Terminated); the best schedule is on disk")) << text;
@@ -285,7 +285,7 @@ TEST(CliLanguage, SigtermBeforeTheFirstScheduleSaysSo) {
   ASSERT_GE(w, 0) << "the run never opened its problem";
   ASSERT_EQ(::write(w, "{\"widths\": [128", 15), 15);
   ::kill(c.pid, SIGTERM);
-  bool exited = c.wait(10);
+  bool exited = c.wait(60);
   ::close(w);
   ASSERT_TRUE(exited);
   EXPECT_EQ(c.code(), 128 + SIGTERM);
