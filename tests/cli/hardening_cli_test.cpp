@@ -195,7 +195,7 @@ TEST(HardeningCli, FifoOutputGetsExactlyOneSchedule) {
         if (k == 0) sleepFor(0.01);
       }
       if (stopping) break;
-      if (stop.load() || secondsSince(t0) > 30) stopping = true;  // one more round to drain
+      if (stop.load() || secondsSince(t0) > 90) stopping = true;  // one more round to drain
     }
     ::close(fd);
   });
@@ -280,74 +280,81 @@ TEST(HardeningCli, StaleTemporaryFilesAreCleanedUp) {
   EXPECT_EQ(evaluateExit(p, out), 0);
 }
 
+// A solve of the 200,000-op instance into <d>/out.json, <d> a fresh folder named `name`, with a
+// budget of `seconds` on two threads.
+struct LargeRun {
+  std::string big, d, out;
+  Child c;
+};
+static void startLarge(LargeRun& r, const std::string& name, const char* seconds) {
+  r.big = bigInstance();
+  ASSERT_FALSE(r.big.empty()) << "mlsys generate --family random --size 200000 failed";
+  r.d = freshDir(name);
+  r.out = r.d + "/out.json";
+  spawn(r.c, {"solve", r.big, r.out, "--seconds", seconds, "--threads", "2", "-q"}, errFile(r.d + "/err.txt"));
+}
+
+// The run ends (within a 120 s net for a hang under a loaded ctest; it is killed otherwise) with
+// exit code `code` and, if `wrote`, a valid schedule, removed after (~8 MB); else no file.
+static void expectLargeRunEnds(LargeRun& r, int code, bool wrote = true) {
+  bool exited = r.c.wait(120);
+  double t = secondsSince(r.c.start);
+  r.c.killAndReap();
+  ASSERT_TRUE(exited) << "solve on 200,000 ops still running after 120 s (killed)";
+  EXPECT_EQ(r.c.code(), code) << r.c.describe() << " after " << t << " s\n" << test::readText(r.d + "/err.txt");
+  if (!wrote) {
+    EXPECT_FALSE(fs::exists(r.out));
+    return;
+  }
+  std::string msg;
+  EXPECT_EQ(evaluateExit(r.big, r.out, &msg), 0) << msg.substr(0, 2000);
+  if (!::testing::Test::HasFailure()) fs::remove(r.out);
+}
+
 // 5a. A 200,000-op problem ends by itself (exit 0, not killed) with a valid schedule. How close
 // to its 2 s budget it ends is a timing goal, measured by bench/scale.sh (status "overrun" past
 // budget + 0.1 s), not asserted here: the 120 s wait is only a net for a hang under a loaded ctest.
 TEST(HardeningCli, LargeInputKeepsTheBudget) {
-  std::string big = bigInstance();
-  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
-  std::string d = freshDir("bigbudget"), out = d + "/out.json";
-  Child c;
-  spawn(c, {"solve", big, out, "--seconds", "2", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
-  bool exited = c.wait(120);
-  double t = secondsSince(c.start);
-  c.killAndReap();
-  ASSERT_TRUE(exited) << "solve --seconds 2 on 200,000 ops still running after 120 s (killed)";
-  EXPECT_EQ(c.code(), 0) << c.describe() << " after " << t << " s\n" << test::readText(d + "/err.txt");
-  std::string msg;
-  EXPECT_EQ(evaluateExit(big, out, &msg), 0) << msg.substr(0, 2000);
-  if (!HasFailure()) fs::remove(out);  // ~8 MB
+  LargeRun r;
+  ASSERT_NO_FATAL_FAILURE(startLarge(r, "bigbudget", "2"));
+  expectLargeRunEnds(r, 0);
 }
 
 // 5b. ... and answers SIGTERM promptly.
 TEST(HardeningCli, LargeInputAnswersSigtermPromptly) {
-  std::string big = bigInstance();
-  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
-  std::string d = freshDir("bigterm"), out = d + "/out.json";
-  Child c;
-  spawn(c, {"solve", big, out, "--seconds", "600", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
+  LargeRun r;
+  ASSERT_NO_FATAL_FAILURE(startLarge(r, "bigterm", "600"));
   // Signal once the first schedule is on disk (before it, there is nothing to write and the run
   // exits at once: see FirstScheduleNotReadyExitsAtOnce), in the middle of the baseline.
-  for (int i = 0; i < 2000 && !fs::exists(out) && c.running(); ++i) sleepFor(0.01);
-  ASSERT_TRUE(fs::exists(out)) << "no first schedule within 20 s";
+  for (int i = 0; i < 12000 && !fs::exists(r.out) && r.c.running(); ++i) sleepFor(0.01);
+  ASSERT_TRUE(fs::exists(r.out)) << "no first schedule within 120 s";
   sleepFor(0.3);
-  ASSERT_TRUE(c.running()) << "exited before SIGTERM: " << c.describe() << "\n" << test::readText(d + "/err.txt");
-  c.signal(SIGTERM);
+  ASSERT_TRUE(r.c.running()) << "exited before SIGTERM: " << r.c.describe() << "\n" << test::readText(r.d + "/err.txt");
+  r.c.signal(SIGTERM);
   // It exits because of the signal (143), long before its 600 s budget. How promptly (within
   // 0.2 s) is a timing goal, measured by bench/signal_latency.sh, not asserted under a loaded ctest.
-  bool exited = c.wait(120);
-  c.killAndReap();
-  ASSERT_TRUE(exited) << "still running 120 s after SIGTERM (killed)";
-  EXPECT_EQ(c.code(), 143) << c.describe() << "\n" << test::readText(d + "/err.txt");
-  std::string msg;
-  EXPECT_EQ(evaluateExit(big, out, &msg), 0) << msg.substr(0, 2000);
-  if (!HasFailure()) fs::remove(out);  // ~8 MB
+  expectLargeRunEnds(r, 143);
 }
 
 // 5c. A signal before the first schedule exists (here while parsing and building it) ends the
 // run at once with 128+N and leaves no file: there is nothing valid to write yet.
 TEST(HardeningCli, FirstScheduleNotReadyExitsAtOnce) {
-  std::string big = bigInstance();
-  ASSERT_FALSE(big.empty()) << "mlsys generate --family random --size 200000 failed";
-  std::string d = freshDir("bigearly"), out = d + "/out.json";
-  Child c;
-  spawn(c, {"solve", big, out, "--seconds", "600", "--threads", "2", "-q"}, errFile(d + "/err.txt"));
+  LargeRun r;
+  ASSERT_NO_FATAL_FAILURE(startLarge(r, "bigearly", "600"));
   // Signal once mlsys catches SIGTERM (its bit in /proc/PID/status SigCgt): before that the
   // default action ends it as killed by the signal, and a slow start (a TSan build) takes longer
   // than the 50 ms this test otherwise waits.
   auto catchesTerm = [&] {
-    std::istringstream st(test::readText("/proc/" + std::to_string(c.pid) + "/status"));
+    std::istringstream st(test::readText("/proc/" + std::to_string(r.c.pid) + "/status"));
     for (std::string line; std::getline(st, line);)
       if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1;
     return 0ull;
   };
-  for (int i = 0; i < 500 && !catchesTerm() && c.running(); ++i) sleepFor(0.01);
+  for (int i = 0; i < 500 && !catchesTerm() && r.c.running(); ++i) sleepFor(0.01);
   sleepFor(0.05);
-  if (fs::exists(out)) GTEST_SKIP() << "the first schedule was already written when the signal was due";
-  c.signal(SIGTERM);
-  ASSERT_TRUE(c.wait(120)) << "still running 120 s after SIGTERM";
-  EXPECT_EQ(c.code(), 143) << c.describe();
-  EXPECT_FALSE(fs::exists(out));
+  if (fs::exists(r.out)) GTEST_SKIP() << "the first schedule was already written when the signal was due";
+  r.c.signal(SIGTERM);
+  expectLargeRunEnds(r, 143, /*wrote=*/false);
 }
 
 // 6. A closed stderr (EPIPE) neither kills the process nor shortens the run.
@@ -466,7 +473,7 @@ TEST(HardeningCli, HugeThreadCountIsCapped) {
   // Guard the machine: a process that tries to honour the count grows by ~0.5 GB/s.
   long peak_kb = 0;
   bool exited = false;
-  for (auto t0 = Clock::now(); secondsSince(t0) < 20;) {
+  for (auto t0 = Clock::now(); secondsSince(t0) < 60;) {
     if ((exited = c.wait(0.05))) break;
     peak_kb = std::max(peak_kb, rssKb(c.pid));
     if (peak_kb > 2L * 1024 * 1024) break;

@@ -25,6 +25,12 @@ Problem matmul(long capacity = 40000) {
     "native_granularity": [128, 128]})");
 }
 
+// matmul() and an incremental evaluator on it.
+struct OneMatMul {
+  Problem p = matmul();
+  IncrementalEvaluator ev{p, ModelOptions{}};
+};
+
 // A MatMul T0 (128x256) x T1 (256x64) -> T2 (128x64), K = 256, then a Pointwise T2 -> T3; and
 // a second MatMul T4 (128x32) x T5 (32x64) -> T6, K = 32, unconnected to the others.
 Problem mixed() {
@@ -130,13 +136,12 @@ TEST(Granularity, BestGranularityIsTheFirstCheapestCandidate) {
 }
 
 TEST(Granularity, CachedChoiceTriesTheExtraCandidatesFirst) {
-  Problem p = matmul();
-  IncrementalEvaluator ev(p, ModelOptions{});
+  OneMatMul m;
   SubgraphSched sg{{0}, {1, 1, 1}, {}, {}};
-  ASSERT_TRUE(bestGranularityCached(ev, sg, {}));
+  ASSERT_TRUE(bestGranularityCached(m.ev, sg, {}));
   EXPECT_EQ(sg.gran, (Granularity{128, 64, 128}));
   // [128,128,64] costs the same 4915.2 (two k-steps, each operand loaded once) and comes first.
-  ASSERT_TRUE(bestGranularityCached(ev, sg, {}, {{128, 128, 64}}));
+  ASSERT_TRUE(bestGranularityCached(m.ev, sg, {}, {{128, 128, 64}}));
   EXPECT_EQ(sg.gran, (Granularity{128, 128, 64}));
   EXPECT_EQ(sg.trav.kind, TraversalKind::Raster);
 }
@@ -145,13 +150,12 @@ TEST(Granularity, RepairStopsOnceCandidatesGetSmall) {
   // From [128,128,128] (49152 > 40000): [128,128,64] is valid at 4915.2; the halvings after it
   // cost more; [32,64,32] is the first with less than a quarter of its tile area, and ends the
   // scan, so [32,32,32] is never priced: six lookups.
-  Problem p = matmul();
-  IncrementalEvaluator ev(p, ModelOptions{});
+  OneMatMul m;
   SubgraphSched sg{{0}, {128, 128, 128}, {}, {}};
-  ASSERT_TRUE(repairGranularity(ev, sg, {}));
+  ASSERT_TRUE(repairGranularity(m.ev, sg, {}));
   EXPECT_EQ(sg.gran, (Granularity{128, 128, 64}));
-  EXPECT_EQ(ev.cache().misses, 6u);
-  EXPECT_EQ(ev.cache().hits, 0u);
+  EXPECT_EQ(m.ev.cache().misses, 6u);
+  EXPECT_EQ(m.ev.cache().hits, 0u);
 }
 
 TEST(Granularity, RepairClampsKAndStopsOnARuleNoGranularityFixes) {

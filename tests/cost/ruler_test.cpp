@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
@@ -36,6 +37,22 @@ const char* kWideKAt256 = R"({"subgraphs":[[0]],"granularities":[[128,128,256]],
 // 13107.2 at k = 256; 16384 at k = 128.
 const char* kWideKAt128 = R"({"subgraphs":[[0]],"granularities":[[128,128,128]],"tensors_to_retain":[[]],
   "traversal_orders":[null],"subgraph_latencies":[0]})";
+
+// `mlsys solve PROBLEM <name>.json ARGS --stats <name>.stats.json` in the temp dir: the run, and
+// its stats (not an object when the run failed, which is reported here with its stderr).
+struct Solved {
+  test::RunResult run;
+  rapidjson::Document stats;
+};
+Solved solveWithStats(const std::string& problem, const std::string& name, std::vector<std::string> args) {
+  const std::string stats = test::tempPath(name + ".stats.json");
+  args.insert(args.begin(), {"solve", problem, test::tempPath(name + ".json")});
+  args.insert(args.end(), {"--stats", stats});
+  Solved s{test::runMlsys(args), {}};
+  EXPECT_EQ(s.run.exit_code, 0) << s.run.err;
+  if (s.run.exit_code == 0) s.stats = parseJson(test::readText(stats));
+  return s;
+}
 
 ModelOptions reduction() {
   ModelOptions m;
@@ -97,10 +114,7 @@ TEST(Ruler, BoundJsonListsComponentsAndParts) {
 TEST(Ruler, SolveStopsWhenTheBestMeetsTheBound) {
   std::string f = test::sharedBenchmark("mlsys-2026-21");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
-  std::string out = test::tempPath("ruler21.json"), stats = test::tempPath("ruler21.stats.json");
-  auto r = test::runMlsys({"solve", f, out, "--seconds", "600", "--stats", stats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  rapidjson::Document d = parseJson(test::readText(stats));
+  auto [r, d] = solveWithStats(f, "ruler21", {"--seconds", "600"});
   ASSERT_TRUE(d.IsObject());
   EXPECT_TRUE(d["optimal"].GetBool());
   EXPECT_STREQ(d["stop_reason"].GetString(), "optimal");
@@ -114,10 +128,7 @@ TEST(Ruler, SolveStopsWhenTheBestMeetsTheBound) {
 TEST(Ruler, StatsCarryBoundGapModelAndStopReason) {
   std::string f = test::sharedBenchmark("mlsys-2026-5");
   if (f.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
-  std::string out = test::tempPath("ruler5.json"), stats = test::tempPath("ruler5.stats.json");
-  auto r = test::runMlsys({"solve", f, out, "--seconds", "1", "--stats", stats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  rapidjson::Document d = parseJson(test::readText(stats));
+  auto [r, d] = solveWithStats(f, "ruler5", {"--seconds", "1"});
   ASSERT_TRUE(d.IsObject());
   EXPECT_FALSE(d["optimal"].GetBool());
   EXPECT_STREQ(d["stop_reason"].GetString(), "deadline");
@@ -127,22 +138,20 @@ TEST(Ruler, StatsCarryBoundGapModelAndStopReason) {
   EXPECT_NE(std::string(d["model"].GetString()).find("k_limit=native"), std::string::npos);
   EXPECT_TRUE(d["version"].IsString());
   EXPECT_NE(r.err.find("found by "), std::string::npos) << "no incumbent line naming the worker:\n" << r.err;
-  auto m = test::runMlsys({"solve", f, out, "--max-evals", "500", "--threads", "1", "--stats", stats, "-q"});
-  ASSERT_EQ(m.exit_code, 0) << m.err;
-  EXPECT_STREQ(parseJson(test::readText(stats))["stop_reason"].GetString(), "max_evals");
+  auto m = solveWithStats(f, "ruler5m", {"--max-evals", "500", "--threads", "1", "-q"});
+  ASSERT_TRUE(m.stats.IsObject());
+  EXPECT_STREQ(m.stats["stop_reason"].GetString(), "max_evals");
 }
 
 // Item 2: solve --exact reaches the exact solver's optimum. Completed, the exact solver is optimal
 // over its own space only, so the run goes on searching (issue 36: a schedule outside that space
 // can be better) and claims optimality only when the best meets the lower bound.
 TEST(Ruler, SolveExactReachesTheExactOptimum) {
-  std::string f = test::tempPath("ruler_exact.json"), out = test::tempPath("ruler_exact.out.json"),
-              stats = test::tempPath("ruler_exact.stats.json");
+  std::string f = test::tempPath("ruler_exact.json");
   auto g = test::runMlsys({"generate", "--family", "random", "--size", "5", "--seed", "3", "-o", f});
   ASSERT_EQ(g.exit_code, 0) << g.err;
-  auto r = test::runMlsys({"solve", f, out, "--exact", "--seconds", "3", "--stats", stats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  rapidjson::Document d = parseJson(test::readText(stats));
+  auto [r, d] = solveWithStats(f, "ruler_exact.out", {"--exact", "--seconds", "3"});
+  ASSERT_TRUE(d.IsObject());
   EXPECT_EQ(d["optimal"].GetBool(), d["best_latency"].GetDouble() <= d["lower_bound"].GetDouble() * (1 + 1e-9));
   Problem p = parseProblemFile(f);
   ExactResult ex = solveExact(p, {}, {}, test::neverStop());

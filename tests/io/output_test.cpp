@@ -22,6 +22,27 @@ double onDisk(const std::string& path, const Problem& p) {
   return ev.total;
 }
 
+// Ex 1's worse schedule forced onto disk (the first schedule is always written), then its better
+// one offered: what is on disk after it depends on the writer's throttle and deadline.
+void offerWorseThenBetter(OutputWriter& w, const Ex1& e) {
+  w.offer(e.worse, 0, /*force_write=*/true);
+  w.offer(e.better, 0);
+}
+
+// A writer into the temp file `name` whose deadline is `budget_s` away, and whose search stops
+// `stop_margin_s` before it, after offerWorseThenBetter.
+struct TimedWriter {
+  Deadline dl;
+  std::string path;
+  OutputWriter w;
+  TimedWriter(const Ex1& e, const std::string& name, double budget_s, double stop_margin_s = 0)
+      : path(test::tempPath(name)), w(e.p, ModelOptions{}, path, 0, &dl) {
+    dl.setBudget(budget_s);
+    w.setStopMargin(stop_margin_s);
+    offerWorseThenBetter(w, e);
+  }
+};
+
 }  // namespace
 
 TEST(OutputWriter, WritesTheBestAndThrottles) {
@@ -82,31 +103,21 @@ TEST(OutputWriter, DoesNotStartAWritePastTheDeadline) {
   EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
 
   // With time left, the same offer is written (now or at the flush).
-  Deadline later;
-  later.setBudget(60);
-  std::string path2 = test::tempPath("writer_deadline2.json");
-  OutputWriter w2(e.p, ModelOptions{}, path2, 0, &later);
-  w2.offer(e.worse, 0, true);
-  w2.offer(e.better, 0);
-  w2.flushFinal(false);
-  EXPECT_EQ(w2.writes(), 2);
-  EXPECT_DOUBLE_EQ(onDisk(path2, e.p), 3276.8);
+  TimedWriter later(e, "writer_deadline2.json", 60);
+  later.w.flushFinal(false);
+  EXPECT_EQ(later.w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(later.path, e.p), 3276.8);
 }
 
 // Issue 11: a process that runs late (stopped, loaded machine) still writes a small pending best
 // at the end instead of exiting with an older schedule on disk.
 TEST(OutputWriter, FinalFlushWritesASmallBestJustPastTheDeadline) {
   Ex1 e;
-  std::string path = test::tempPath("writer_late.json");
-  Deadline dl;
-  dl.setBudget(0);  // just expired
-  OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
-  w.offer(e.worse, 0, true);
-  w.offer(e.better, 0);
-  EXPECT_EQ(w.writes(), 1);
-  EXPECT_TRUE(w.flushFinal(false));
-  EXPECT_EQ(w.writes(), 2);
-  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
+  TimedWriter late(e, "writer_late.json", 0);  // just expired
+  EXPECT_EQ(late.w.writes(), 1);
+  EXPECT_TRUE(late.w.flushFinal(false));
+  EXPECT_EQ(late.w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(late.path, e.p), 3276.8);
 }
 
 // A write during the search is started only if it should end before the search stops
@@ -114,25 +125,16 @@ TEST(OutputWriter, FinalFlushWritesASmallBestJustPastTheDeadline) {
 // the final write.
 TEST(OutputWriter, DefersAWriteThatWouldRunPastTheSearchStop) {
   Ex1 e;
-  std::string path = test::tempPath("writer_stop.json");
-  Deadline dl;
-  dl.setBudget(2);
-  OutputWriter w(e.p, ModelOptions{}, path, 0, &dl);
-  w.setStopMargin(5);  // the search stops 5 s before the deadline: already past
-  w.offer(e.worse, 0, /*force_write=*/true);  // the first schedule is always written
-  w.offer(e.better, 0);
-  w.flushDue(1e9);  // long past the write throttle's interval
-  EXPECT_EQ(w.writes(), 1);
-  EXPECT_DOUBLE_EQ(w.writtenBest(), 6553.6);
-  EXPECT_TRUE(w.flushFinal(false));  // the final write fits before the deadline
-  EXPECT_EQ(w.writes(), 2);
-  EXPECT_DOUBLE_EQ(onDisk(path, e.p), 3276.8);
+  TimedWriter stopping(e, "writer_stop.json", 2, 5);  // the search stops 5 s before the deadline: already past
+  stopping.w.flushDue(1e9);                          // long past the write throttle's interval
+  EXPECT_EQ(stopping.w.writes(), 1);
+  EXPECT_DOUBLE_EQ(stopping.w.writtenBest(), 6553.6);
+  EXPECT_TRUE(stopping.w.flushFinal(false));  // the final write fits before the deadline
+  EXPECT_EQ(stopping.w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(stopping.path, e.p), 3276.8);
   // Without that margin the same flush writes it.
-  std::string path2 = test::tempPath("writer_stop2.json");
-  OutputWriter w2(e.p, ModelOptions{}, path2, 0, &dl);
-  w2.offer(e.worse, 0, true);
-  w2.offer(e.better, 0);
-  w2.flushDue(1e9);
-  EXPECT_EQ(w2.writes(), 2);
-  EXPECT_DOUBLE_EQ(onDisk(path2, e.p), 3276.8);
+  TimedWriter searching(e, "writer_stop2.json", 2);
+  searching.w.flushDue(1e9);
+  EXPECT_EQ(searching.w.writes(), 2);
+  EXPECT_DOUBLE_EQ(onDisk(searching.path, e.p), 3276.8);
 }

@@ -334,6 +334,13 @@ Problem oneMatMul() {
   return square(3, "[[0,1]]", "[[2]]", "[5000]", R"(["MatMul"])", 40000);
 }
 
+// The granularity move's proposal that gives the one subgraph granularity `want`.
+Change proposeGranularity(IncrementalEvaluator& ev, const Granularity& want) {
+  return proposeWhere("granularity", ev, [&](const Change& c, const Schedule&) {
+    return c.repl.size() == 1 && c.repl[0].gran == want;
+  });
+}
+
 TEST(MoveDelta, GranularityChangesATileSide) {
   // Before [128,128,64]: one tile, nk = 128/64 = 2 k-steps, compute 5000 * 64/128 = 2500 each.
   //   j0: LHS 128x64 819.2 + RHS 64x128 819.2 = 1638.4            -> max(2500, 1638.4) = 2500
@@ -348,20 +355,14 @@ TEST(MoveDelta, GranularityChangesATileSide) {
   // Delta 10000 - 5776.8 = +4223.2.
   const Problem p = oneMatMul();
   auto ev = start(p, sched({sg({0}, {128, 128, 64})}), 5776.8);
-  const Granularity want{64, 128, 64};
-  expectDelta(p, *ev, proposeWhere("granularity", *ev, [&](const Change& c, const Schedule&) {
-                return c.repl.size() == 1 && c.repl[0].gran == want;
-              }), 4223.2);
+  expectDelta(p, *ev, proposeGranularity(*ev, {64, 128, 64}), 4223.2);
 }
 
 TEST(MoveDelta, GranularityOverTheCapacityIsRejected) {
   // k = 128 at 128x128: working set LHS 16384 + RHS 16384 + T2 tile 16384 = 49152 > 40000: V11.
   const Problem p = oneMatMul();
   auto ev = start(p, sched({sg({0}, {128, 128, 64})}), 5776.8);
-  const Granularity want{128, 128, 128};
-  expectRejected(p, *ev, proposeWhere("granularity", *ev, [&](const Change& c, const Schedule&) {
-                   return c.repl.size() == 1 && c.repl[0].gran == want;
-                 }), Rule::V11);
+  expectRejected(p, *ev, proposeGranularity(*ev, {128, 128, 128}), Rule::V11);
 }
 
 // ---- traversal ---------------------------------------------------------------------------------

@@ -643,17 +643,32 @@ TEST(EngineUnitsBaseline, Ex5RetainsT3AndAnExpiredDeadlineKeepsTheQuickSchedule)
 // ---------------------------------------------------------------------------------------------
 // greedyFusion and chainFusion, through an IncrementalEvaluator.
 
+using FusionPass = void (*)(IncrementalEvaluator&, const std::function<bool()>&);
+
+// One fusion pass from `start`: the schedule after it, its incremental total (checked against
+// the full evaluator) and whether it is still `start`.
+struct Fused {
+  Schedule schedule;
+  double total;
+  bool unchanged;
+};
+Fused runFusion(FusionPass pass, const Problem& p, const Schedule& start,
+                const std::function<bool()>& stop = kNever) {
+  IncrementalEvaluator ev(p, ModelOptions{});
+  ev.reset(start);
+  pass(ev, stop);
+  EXPECT_TRUE(ev.valid());
+  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), ev.total());
+  return {ev.schedule(), ev.total(), sameSchedule(ev.schedule(), start)};
+}
+
 TEST(EngineUnitsGreedy, Ex1FusesThePair) {
   // From Ex 1A (6553.6): [0] and [1] share T1; fused at [128,128,1] is Ex 1B, 3276.8.
   Problem p = ex1();
-  IncrementalEvaluator ev(p, ModelOptions{});
-  ev.reset(quickSchedule(p, ModelOptions{}));
-  ASSERT_DOUBLE_EQ(ev.total(), 6553.6);
-  greedyFusion(ev, kNever);
-  EXPECT_TRUE(ev.valid());
-  EXPECT_DOUBLE_EQ(ev.total(), 3276.8);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 1})})));
-  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), ev.total());
+  ASSERT_DOUBLE_EQ(fullTotal(p, quickSchedule(p, ModelOptions{})), 6553.6);
+  Fused f = runFusion(greedyFusion, p, quickSchedule(p, ModelOptions{}));
+  EXPECT_DOUBLE_EQ(f.total, 3276.8);
+  EXPECT_TRUE(sameSchedule(f.schedule, schedule({sg({0, 1}, {128, 128, 1})})));
 }
 
 TEST(EngineUnitsGreedy, Ex3MergesTheTailThenEverything) {
@@ -661,13 +676,10 @@ TEST(EngineUnitsGreedy, Ex3MergesTheTailThenEverything) {
   // ephemeral, op2 reads it later: V5); [1]+[2] gives max(3000, 1638.4 + 1638.4) = 3276.8 for
   // 8192 before: 6553.6. Pass 2: [0]+[1,2] gives max(4500, 1638.4 + 1638.4) = 4500. Done.
   Problem p = ex3();
-  IncrementalEvaluator ev(p, ModelOptions{});
-  ev.reset(quickSchedule(p, ModelOptions{}));
-  ASSERT_DOUBLE_EQ(ev.total(), 11468.8);
-  greedyFusion(ev, kNever);
-  EXPECT_DOUBLE_EQ(ev.total(), 4500);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1, 2}, {128, 128, 1})})));
-  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), 4500);
+  ASSERT_DOUBLE_EQ(fullTotal(p, quickSchedule(p, ModelOptions{})), 11468.8);
+  Fused f = runFusion(greedyFusion, p, quickSchedule(p, ModelOptions{}));
+  EXPECT_DOUBLE_EQ(f.total, 4500);
+  EXPECT_TRUE(sameSchedule(f.schedule, schedule({sg({0, 1, 2}, {128, 128, 1})})));
 }
 
 TEST(EngineUnitsGreedy, AppliesOnlyImprovingMergesAndHonoursStop) {
@@ -675,26 +687,17 @@ TEST(EngineUnitsGreedy, AppliesOnlyImprovingMergesAndHonoursStop) {
   // 6915.2 (Ex 5B; its start granularities [128,128,64] overflow fused: 49152 > 45000): worse,
   // not applied.
   Problem p = ex5();
-  IncrementalEvaluator ev(p, ModelOptions{});
-  Schedule base = baselineSchedule(p, ModelOptions{});
-  ev.reset(base);
-  ASSERT_DOUBLE_EQ(ev.total(), 6734.4);
-  greedyFusion(ev, kNever);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), base));
-  EXPECT_DOUBLE_EQ(ev.total(), 6734.4);
+  Fused fromBase = runFusion(greedyFusion, p, baselineSchedule(p, ModelOptions{}));
+  EXPECT_TRUE(fromBase.unchanged);
+  EXPECT_DOUBLE_EQ(fromBase.total, 6734.4);
   // From the quick schedule (9830.4) the same merge improves: 6915.2.
-  ev.reset(quickSchedule(p, ModelOptions{}));
-  greedyFusion(ev, kNever);
-  EXPECT_DOUBLE_EQ(ev.total(), 6915.2);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 32})})));
+  Fused fromQuick = runFusion(greedyFusion, p, quickSchedule(p, ModelOptions{}));
+  EXPECT_DOUBLE_EQ(fromQuick.total, 6915.2);
+  EXPECT_TRUE(sameSchedule(fromQuick.schedule, schedule({sg({0, 1}, {128, 128, 32})})));
   // A stop already requested: nothing changes (Ex 1 would fuse otherwise).
-  Problem p1 = ex1();
-  IncrementalEvaluator ev1(p1, ModelOptions{});
-  Schedule q = quickSchedule(p1, ModelOptions{});
-  ev1.reset(q);
-  greedyFusion(ev1, kAlways);
-  EXPECT_TRUE(sameSchedule(ev1.schedule(), q));
-  EXPECT_DOUBLE_EQ(ev1.total(), 6553.6);
+  Fused stopped = runFusion(greedyFusion, ex1(), quickSchedule(ex1(), ModelOptions{}), kAlways);
+  EXPECT_TRUE(stopped.unchanged);
+  EXPECT_DOUBLE_EQ(stopped.total, 6553.6);
 }
 
 TEST(EngineUnitsChain, AnalyticModelOnEx5) {
@@ -714,35 +717,23 @@ TEST(EngineUnitsChain, Ex5FusesIntoTheSplitKChain) {
   // 8, 4 (ties go to the larger k). Exact costs: k = 32 is Ex 5B, 2457.6 + 1000 + 1000 +
   // 2457.6 = 6915.2; k = 16 is 2048 + 6 x 500 + 2048 = 7096. 6915.2 < 9830.4: applied.
   Problem p = ex5();
-  IncrementalEvaluator ev(p, ModelOptions{});
-  ev.reset(quickSchedule(p, ModelOptions{}));
-  chainFusion(ev, kNever);
-  EXPECT_TRUE(ev.valid());
-  EXPECT_DOUBLE_EQ(ev.total(), 6915.2);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), schedule({sg({0, 1}, {128, 128, 32})})));
-  EXPECT_DOUBLE_EQ(fullTotal(p, ev.schedule()), 6915.2);
+  Fused f = runFusion(chainFusion, p, quickSchedule(p, ModelOptions{}));
+  EXPECT_DOUBLE_EQ(f.total, 6915.2);
+  EXPECT_TRUE(sameSchedule(f.schedule, schedule({sg({0, 1}, {128, 128, 32})})));
 }
 
 TEST(EngineUnitsChain, AppliesOnlyImprovingFusionsAndOnlyToMatMulChains) {
   // From the retention schedule (6734.4) the chain's 6915.2 is worse: unchanged.
   Problem p = ex5();
-  IncrementalEvaluator ev(p, ModelOptions{});
-  Schedule base = baselineSchedule(p, ModelOptions{});
-  ev.reset(base);
-  chainFusion(ev, kNever);
-  EXPECT_TRUE(sameSchedule(ev.schedule(), base));
-  EXPECT_DOUBLE_EQ(ev.total(), 6734.4);
+  Fused fromBase = runFusion(chainFusion, p, baselineSchedule(p, ModelOptions{}));
+  EXPECT_TRUE(fromBase.unchanged);
+  EXPECT_DOUBLE_EQ(fromBase.total, 6734.4);
   // Ex 1 has no MatMul: nothing to fuse although fusing would help (6553.6 -> 3276.8).
-  Problem p1 = ex1();
-  IncrementalEvaluator ev1(p1, ModelOptions{});
-  Schedule q = quickSchedule(p1, ModelOptions{});
-  ev1.reset(q);
-  chainFusion(ev1, kNever);
-  EXPECT_TRUE(sameSchedule(ev1.schedule(), q));
+  EXPECT_TRUE(runFusion(chainFusion, ex1(), quickSchedule(ex1(), ModelOptions{})).unchanged);
   // A stop already requested: Ex 5 stays unfused.
-  ev.reset(quickSchedule(p, ModelOptions{}));
-  chainFusion(ev, kAlways);
-  EXPECT_DOUBLE_EQ(ev.total(), 9830.4);
+  Fused stopped = runFusion(chainFusion, p, quickSchedule(p, ModelOptions{}), kAlways);
+  EXPECT_TRUE(stopped.unchanged);
+  EXPECT_DOUBLE_EQ(stopped.total, 9830.4);
 }
 
 // ---------------------------------------------------------------------------------------------

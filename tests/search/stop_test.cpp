@@ -127,13 +127,15 @@ struct PolicyFixture {
   Problem p = parseProblemFile(test::instancePath("examples/ex1.json"));
   OutputWriter out{p, {}, test::tempPath("stop_policy_out.json"), 0.0, &dl};
   RunStats stats;
+  // A 10 s budget on the fake clock.
+  PolicyFixture() { dl.setBudget(10); }
+  StopPolicy policy(double margin_s, int64_t max_evals) const { return {dl, out, stats, margin_s, max_evals}; }
 };
 
 TEST(StopPolicy, StopsAtTheDeadlineLessTheMargin) {
   PolicyFixture f;
-  f.dl.setBudget(10);
   f.clock.advance(2);
-  StopPolicy policy(f.dl, f.out, f.stats, 0.5, 0);
+  const StopPolicy policy = f.policy(0.5, 0);
   EXPECT_FALSE(policy.byEvaluations());
   EXPECT_FALSE(policy.stopNow());
   EXPECT_DOUBLE_EQ(policy.fraction(), 0) << "counted from the search's start, not the process's";
@@ -147,8 +149,7 @@ TEST(StopPolicy, StopsAtTheDeadlineLessTheMargin) {
 
 TEST(StopPolicy, StopsOnARequestAndOnOptimality) {
   PolicyFixture f;
-  f.dl.setBudget(10);
-  StopPolicy policy(f.dl, f.out, f.stats, 0.1, 0);
+  const StopPolicy policy = f.policy(0.1, 0);
   EXPECT_FALSE(policy.stopNow());
   f.stats.optimal.store(true);
   EXPECT_TRUE(policy.stopNow());
@@ -160,8 +161,7 @@ TEST(StopPolicy, StopsOnARequestAndOnOptimality) {
 
 TEST(StopPolicy, MaxEvalsKeepsTheClock) {
   PolicyFixture f;
-  f.dl.setBudget(10);
-  StopPolicy policy(f.dl, f.out, f.stats, 0.1, 100);
+  const StopPolicy policy = f.policy(0.1, 100);
   EXPECT_TRUE(policy.byEvaluations());
   f.stats.countEvaluations(-1, 50);
   EXPECT_DOUBLE_EQ(policy.fraction(), 0.5) << "by evaluations, not time";
