@@ -32,7 +32,10 @@ std::string jsonString(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) { o += ' '; continue; }
+    if (static_cast<unsigned char>(c) < 0x20) {
+      o += ' ';
+      continue;
+    }
     o += c;
   }
   return o + "\"";
@@ -78,7 +81,8 @@ int main(int argc, char** argv) {
       inc = parseScheduleFile(incPath, p);
       opt.incumbent = &inc;
     }
-    const auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    const auto deadline =
+        t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
     ExactResult r = solveExact(p, model, opt, [&] { return std::chrono::steady_clock::now() >= deadline; });
     if (r.found) {
       Evaluation ev = evaluateSchedule(p, r.schedule, model);
@@ -92,12 +96,14 @@ int main(int argc, char** argv) {
         "\"stop_reason\": %s, \"exact_arithmetic\": %s, \"subgraphs\": %zu, \"seconds\": %.6f, \"states_generated\": %lld, "
         "\"states_expanded\": %lld, \"transitions\": %lld, \"subgraphs_priced\": %lld, \"plans\": %lld, \"configs_priced\": %lld, "
         "\"incumbent_updates\": %lld, \"lb_violations\": %lld, \"connected_subgraphs\": %d}\n",
-        jsonString(problemPath).c_str(), p.numOps(), r.found ? "true" : "false", r.latency, r.proven_optimal ? "true" : "false",
-        r.lower_bound, jsonString(r.message.empty() ? std::string(exactStatusName(r.status)) : r.message).c_str(), r.exact_arithmetic ? "true" : "false", r.schedule.subgraphs.size(),
-        s.seconds, static_cast<long long>(s.states_generated), static_cast<long long>(s.states_expanded),
-        static_cast<long long>(s.transitions), static_cast<long long>(s.subgraphs_priced), static_cast<long long>(s.plans),
-        static_cast<long long>(s.configs_priced), static_cast<long long>(s.incumbent_updates),
-        static_cast<long long>(s.lb_violations), s.connected_subgraphs);
+        jsonString(problemPath).c_str(), p.numOps(), r.found ? "true" : "false", r.latency,
+        r.proven_optimal ? "true" : "false", r.lower_bound,
+        jsonString(r.message.empty() ? std::string(exactStatusName(r.status)) : r.message).c_str(),
+        r.exact_arithmetic ? "true" : "false", r.schedule.subgraphs.size(), s.seconds,
+        static_cast<long long>(s.states_generated), static_cast<long long>(s.states_expanded),
+        static_cast<long long>(s.transitions), static_cast<long long>(s.subgraphs_priced),
+        static_cast<long long>(s.plans), static_cast<long long>(s.configs_priced),
+        static_cast<long long>(s.incumbent_updates), static_cast<long long>(s.lb_violations), s.connected_subgraphs);
     return r.found ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "mlsys_exact: " << e.what() << "\n";

@@ -57,11 +57,11 @@ namespace {
 constexpr int kImproveSteps = 2000;      // random proposals applied (if valid and better)...
 constexpr int kImproveAttempts = 50000;  // ...out of at most this many
 constexpr uint64_t kImproveSeed = 20260521;
-constexpr size_t kProposals = 2000;      // distinct proposals per move kind
+constexpr size_t kProposals = 2000;       // distinct proposals per move kind
 constexpr int kProposeAttempts = 200000;  // cap on propose() calls to find them
-constexpr int kStepBatch = 1000;         // propose() calls per timed batch of BM_Step
-constexpr size_t kCacheCap = 1 << 16;    // IncrementalEvaluator's default (= SearchConfig::cache_entries)
-constexpr int kFillAttempts = 200000;    // cap on proposals used to fill a cache for "hitfull"
+constexpr int kStepBatch = 1000;          // propose() calls per timed batch of BM_Step
+constexpr size_t kCacheCap = 1 << 16;     // IncrementalEvaluator's default (= SearchConfig::cache_entries)
+constexpr int kFillAttempts = 200000;     // cap on proposals used to fill a cache for "hitfull"
 
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -264,7 +264,10 @@ void BM_Subgraph(benchmark::State& st, Instance* in, CostMethod method) {
 void BM_DeltaHit(benchmark::State& st, Instance* in, std::string move, bool full) {
   if (!ready(st, *in)) return;
   const Proposals& pr = in->proposalsFor(move);
-  if (pr.list.empty()) { st.SkipWithError("no proposals for this move kind"); return; }
+  if (pr.list.empty()) {
+    st.SkipWithError("no proposals for this move kind");
+    return;
+  }
   std::unique_ptr<IncrementalEvaluator> evp;
   if (full) {
     evp = std::make_unique<IncrementalEvaluator>(in->filledEvaluator());  // a copy: benchmarks stay independent
@@ -292,7 +295,10 @@ void BM_DeltaHit(benchmark::State& st, Instance* in, std::string move, bool full
 void BM_DeltaMiss(benchmark::State& st, Instance* in, std::string move) {
   if (!ready(st, *in)) return;
   const Proposals& pr = in->proposalsFor(move);
-  if (pr.list.empty()) { st.SkipWithError("no proposals for this move kind"); return; }
+  if (pr.list.empty()) {
+    st.SkipWithError("no proposals for this move kind");
+    return;
+  }
   IncrementalEvaluator ev(in->p, in->m, kCacheCap);
   ev.reset(in->sched);
   uint64_t hits = 0, misses = 0;
@@ -318,7 +324,10 @@ void BM_DeltaMiss(benchmark::State& st, Instance* in, std::string move) {
 void BM_Step(benchmark::State& st, Instance* in, std::string move) {
   if (!ready(st, *in)) return;
   auto mv = makeMove(move);
-  if (!mv || !mv->supports(in->p)) { st.SkipWithError("move not supported"); return; }
+  if (!mv || !mv->supports(in->p)) {
+    st.SkipWithError("move not supported");
+    return;
+  }
   IncrementalEvaluator ev(in->p, in->m, kCacheCap);
   ev.reset(in->sched);
   Rng rng(kImproveSeed ^ fnv1a(move) ^ 0x5bd1e995ULL);
@@ -347,8 +356,7 @@ void BM_Step(benchmark::State& st, Instance* in, std::string move) {
   st.SetItemsProcessed(evaluated);
   setCacheCounters(st, hits, misses, static_cast<double>(evaluated));
   st.counters["valid_frac"] = evaluated ? static_cast<double>(valid) / static_cast<double>(evaluated) : 0;
-  st.counters["propose_success"] =
-      static_cast<double>(evaluated) / (static_cast<double>(st.iterations()) * kStepBatch);
+  st.counters["propose_success"] = static_cast<double>(evaluated) / (static_cast<double>(st.iterations()) * kStepBatch);
 }
 
 // "mlsys-2026-10" after "mlsys-2026-9": compare digit runs by value.

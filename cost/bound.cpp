@@ -81,14 +81,14 @@ class Ruler {
   const BoundOptions& bo_;
   const i64 N_;
   const int no_;
-  std::vector<LD> opCompute_;                            // each op's compute floor
+  std::vector<LD> opCompute_;                          // each op's compute floor
   std::vector<std::vector<std::pair<OpId, LD>>> adj_;  // fusable neighbours, edge floor
-  std::vector<std::vector<OpId>> members_;               // per component root: its ops, topological
-  LD theta_ = std::numeric_limits<LD>::infinity();       // edges with a floor >= theta are cut
-  std::vector<char> inGroup_;     // scratch: members of the group being priced
-  std::vector<char> tensorMark_;  // scratch: tensors counted
-  std::vector<int> idx_;          // scratch: position in the group being covered
-  std::vector<int> sub_;          // scratch: union-find inside one component
+  std::vector<std::vector<OpId>> members_;             // per component root: its ops, topological
+  LD theta_ = std::numeric_limits<LD>::infinity();     // edges with a floor >= theta are cut
+  std::vector<char> inGroup_;                          // scratch: members of the group being priced
+  std::vector<char> tensorMark_;                       // scratch: tensors counted
+  std::vector<int> idx_;                               // scratch: position in the group being covered
+  std::vector<int> sub_;                               // scratch: union-find inside one component
 };
 
 // Step 1: the compute floor, and each op's share of it (opCompute_).
@@ -241,7 +241,10 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
       if (seen[np]) continue;
       seen[np] = 1;
       parts.push_back(np);
-      if (static_cast<long>(parts.size()) > bo_.max_parts) { tooMany = true; break; }
+      if (static_cast<long>(parts.size()) > bo_.max_parts) {
+        tooMany = true;
+        break;
+      }
     }
   }
   return !tooMany;
@@ -275,7 +278,11 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
     for (int i : byLow[low]) {
       const uint32_t nm = mask | parts[i];
       const LD v = dp[mask] + f[i];
-      if (v < dp[nm]) { dp[nm] = v; how[nm] = i; from[nm] = mask; }
+      if (v < dp[nm]) {
+        dp[nm] = v;
+        how[nm] = i;
+        from[nm] = mask;
+      }
     }
   }
   if (!std::isfinite(static_cast<double>(dp[full]))) return false;
@@ -324,7 +331,8 @@ std::vector<LD> Ruler::thetasOf(const std::vector<OpId>& ops) const {
   if (thetas.size() > 9 || (bo_.give_up && bo_.give_up() && thetas.size() > 1)) {
     std::vector<LD> few;
     const size_t want = bo_.give_up && bo_.give_up() ? 1 : 9;
-    for (size_t i = 0; i < want; ++i) few.push_back(thetas[thetas.size() - 1 - i * (thetas.size() - 1) / std::max<size_t>(1, want - 1)]);
+    for (size_t i = 0; i < want; ++i)
+      few.push_back(thetas[thetas.size() - 1 - i * (thetas.size() - 1) / std::max<size_t>(1, want - 1)]);
     std::sort(few.begin(), few.end());
     few.erase(std::unique(few.begin(), few.end()), few.end());
     thetas = few;
@@ -362,7 +370,8 @@ BoundComponent Ruler::cutAt(const std::vector<OpId>& ops, LD th, std::map<std::v
 // at least theta: either no subgraph keeps a cut edge inside (each then lies in one group,
 // the groups' floors add up) or one does and pays at least the least cut floor. Every theta
 // among the edge floors is tried; the best is kept.
-BoundComponent Ruler::componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache) {
+BoundComponent Ruler::componentBound(const std::vector<OpId>& ops,
+                                     std::map<std::vector<OpId>, BoundGroup>& groupCache) {
   BoundComponent best;
   best.value = -1;
   for (LD th : thetasOf(ops)) {

@@ -27,8 +27,8 @@
 namespace mlsys {
 
 struct BoundOptions {
-  int max_cover_ops = 16;       // components up to this many ops get the exact cover
-  long max_parts = 20000;       // connected parts enumerated per component, else "floors"
+  int max_cover_ops = 16;         // components up to this many ops get the exact cover
+  long max_parts = 20000;         // connected parts enumerated per component, else "floors"
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };
 
@@ -60,7 +60,7 @@ struct BoundGroup {
   std::vector<OpId> ops;
   BoundMethod method = BoundMethod::Floors;
   double value = 0;
-  long parts = 0;      // connected parts priced (cover)
+  long parts = 0;                                           // connected parts priced (cover)
   std::vector<std::pair<std::vector<OpId>, double>> cover;  // the cheapest cover's parts and floors
 };
 

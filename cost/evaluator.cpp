@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-
 namespace mlsys {
 namespace {
 
@@ -18,16 +17,28 @@ struct ExactSum {
     approx += r.cost.latency;
     if (!ok) return;
     i128 d = r.cost.den, n = r.cost.num;
-    if (d <= 0) { ok = false; return; }
+    if (d <= 0) {
+      ok = false;
+      return;
+    }
     i128 g = gcd128(den, d);
     i128 l;
-    if (__builtin_mul_overflow(den / g, d, &l)) { ok = false; return; }
+    if (__builtin_mul_overflow(den / g, d, &l)) {
+      ok = false;
+      return;
+    }
     i128 a, b;
     if (__builtin_mul_overflow(num, l / den, &a) || __builtin_mul_overflow(n, l / d, &b) ||
-        __builtin_add_overflow(a, b, &num)) { ok = false; return; }
+        __builtin_add_overflow(a, b, &num)) {
+      ok = false;
+      return;
+    }
     den = l;
     i128 h = gcd128(num, den);
-    if (h > 1) { num /= h; den /= h; }
+    if (h > 1) {
+      num /= h;
+      den /= h;
+    }
   }
   double value() const {
     if (ok) return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
@@ -56,7 +67,8 @@ std::vector<double> exactPrefixTotals(const std::vector<SubgraphReport>& sg) {
   return out;
 }
 
-Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method, StopToken stop) {
+Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method,
+                            StopToken stop) {
   Evaluation ev;
   ev.model = m;
   auto fail = [&](int sg, Rule rule, const std::string& why) {
@@ -92,9 +104,9 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
     if (pl.valid) {
       // V5: every boundary input is available.
       for (TensorId t : pl.boundary_inputs) {
-        if (p.producer[t] < 0) continue;  // (a) graph input
+        if (p.producer[t] < 0) continue;                                  // (a) graph input
         if (std::find(rin.begin(), rin.end(), t) != rin.end()) continue;  // (b)
-        if (written[t]) continue;  // (c)
+        if (written[t]) continue;                                         // (c)
         std::string why = "tensor " + std::to_string(t) + " (produced by op " + std::to_string(p.producer[t]) +
                           ") is needed but not available: it is not a graph input, not retained by subgraph " +
                           std::to_string(i - 1) + ", and no earlier subgraph wrote it to slow memory";
@@ -105,10 +117,15 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
     ev.subgraphs.push_back(std::move(rep));
   }
   for (int o = 0; o < p.numOps(); ++o)
-    if (!covered[o]) { fail(-1, Rule::V2, "op " + std::to_string(o) + " appears in no subgraph"); break; }
+    if (!covered[o]) {
+      fail(-1, Rule::V2, "op " + std::to_string(o) + " appears in no subgraph");
+      break;
+    }
   for (int t = 0; t < p.numTensors(); ++t)
     if (p.is_graph_output[t] && !written[t]) {
-      fail(-1, Rule::V7, "graph output tensor " + std::to_string(t) + " never reaches slow memory (it is never a non-retained output)");
+      fail(-1, Rule::V7,
+           "graph output tensor " + std::to_string(t) +
+               " never reaches slow memory (it is never a non-retained output)");
       break;
     }
   ev.total = exactTotal(ev.subgraphs);

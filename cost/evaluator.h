@@ -18,10 +18,10 @@ struct SubgraphReport {
 struct Evaluation {
   bool valid = true;
   Rule rule = Rule::None;  // first violated rule
-  std::string reason;  // "subgraph 3: tensor 7 is not available: ..."
+  std::string reason;      // "subgraph 3: tensor 7 is not available: ..."
   int bad_subgraph = -1;
   std::vector<SubgraphReport> subgraphs;
-  double total = 0;     // exact sum of the subgraph rationals, rounded once
+  double total = 0;  // exact sum of the subgraph rationals, rounded once
   std::vector<std::string> warnings;
   ModelOptions model;
   bool interrupted = false;  // abandoned on a stop request (cost/stop.h): not a verdict

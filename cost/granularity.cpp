@@ -107,7 +107,8 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   const Problem& p = ev.problem();
   auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
   std::vector<Granularity> cands = extra;
-  for (const Granularity& g : granularityCandidates(W, H, reductionLimit(p, ev.model(), sg.ops), p.native, 4, 5)) cands.push_back(g);
+  for (const Granularity& g : granularityCandidates(W, H, reductionLimit(p, ev.model(), sg.ops), p.native, 4, 5))
+    cands.push_back(g);
   SubgraphSched cand = sg;
   cand.trav = {};
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
@@ -116,7 +117,8 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   });
   if (!best.found) return false;
   cand.gran = best.cand;
-  const std::vector<Traversal> travs = {{TraversalKind::Raster, {}}, {TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}};
+  const std::vector<Traversal> travs = {
+      {TraversalKind::Raster, {}}, {TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}};
   auto bestT = chooseCheapest(travs, [&](const Traversal& t) {
     if (t.kind == TraversalKind::Raster) return best.price;  // priced above
     cand.trav = t;
@@ -140,8 +142,7 @@ bool repairGranularity(IncrementalEvaluator& ev, SubgraphSched& sg, const std::v
         return priceOf(ev.cost(sg, rin));
       },
       [](const Granularity& g, const CachedPrice& pr, const auto& best) {
-        return (!pr.valid && !granularityCanFix(pr.rule)) ||
-               (best.found && g.w * g.h < best.cand.w * best.cand.h / 4);
+        return (!pr.valid && !granularityCanFix(pr.rule)) || (best.found && g.w * g.h < best.cand.w * best.cand.h / 4);
       });
   sg.gran = chosen.found ? chosen.cand : g0;
   return chosen.found;

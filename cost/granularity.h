@@ -50,7 +50,9 @@ struct Chosen {
 
 struct NeverStop {
   template <class... A>
-  bool operator()(const A&...) const { return false; }
+  bool operator()(const A&...) const {
+    return false;
+  }
 };
 
 template <class C, class PriceFn, class StopFn = NeverStop>

@@ -1,6 +1,5 @@
 #include "cost/incremental.h"
 
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -161,7 +160,9 @@ bool IncrementalEvaluator::availabilityOk(const Change& c, const std::vector<con
   // replacement (reorder moves) costs O(size), not O(size^2). Cleared on every return.
   for (size_t j = rc.size(); j-- > 0;)
     for (TensorId t : rc[j]->written) scratch_t_[t] = static_cast<int>(j) + 1;
-  auto replWritesBefore = [&](TensorId t, size_t i) { return scratch_t_[t] > 0 && static_cast<size_t>(scratch_t_[t]) <= i; };
+  auto replWritesBefore = [&](TensorId t, size_t i) {
+    return scratch_t_[t] > 0 && static_cast<size_t>(scratch_t_[t]) <= i;
+  };
   struct Clear {
     const std::vector<const CachedCost*>& rc;
     std::vector<int>& s;
@@ -219,13 +220,19 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
     const CachedCost& cc = cost(c.repl[i], i == 0 ? rin0 : c.repl[i - 1].retain);
     rc.push_back(&cc);
     total += cc.latency;
-    if (ok && !cc.valid) { ok = false; rule = cc.rule; }
+    if (ok && !cc.valid) {
+      ok = false;
+      rule = cc.rule;
+    }
   }
   const CachedCost* next = nullptr;
   if (end < n) {
     next = &cost(s_.subgraphs[end], c.repl.empty() ? rin0 : c.repl.back().retain);
     total += next->latency - lat_[end];
-    if (ok && !next->valid) { ok = false; rule = next->rule; }
+    if (ok && !next->valid) {
+      ok = false;
+      rule = next->rule;
+    }
   }
   // A change that keeps every subgraph's ops and retained set (granularity, traversal) cannot
   // change coverage or availability: written and boundary sets do not depend on [w,h,k].
@@ -242,20 +249,30 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
       for (OpId o : sg.ops) ++scratch_op_[o];
     for (int i = a; i < end && ok; ++i)
       for (OpId o : s_.subgraphs[i].ops)
-        if (op_count_[o] + scratch_op_[o] <= 0) { ok = false; rule = Rule::V2; break; }
+        if (op_count_[o] + scratch_op_[o] <= 0) {
+          ok = false;
+          rule = Rule::V2;
+          break;
+        }
     for (int i = a; i < end; ++i)
       for (OpId o : s_.subgraphs[i].ops) scratch_op_[o] = 0;
     for (const auto& sg : c.repl)
       for (OpId o : sg.ops) scratch_op_[o] = 0;
   }
-  if (ok && structural && !availabilityOk(c, rc, next)) { ok = false; rule = Rule::V5; }
+  if (ok && structural && !availabilityOk(c, rc, next)) {
+    ok = false;
+    rule = Rule::V5;
+  }
   if (ok && !valid_) {
     // The current schedule is invalid somewhere else: only a full check can tell.
     Schedule copy = s_;
     copy.subgraphs.erase(copy.subgraphs.begin() + a, copy.subgraphs.begin() + end);
     copy.subgraphs.insert(copy.subgraphs.begin() + a, c.repl.begin(), c.repl.end());
     Evaluation ev = evaluateSchedule(p_, copy, m_);
-    if (!ev.valid) { ok = false; rule = Rule::Full; }
+    if (!ev.valid) {
+      ok = false;
+      rule = Rule::Full;
+    }
   }
   d.valid = ok;
   d.rule = rule;

@@ -62,7 +62,11 @@ class CostCache {
   const CachedCost& insert(uint64_t h, std::vector<i64> key, CachedCost c);
   uint64_t hits = 0, misses = 0;
   size_t size() const { return cur_.size() + old_.size(); }
-  void clear() { cur_.clear(); old_.clear(); ++epoch_; }
+  void clear() {
+    cur_.clear();
+    old_.clear();
+    ++epoch_;
+  }
   // Changes whenever an entry handed out may have been freed or overwritten: pointers returned
   // under one epoch stay valid while it lasts.
   uint64_t epoch() const { return epoch_; }

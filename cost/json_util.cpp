@@ -1,16 +1,16 @@
 #include "cost/json_util.h"
 
-#include <algorithm>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
-#include <cstdio>
 #include <charconv>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -65,7 +65,9 @@ class Filter {
     return out_.Double(d);
   }
   bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not requested
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return skipping() ? endScalar() : out_.String(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return skipping() ? endScalar() : out_.String(s, n, copy);
+  }
   bool StartObject() {
     if (!enter()) return false;
     if (skipping()) return true;
@@ -94,7 +96,7 @@ class Filter {
     if (!enter()) return false;
     if (skipping()) return true;
     if (depth_ == 1 && keep_.size() != 0) {  // a top-level array where an object is expected:
-      skip_at_ = 0;                            // store a null instead (rejected as not an object)
+      skip_at_ = 0;                          // store a null instead (rejected as not an object)
       return out_.Null();
     }
     return out_.StartArray();
@@ -144,7 +146,7 @@ class Filter {
   std::string_view text_;
   std::initializer_list<std::string_view> keep_;
   std::vector<size_t>& double_ends_;
-  int depth_ = 0;    // open arrays and objects, stored or skipped
+  int depth_ = 0;     // open arrays and objects, stored or skipped
   int skip_at_ = -1;  // while skipping a value: the depth of its container (0: the root), else -1
   rapidjson::SizeType skipped_members_ = 0;
   std::vector<std::unordered_set<std::string>> keys_;  // per open stored object
@@ -187,7 +189,8 @@ JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::init
     rapidjson::ParseErrorCode code = result.Code();
     // The iterative reader calls any bad first token "The document is empty." (the recursive one
     // said "Invalid value.").
-    if (code == rapidjson::kParseErrorDocumentEmpty && text.find_first_not_of(" \t\r\n", result.Offset()) != std::string::npos)
+    if (code == rapidjson::kParseErrorDocumentEmpty &&
+        text.find_first_not_of(" \t\r\n", result.Offset()) != std::string::npos)
       code = rapidjson::kParseErrorValueInvalid;
     std::ostringstream os;
     os << what << ": not valid JSON" << where(text, result.Offset()) << ": " << rapidjson::GetParseError_En(code);
@@ -222,10 +225,12 @@ std::string readTextFile(const std::string& path, const std::string& what, const
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st;
-  if (::fstat(fd, &st) != 0) throw InputError(what + ": cannot open '" + printable(path) + "': " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    throw InputError(what + ": cannot open '" + printable(path) + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(what + ": cannot open '" + printable(path) + "': it is a directory");
   const bool regular = S_ISREG(st.st_mode);
-  if (regular && static_cast<double>(st.st_size) > lim.max_bytes) throw tooLarge(static_cast<double>(st.st_size), false);
+  if (regular && static_cast<double>(st.st_size) > lim.max_bytes)
+    throw tooLarge(static_cast<double>(st.st_size), false);
   // Straight into one string sized from the file (a stringstream would hold the text twice).
   std::string text;
   if (regular) text.reserve(static_cast<size_t>(st.st_size));
@@ -237,9 +242,11 @@ std::string readTextFile(const std::string& path, const std::string& what, const
       int n = left > 0 ? ::poll(&pf, 1, static_cast<int>(std::min(left * 1000 + 1, 1e9))) : 0;
       if (n < 0 && errno == EINTR) continue;
       if (n == 0)
-        throw InputError(what + " '" + printable(path) + "': " +
-                         (text.empty() ? std::string("no data") : "no end of data (" + std::to_string(text.size()) + " bytes read)") +
-                         " within the time limit: a FIFO or pipe whose writer does not write or close, or a device that never ends");
+        throw InputError(
+            what + " '" + printable(path) + "': " +
+            (text.empty() ? std::string("no data")
+                          : "no end of data (" + std::to_string(text.size()) + " bytes read)") +
+            " within the time limit: a FIFO or pipe whose writer does not write or close, or a device that never ends");
     }
     ssize_t k = ::read(fd, buf, sizeof buf);
     if (k < 0) {
@@ -303,16 +310,15 @@ void JsonDoc::intError(const rapidjson::Value& v, const std::string& field, i64 
   const std::string lit = literal(v);
   // An integer literal beyond 64 bits is read as a double: it is out of range, not a fraction.
   // (Smaller doubles come from fractions or exponents: 128.0, 1e2.)
-  const bool bigInteger = std::fabs(v.GetDouble()) >= 0x1p63 && lit.find_first_not_of("-0123456789") == std::string::npos;
+  const bool bigInteger =
+      std::fabs(v.GetDouble()) >= 0x1p63 && lit.find_first_not_of("-0123456789") == std::string::npos;
   if (v.IsInt64() || v.IsUint64() || bigInteger) throw InputError(head + lit + range);
   throw InputError(head + "must be an integer, got " + lit);
 }
 
-const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key,
-                                      const std::string& context) {
+const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key, const std::string& context) {
   auto it = obj.FindMember(key);
-  if (it == obj.MemberEnd())
-    throw InputError(context + ": missing key \"" + key + "\"");
+  if (it == obj.MemberEnd()) throw InputError(context + ": missing key \"" + key + "\"");
   return it->value;
 }
 

@@ -51,8 +51,10 @@ struct JsonDoc {
 // When `keep` is not empty and the top level is an object, top-level members with other keys
 // are checked for syntax, depth and repetition of the key but not stored (unknown keys of a
 // huge file cost no memory). The JsonDoc refers to `text`, which must outlive it.
-JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::initializer_list<std::string_view> keep = {});
-JsonDoc parseJsonDoc(std::string&& text, const std::string& what, std::initializer_list<std::string_view> keep = {}) = delete;
+JsonDoc parseJsonDoc(const std::string& text, const std::string& what,
+                     std::initializer_list<std::string_view> keep = {});
+JsonDoc parseJsonDoc(std::string&& text, const std::string& what,
+                     std::initializer_list<std::string_view> keep = {}) = delete;
 
 // The same checks, keeping every member; for callers that need no literals.
 rapidjson::Document parseJsonFile(const std::string& path, const std::string& what);
@@ -66,8 +68,7 @@ std::string printable(std::string_view s, size_t max = 200);
 std::string formatDouble(double v);
 
 // Requires member `key` of object `obj` (context names the enclosing object for messages).
-const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key,
-                                      const std::string& context);
+const rapidjson::Value& requireMember(const rapidjson::Value& obj, const char* key, const std::string& context);
 // Reads a JSON integer (not 3.0, not "3") within [lo, hi]; `field` names it in errors. Prefer
 // JsonDoc::requireInt, which quotes a non-integer as written.
 i64 requireInt(const rapidjson::Value& v, const std::string& field, i64 lo, i64 hi);

@@ -52,7 +52,8 @@ void ModelOptions::set(const std::string& key, const std::string& value) {
       setIndex(i, static_cast<int>(v));
       return;
     }
-  throw InputError("model option " + key + ": unknown value \"" + value + "\" (expected " + names[0] + " or " + names[1] + ")");
+  throw InputError("model option " + key + ": unknown value \"" + value + "\" (expected " + names[0] + " or " +
+                   names[1] + ")");
 }
 
 std::string ModelOptions::value(const std::string& key) const {

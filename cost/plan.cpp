@@ -95,7 +95,7 @@ Check checkOrder(const Problem& p, const OpSets& s) {
       OpId pr = p.producer[t];
       if (pr >= 0 && s.inS(pr) && s.posOf(pr) > i)
         return Fail{Rule::V3, opName(p, s.ops[i]) + " consumes tensor " + std::to_string(t) + " produced by op " +
-                              std::to_string(pr) + ", which is listed after it (list order must be topological)"};
+                                  std::to_string(pr) + ", which is listed after it (list order must be topological)"};
     }
   return std::nullopt;
 }
@@ -121,7 +121,7 @@ Check checkConnected(const Problem& p, const OpSets& s) {
   for (size_t i = 1; i < ops.size(); ++i)
     if (find(static_cast<int>(i)) != find(0))
       return Fail{Rule::V4, "ops " + std::to_string(ops[0]) + " and " + std::to_string(ops[i]) +
-                            " are not connected through tensors produced and consumed inside the subgraph"};
+                                " are not connected through tensors produced and consumed inside the subgraph"};
   return std::nullopt;
 }
 
@@ -130,10 +130,10 @@ Check checkRetention(const Problem& p, const OpSets& s, const std::vector<Tensor
   for (TensorId t : rout) {
     if (!contains(s.produced, t))
       return Fail{Rule::V6, "tensor " + std::to_string(t) + " is retained but not produced by this subgraph" +
-                            (p.producer[t] < 0 ? " (it is a graph input; inputs can never be retained)" : "")};
+                                (p.producer[t] < 0 ? " (it is a graph input; inputs can never be retained)" : "")};
     if (p.is_graph_output[t])
       return Fail{Rule::V7, "tensor " + std::to_string(t) +
-                            " is a graph output and must not be retained (it must reach slow memory)"};
+                                " is a graph output and must not be retained (it must reach slow memory)"};
   }
   return std::nullopt;
 }
@@ -163,15 +163,19 @@ Check checkGranularity(const Problem& p, const ModelOptions& m, const std::vecto
   const bool kPastN = m.k_limit == ModelOptions::KLimit::Reduction && anyMM;
   if (g.w < 1 || g.h < 1 || g.k < 1 || g.w > N || g.h > N || (g.k > N && !kPastN)) {
     std::ostringstream os;  // only on failure: this runs for every priced subgraph
-    if (g.w < 1 || g.h < 1 || g.k < 1) os << "w, h and k must be positive, got [" << g.w << "," << g.h << "," << g.k << "]";
+    if (g.w < 1 || g.h < 1 || g.k < 1)
+      os << "w, h and k must be positive, got [" << g.w << "," << g.h << "," << g.k << "]";
     else if (g.w > N) os << "w = " << g.w << " exceeds the native size N = " << N;
     else if (g.h > N) os << "h = " << g.h << " exceeds the native size N = " << N;
-    else os << "k = " << g.k << " exceeds the native size N = " << N << (anyMM ? " (model option k_limit=reduction allows it)" : "");
+    else
+      os << "k = " << g.k << " exceeds the native size N = " << N
+         << (anyMM ? " (model option k_limit=reduction allows it)" : "");
     return Fail{Rule::V8, os.str()};
   }
   for (OpId o : ops)
     if (p.ops[o].type == OpType::MatMul && g.k > p.ops[o].K)
-      return Fail{Rule::V8, "k = " + std::to_string(g.k) + " exceeds K = " + std::to_string(p.ops[o].K) + " of " + opName(p, o)};
+      return Fail{Rule::V8,
+                  "k = " + std::to_string(g.k) + " exceeds K = " + std::to_string(p.ops[o].K) + " of " + opName(p, o)};
   return std::nullopt;
 }
 
@@ -207,7 +211,8 @@ Check kLoop(const Problem& p, const ModelOptions& m, const OpSets& s, const std:
     if (pl.Kacc == 0) pl.Kacc = op.K;
     else if (pl.Kacc != op.K)
       return Fail{Rule::E2, "accumulating MatMuls with different K in one subgraph (K = " + std::to_string(pl.Kacc) +
-                            " and K = " + std::to_string(op.K) + " at " + opName(p, s.ops[i]) + "): the k-loop is undefined"};
+                                " and K = " + std::to_string(op.K) + " at " + opName(p, s.ops[i]) +
+                                "): the k-loop is undefined"};
   }
   if (anyMM && pl.Kacc == 0) return Fail{Rule::E2, "the subgraph has MatMuls but none reaches its outputs"};
   pl.nk = pl.Kacc ? (pl.Kacc + pl.g.k - 1) / pl.g.k : 1;
@@ -226,10 +231,10 @@ Check checkFusedOperands(const Problem& p, const OpSets& s, const Granularity& g
       if (pr < 0 || !s.inS(pr) || p.ops[pr].type != OpType::Pointwise) continue;
       i64 need = op.K, have = side == 0 ? g.w : g.h;
       if (have < need)
-        return Fail{Rule::V9, "op " + std::to_string(pr) + " (Pointwise) produces the " + (side == 0 ? "LHS" : "RHS") + " of " +
-                              opName(p, o) + " with k = " + std::to_string(g.k) + " < K = " + std::to_string(op.K) +
-                              "; this needs " + (side == 0 ? "w" : "h") + " >= " + std::to_string(need) + ", got " +
-                              std::to_string(have)};
+        return Fail{Rule::V9, "op " + std::to_string(pr) + " (Pointwise) produces the " + (side == 0 ? "LHS" : "RHS") +
+                                  " of " + opName(p, o) + " with k = " + std::to_string(g.k) +
+                                  " < K = " + std::to_string(op.K) + "; this needs " + (side == 0 ? "w" : "h") +
+                                  " >= " + std::to_string(need) + ", got " + std::to_string(have)};
     }
   }
   return std::nullopt;
@@ -272,8 +277,9 @@ Check requiredRegions(const Problem& p, const OpSets& s, const std::vector<Tenso
         (dependsOnJ(n) ? pl.pw_every : pl.pw_last) += op.base_cost;
       } else if (acc[i]) {
         if (pl.nk > 1 && !(n.rk == Ext::Rho && n.ck == Ext::Gamma))
-          return Fail{Rule::E2, opName(p, ops[i]) + " accumulates over k-steps but is also an operand of another MatMul in "
-                                "the subgraph (its output would be needed before its reduction is complete)"};
+          return Fail{Rule::E2, opName(p, ops[i]) +
+                                    " accumulates over k-steps but is also an operand of another MatMul in "
+                                    "the subgraph (its output would be needed before its reduction is complete)"};
         needInput(op.inputs[0], {n.rk, Ext::Kappa});
         needInput(op.inputs[1], {Ext::Kappa, n.ck});
         pl.mm_coef += op.base_cost;
@@ -300,10 +306,12 @@ Check matmulChains(const Problem& p, const ModelOptions& m, const OpSets& s, con
         for (OpId c : p.consumers[t])
           if (s.inS(c) && p.ops[c].type == OpType::MatMul && !acc[s.posOf(c)]) ++upstreamFeedingUpstream;
   if (upstreamFeedingUpstream && m.matmul_chains == ModelOptions::MatmulChains::Reject)
-    return Fail{Rule::Chains, "a chain of three or more MatMuls in one subgraph (rejected under model option "
-                          "matmul_chains=reject)"};
+    return Fail{Rule::Chains,
+                "a chain of three or more MatMuls in one subgraph (rejected under model option "
+                "matmul_chains=reject)"};
   if (upstreamFeedingUpstream)
-    pl.warnings.push_back("a chain of three or more MatMuls is priced literally (E3/L5); the price is likely optimistic");
+    pl.warnings.push_back(
+        "a chain of three or more MatMuls is priced literally (E3/L5); the price is likely optimistic");
   return std::nullopt;
 }
 
@@ -365,11 +373,12 @@ std::pair<i64, i64> subgraphGrid(const Problem& p, const SubgraphSched& sg) {
   return {(p.widths[t] + w - 1) / w, (p.heights[t] + h - 1) / h};
 }
 
-std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& ops) { return boundaryOf(opSets(p, ops)); }
+std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& ops) {
+  return boundaryOf(opSets(p, ops));
+}
 
-SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                          const Granularity& g, const std::vector<TensorId>& retained_in,
-                          const std::vector<TensorId>& retained_out) {
+SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const Granularity& g,
+                          const std::vector<TensorId>& retained_in, const std::vector<TensorId>& retained_out) {
   SubgraphPlan pl;
   pl.g = g;
   auto failed = [&](Fail f) {

@@ -29,8 +29,9 @@ std::vector<TensorId> readTensorList(const JsonDoc& d, const rapidjson::Value& v
   std::vector<TensorId> out;
   out.reserve(n);
   for (rapidjson::SizeType j = 0; j < n; ++j) {
-    const i64 t = d.requireInt(bare ? v : v[j], 0, nt - 1, [&] { return ctx + ": " + field + "[" + std::to_string(j) + "]"; },
-                               "tensor index ");
+    const i64 t = d.requireInt(
+        bare ? v : v[j], 0, nt - 1, [&] { return ctx + ": " + field + "[" + std::to_string(j) + "]"; },
+        "tensor index ");
     out.push_back(static_cast<TensorId>(t));
   }
   return out;
@@ -76,9 +77,11 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
         if (p.widths[l] != p.heights[r])
           os << "LHS tensor " << l << " width " << p.widths[l] << " != RHS tensor " << r << " height " << p.heights[r];
         else if (p.heights[out] != p.heights[l])
-          os << "output tensor " << out << " height " << p.heights[out] << " != LHS tensor " << l << " height " << p.heights[l];
+          os << "output tensor " << out << " height " << p.heights[out] << " != LHS tensor " << l << " height "
+             << p.heights[l];
         else if (p.widths[out] != p.widths[r])
-          os << "output tensor " << out << " width " << p.widths[out] << " != RHS tensor " << r << " width " << p.widths[r];
+          os << "output tensor " << out << " width " << p.widths[out] << " != RHS tensor " << r << " width "
+             << p.widths[r];
         if (!os.str().empty())
           throw InputError(ctx + ": op " + std::to_string(o) + " (MatMul): shape mismatch: " + os.str());
       }
@@ -90,8 +93,8 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
         if (p.widths[t] != p.widths[ref] || p.heights[t] != p.heights[ref]) {
           std::ostringstream os;
           os << ctx << ": op " << o << " (Pointwise): shape mismatch: " << role << " tensor " << t << " is "
-             << p.heights[t] << "x" << p.widths[t] << " (HxW) but output tensor " << ref << " is "
-             << p.heights[ref] << "x" << p.widths[ref];
+             << p.heights[t] << "x" << p.widths[t] << " (HxW) but output tensor " << ref << " is " << p.heights[ref]
+             << "x" << p.widths[ref];
           throw InputError(os.str());
         }
       };
@@ -136,7 +139,8 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
     const Op& op = p.ops[o];
     i64 ws = static_cast<i64>(op.inputs.size() + op.outputs.size());
     if (ws > p.capacity)
-      throw InputError(ctx + ": op " + std::to_string(o) + " cannot fit in fast memory at any granularity: its smallest working set is " +
+      throw InputError(ctx + ": op " + std::to_string(o) +
+                       " cannot fit in fast memory at any granularity: its smallest working set is " +
                        std::to_string(ws) + " elements at [1,1,1] but fast_memory_capacity is " +
                        std::to_string(p.capacity));
   }
@@ -184,7 +188,9 @@ Problem parseProblemText(const std::string& json, const std::string& name) {
     const std::string_view ty(T[o].GetString(), T[o].GetStringLength());
     if (ty == "MatMul") op.type = OpType::MatMul;
     else if (ty == "Pointwise") op.type = OpType::Pointwise;
-    else throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + printable(ty) + "\" (expected \"MatMul\" or \"Pointwise\")");
+    else
+      throw InputError(ctx + ": " + idx("op_types", o) + ": unknown op type \"" + printable(ty) +
+                       "\" (expected \"MatMul\" or \"Pointwise\")");
     op.inputs = readTensorList(d, I[o], idx("inputs", o), nt, ctx, false);
     // outputs[o] may be a list (the contest format) or, leniently, a bare index.
     op.outputs = readTensorList(d, O[o], idx("outputs", o), nt, ctx, true);
@@ -232,9 +238,15 @@ std::string problemToJson(const Problem& p) {
   os << ",\n  \"heights\": ";
   list(p.heights);
   os << ",\n  \"inputs\": [";
-  for (size_t o = 0; o < p.ops.size(); ++o) { os << (o ? ", " : ""); tlist(p.ops[o].inputs); }
+  for (size_t o = 0; o < p.ops.size(); ++o) {
+    os << (o ? ", " : "");
+    tlist(p.ops[o].inputs);
+  }
   os << "],\n  \"outputs\": [";
-  for (size_t o = 0; o < p.ops.size(); ++o) { os << (o ? ", " : ""); tlist(p.ops[o].outputs); }
+  for (size_t o = 0; o < p.ops.size(); ++o) {
+    os << (o ? ", " : "");
+    tlist(p.ops[o].outputs);
+  }
   os << "],\n  \"base_costs\": [";
   for (size_t o = 0; o < p.ops.size(); ++o) os << (o ? ", " : "") << p.ops[o].base_cost;
   os << "],\n  \"op_types\": [";

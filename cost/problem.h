@@ -29,12 +29,12 @@ struct Problem {
   std::string name;   // file stem, for messages and benches
 
   // Derived.
-  std::vector<OpId> producer;                 // per tensor, -1 for graph inputs
-  std::vector<std::vector<OpId>> consumers;   // per tensor
-  std::vector<bool> is_graph_input;           // no producer (and consumed by someone)
-  std::vector<bool> is_graph_output;          // produced and consumed by no op
-  std::vector<OpId> topo;                     // a topological order of ops
-  std::vector<int> topo_pos;                  // position of each op in `topo`
+  std::vector<OpId> producer;                // per tensor, -1 for graph inputs
+  std::vector<std::vector<OpId>> consumers;  // per tensor
+  std::vector<bool> is_graph_input;          // no producer (and consumed by someone)
+  std::vector<bool> is_graph_output;         // produced and consumed by no op
+  std::vector<OpId> topo;                    // a topological order of ops
+  std::vector<int> topo_pos;                 // position of each op in `topo`
 
   int numOps() const { return static_cast<int>(ops.size()); }
   int numTensors() const { return static_cast<int>(widths.size()); }

@@ -1,13 +1,12 @@
 #include "cost/schedule.h"
 
 #include <algorithm>
-
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
-
 #include <charconv>
 #include <cmath>
 #include <sstream>
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
 
 #include "cost/json_util.h"
 #include "cost/subgraph.h"
@@ -63,8 +62,8 @@ std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth,
 
 Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx) {
   // Only the keys read below are stored; others are skipped unstored.
-  const JsonDoc d = parseJsonDoc(json, ctx,
-                                 {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders"});
+  const JsonDoc d = parseJsonDoc(
+      json, ctx, {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders"});
   const rapidjson::Document& doc = d.doc;
   const std::string c = ctx + ": rule V1";
   if (!doc.IsObject()) throw InputError(c + ": top level must be a JSON object");
@@ -106,17 +105,16 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
     for (rapidjson::SizeType j = 0; j < S[i].Size(); ++j)
       sg.ops.push_back(static_cast<OpId>(d.requireInt(
           S[i][j], 0, p.numOps() - 1, [&] { return at("subgraphs") + "[" + std::to_string(j) + "] (op index)"; })));
-    if (!G[i].IsArray() || G[i].Size() != 3)
-      throw InputError(at("granularities") + " must be an array [w, h, k]");
+    if (!G[i].IsArray() || G[i].Size() != 3) throw InputError(at("granularities") + " must be an array [w, h, k]");
     sg.gran.w = d.requireInt(G[i][0], 1, kMaxDim, [&] { return at("granularities") + "[0] (w)"; });
     sg.gran.h = d.requireInt(G[i][1], 1, kMaxDim, [&] { return at("granularities") + "[1] (h)"; });
     sg.gran.k = d.requireInt(G[i][2], 1, kMaxDim, [&] { return at("granularities") + "[2] (k)"; });
     if (!R[i].IsArray()) throw InputError(at("tensors_to_retain") + " must be an array");
     sg.retain.reserve(R[i].Size());
     for (rapidjson::SizeType j = 0; j < R[i].Size(); ++j)
-      sg.retain.push_back(static_cast<TensorId>(d.requireInt(
-          R[i][j], 0, p.numTensors() - 1,
-          [&] { return at("tensors_to_retain") + "[" + std::to_string(j) + "] (tensor index)"; })));
+      sg.retain.push_back(static_cast<TensorId>(d.requireInt(R[i][j], 0, p.numTensors() - 1, [&] {
+        return at("tensors_to_retain") + "[" + std::to_string(j) + "] (tensor index)";
+      })));
     if (T && !(*T)[i].IsNull()) {
       const auto& o = (*T)[i];
       if (!o.IsArray()) throw InputError(at("traversal_orders") + " must be null or an array of tile indices");

@@ -23,7 +23,7 @@ struct Traversal {
 const char* traversalName(TraversalKind k);
 
 struct SubgraphSched {
-  std::vector<OpId> ops;         // in execution order (must be topological)
+  std::vector<OpId> ops;  // in execution order (must be topological)
   Granularity gran;
   Traversal trav;
   std::vector<TensorId> retain;  // tensors_to_retain[s]: kept in fast memory into s+1

@@ -72,7 +72,10 @@ class StepPricer {
       sl.dup = false;
       for (int j : group_[i]) {
         if (static_cast<size_t>(j) >= i) break;
-        if (out[j].rows == sl.rows && out[j].cols == sl.cols) { sl.dup = true; break; }
+        if (out[j].rows == sl.rows && out[j].cols == sl.cols) {
+          sl.dup = true;
+          break;
+        }
       }
     }
   }
@@ -96,7 +99,10 @@ class StepPricer {
       if (!prevSl.empty())
         for (int j : group_[i]) {
           const Slice& q = prevSl[j];
-          if (q.full || (q.rows == s.rows && q.cols == s.cols)) { resident = true; break; }
+          if (q.full || (q.rows == s.rows && q.cols == s.cols)) {
+            resident = true;
+            break;
+          }
         }
       if (!resident) load += sz;
     }
@@ -105,8 +111,8 @@ class StepPricer {
     ws += pl_.ws_const + tile * (pl_.n_store + (pl_.nk > 1 ? pl_.n_acc : 0));
     i64 store = last ? tile * pl_.n_store : 0;
     i128 kap = pl_.mm_coef ? iv(Ext::Kappa, true, 0, cur).len() : 0;
-    i128 compute = static_cast<i128>(pl_.mm_coef) * kap +
-                   static_cast<i128>(pl_.pw_every + (last ? pl_.pw_last : 0)) * pl_.D;
+    i128 compute =
+        static_cast<i128>(pl_.mm_coef) * kap + static_cast<i128>(pl_.pw_every + (last ? pl_.pw_last : 0)) * pl_.D;
     i128 c = compute * p_.bandwidth;
     i128 m = static_cast<i128>(load + store) * pl_.D;
     return {std::max(c, m), ws, c >= m};

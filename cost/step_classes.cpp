@@ -80,8 +80,7 @@ SubgraphCost classSteps(const Problem& p, const SubgraphPlan& pl, const Traversa
   else if (kind == TraversalKind::Raster) rasterClasses(R, C, tc);
   else if (kind == TraversalKind::RowSnake)
     snakeClasses(R, C, [&](bool rl, bool cl, bool dr, bool dc, bool f, i64 n) { tc.add(rl, cl, dr, dc, f, n); });
-  else
-    snakeClasses(C, R, [&](bool cl, bool rl, bool dc, bool dr, bool f, i64 n) { tc.add(rl, cl, dr, dc, f, n); });
+  else snakeClasses(C, R, [&](bool cl, bool rl, bool dc, bool dr, bool f, i64 n) { tc.add(rl, cl, dr, dc, f, n); });
   SubgraphCost sc;
   StepPricer pr(p, pl);
   std::vector<Slice> prevSl, curSl;

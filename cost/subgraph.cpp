@@ -16,7 +16,8 @@ bool isPermutation(const std::vector<int32_t>& o, i64 n, std::string& why) {
   std::vector<char> seen(static_cast<size_t>(n), 0);
   for (size_t i = 0; i < o.size(); ++i) {
     if (o[i] < 0 || o[i] >= n) {
-      why = "entry " + std::to_string(i) + " is tile " + std::to_string(o[i]) + ", outside [0, " + std::to_string(n - 1) + "]";
+      why = "entry " + std::to_string(i) + " is tile " + std::to_string(o[i]) + ", outside [0, " +
+            std::to_string(n - 1) + "]";
       return false;
     }
     if (seen[static_cast<size_t>(o[i])]++) {
@@ -68,16 +69,16 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
   if (sc.overflow) {
     sc.valid = false;
     sc.rule = Rule::Range;
-    sc.reason = "the subgraph's latency exceeds the exact 128-bit range of the evaluator (" + std::to_string(pl.steps()) +
-                " steps); it cannot be priced exactly";
+    sc.reason = "the subgraph's latency exceeds the exact 128-bit range of the evaluator (" +
+                std::to_string(pl.steps()) + " steps); it cannot be priced exactly";
     return sc;
   }
   if (sc.peak_ws > p.capacity) {
     sc.valid = false;
     sc.rule = Rule::V11;
     sc.reason = "working set " + std::to_string(sc.peak_ws) + " exceeds fast_memory_capacity " +
-                std::to_string(p.capacity) + " at granularity [" + std::to_string(pl.g.w) + "," + std::to_string(pl.g.h) +
-                "," + std::to_string(pl.g.k) + "]";
+                std::to_string(p.capacity) + " at granularity [" + std::to_string(pl.g.w) + "," +
+                std::to_string(pl.g.h) + "," + std::to_string(pl.g.k) + "]";
   }
   return sc;
 }

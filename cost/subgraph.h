@@ -46,18 +46,18 @@ struct SubgraphPlan {
   std::vector<std::string> warnings;
 
   Granularity g;
-  i64 W = 0, H = 0;        // grid tensor shape (all non-ephemeral outputs share it)
-  i64 ntw = 0, nth = 0;    // tiles across, down
-  i64 nk = 1, Kacc = 0;    // k-steps per tile, reduction length of the accumulating MatMul(s)
-  i64 D = 1;               // compute denominator
-  std::vector<SliceTpl> slices;  // boundary-input slices loaded each step (not retained-in)
-  i64 mm_coef = 0;    // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
-  i64 pw_every = 0;   // Pointwise base costs charged every k-step (k-strip prologues)
-  i64 pw_last = 0;    // Pointwise base costs charged once per tile, in the last k-step
-  i64 n_store = 0;    // outputs written per tile (non-retained O(S))
-  i64 n_acc = 0;      // ephemeral split-K accumulators (counted when nk > 1)
-  i64 ws_const = 0;   // sum |t| over retained-in and retained-out tensors
-  bool fast_ok = true;  // no tensor has two different slice templates
+  i64 W = 0, H = 0;                       // grid tensor shape (all non-ephemeral outputs share it)
+  i64 ntw = 0, nth = 0;                   // tiles across, down
+  i64 nk = 1, Kacc = 0;                   // k-steps per tile, reduction length of the accumulating MatMul(s)
+  i64 D = 1;                              // compute denominator
+  std::vector<SliceTpl> slices;           // boundary-input slices loaded each step (not retained-in)
+  i64 mm_coef = 0;                        // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
+  i64 pw_every = 0;                       // Pointwise base costs charged every k-step (k-strip prologues)
+  i64 pw_last = 0;                        // Pointwise base costs charged once per tile, in the last k-step
+  i64 n_store = 0;                        // outputs written per tile (non-retained O(S))
+  i64 n_acc = 0;                          // ephemeral split-K accumulators (counted when nk > 1)
+  i64 ws_const = 0;                       // sum |t| over retained-in and retained-out tensors
+  bool fast_ok = true;                    // no tensor has two different slice templates
   std::vector<TensorId> written;          // O(S) minus retained-out: land in slow memory
   std::vector<TensorId> boundary_inputs;  // consumed, not produced in S (sorted, unique)
   std::vector<TensorId> produced;         // P(S) (sorted, unique)
@@ -80,7 +80,7 @@ struct SubgraphCost {
   i64 peak_ws = 0;
   i64 compute_bound_steps = 0;  // compute >= load + store
   i64 memory_bound_steps = 0;
-  bool fast = false;  // priced by step classes (true) or by the walk
+  bool fast = false;      // priced by step classes (true) or by the walk
   bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, Rule::Range)
 };
 
@@ -89,9 +89,8 @@ inline constexpr i64 kMaxWalkSteps = i64{1} << 30;
 
 enum class CostMethod : uint8_t { Auto, Walk, Fast };
 
-SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                          const Granularity& g, const std::vector<TensorId>& retained_in,
-                          const std::vector<TensorId>& retained_out);
+SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const Granularity& g,
+                          const std::vector<TensorId>& retained_in, const std::vector<TensorId>& retained_out);
 
 // The tensors the ops consume and do not produce (SubgraphPlan::boundary_inputs without a
 // plan): sorted, unique.

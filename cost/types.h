@@ -27,8 +27,8 @@ inline i128 gcd128(i128 a, i128 b) {
 // yet, a slow pipe). Past either, readTextFile throws InputError.
 struct ReadLimits {
   static constexpr double kDefaultMaxMb = 512;
-  double max_bytes = kDefaultMaxMb * 1024 * 1024;  // --max-input-mb
-  double give_up_at = 0;  // steady-clock seconds (time_since_epoch); 0: now + 10 s
+  double max_bytes = kDefaultMaxMb * 1024 * 1024;           // --max-input-mb
+  double give_up_at = 0;                                    // steady-clock seconds (time_since_epoch); 0: now + 10 s
   const char* raise_hint = "raise it with --max-input-mb";  // how a user lifts max_bytes
 };
 

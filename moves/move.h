@@ -20,7 +20,8 @@ inline double rand01(Rng& r) { return static_cast<double>(r() >> 11) * (1.0 / 90
 
 // Independent random streams per (seed, worker id, stream) (splitmix64 finaliser).
 inline uint64_t mixSeed(uint64_t seed, int id, int stream) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(id) * 0xbf58476d1ce4e5b9ULL + static_cast<uint64_t>(stream);
+  uint64_t z =
+      seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(id) * 0xbf58476d1ce4e5b9ULL + static_cast<uint64_t>(stream);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);

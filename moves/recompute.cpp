@@ -38,7 +38,10 @@ bool UncomputeMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
     for (int j = 0; j < n; ++j)
       if (j != s) {
         const auto& ops = ev.schedule().subgraphs[j].ops;
-        if (std::find(ops.begin(), ops.end(), o) != ops.end()) { dup.push_back(i); break; }
+        if (std::find(ops.begin(), ops.end(), o) != ops.end()) {
+          dup.push_back(i);
+          break;
+        }
       }
   }
   if (dup.empty()) return false;

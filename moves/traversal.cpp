@@ -18,7 +18,8 @@ bool TraversalMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   // kMaxSearchWalkSteps steps (tiles x k-steps).
   i64 nk = 1;
   for (OpId o : S.ops)
-    if (ev.problem().ops[o].type == OpType::MatMul && S.gran.k > 0) nk = std::max(nk, (ev.problem().ops[o].K + S.gran.k - 1) / S.gran.k);
+    if (ev.problem().ops[o].type == OpType::MatMul && S.gran.k > 0)
+      nk = std::max(nk, (ev.problem().ops[o].K + S.gran.k - 1) / S.gran.k);
   const bool walkable = T <= kMaxSearchWalkSteps / nk;
   if (walkable && T <= 64 && randBelow(rng, 4) == 0) {
     std::vector<int32_t> order = traversalOrder(S.trav, ntw, nth);
@@ -27,7 +28,8 @@ bool TraversalMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
     S.trav = {TraversalKind::Custom, std::move(order)};
   } else if (walkable && T <= 256 && randBelow(rng, 3) == 0) {
     const uint64_t how = randBelow(rng, 3);
-    S.trav = {TraversalKind::Custom, mirroredOrder(traversalOrder(S.trav, ntw, nth), ntw, nth, how == 0, how == 1, how == 2)};
+    S.trav = {TraversalKind::Custom,
+              mirroredOrder(traversalOrder(S.trav, ntw, nth), ntw, nth, how == 0, how == 1, how == 2)};
   } else {
     TraversalKind kinds[] = {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake};
     TraversalKind k = kinds[randBelow(rng, 3)];

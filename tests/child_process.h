@@ -4,14 +4,13 @@
 // test::runCommand are built on it), and readers of what it wrote (schedule latencies, --trace
 // rows). Used by test_util.cpp and the CLI tests (hardening*, cli_language, adversarial, bundle).
 #pragma once
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <cerrno>
 #include <chrono>
@@ -26,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "tests/test_util.h"
 
@@ -128,7 +129,9 @@ struct Child {
   std::string describe() const {
     if (!reaped) return "still running";
     if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    if (WIFSIGNALED(status))
+      return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+             ")";
     return "status " + std::to_string(status);
   }
 };
@@ -165,7 +168,8 @@ inline SpawnOpts gated(const std::string& path, int gate_read, int gate_write) {
 // Forks and execs `prog` (MLSYS_BIN by default; a path) with `args` (argv[0] excluded). SIGPIPE is
 // reset to its default action and the signal mask cleared in the child, so that the test process'
 // own dispositions do not leak.
-inline void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpts& o = {}, const char* prog = MLSYS_BIN) {
+inline void spawn(Child& c, const std::vector<std::string>& args, const SpawnOpts& o = {},
+                  const char* prog = MLSYS_BIN) {
   std::vector<std::string> storage;
   storage.push_back(prog);
   for (const auto& a : args) storage.push_back(a);

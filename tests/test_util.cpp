@@ -1,17 +1,17 @@
 #include "tests/test_util.h"
 
-#include "tests/child_process.h"
-
-#include <chrono>
-#include <cstdlib>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+
+#include "tests/child_process.h"
 
 namespace fs = std::filesystem;
 

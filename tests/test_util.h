@@ -8,12 +8,12 @@
 
 namespace mlsys::test {
 
-std::string sourceDir();                 // the project root
-std::string sharedBenchmarksDir();       // ../shared/benchmarks ("" if absent)
-std::vector<std::string> sharedBenchmarks();  // sorted paths; empty if the folder is absent
+std::string sourceDir();                               // the project root
+std::string sharedBenchmarksDir();                     // ../shared/benchmarks ("" if absent)
+std::vector<std::string> sharedBenchmarks();           // sorted paths; empty if the folder is absent
 std::string sharedBenchmark(const std::string& stem);  // e.g. "mlsys-2026-5"; "" if absent
-std::string instancePath(const std::string& rel);  // instances/<rel>
-std::string tempPath(const std::string& name);     // a fresh path under the test temp dir
+std::string instancePath(const std::string& rel);      // instances/<rel>
+std::string tempPath(const std::string& name);         // a fresh path under the test temp dir
 void writeText(const std::string& path, const std::string& text);
 std::string readText(const std::string& path);
 

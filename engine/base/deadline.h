@@ -2,6 +2,8 @@
 // It carries the run's stop request (cost/stop.h): expired() is true once a stop is requested.
 // Its clock is a seam: tests hand it a FakeClock and move time by hand instead of sleeping.
 #pragma once
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -9,8 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-
-#include <unistd.h>
 
 #include "cost/stop.h"
 

@@ -8,9 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <optional>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <cxxopts.hpp>
 #include <fmt/format.h>
@@ -18,8 +18,8 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
-#include "engine/cli/json_out.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/json_out.h"
 #include "engine/io/config.h"
 #include "engine/io/files.h"
 #include "engine/io/output.h"
@@ -89,17 +89,21 @@ double parseSecondsText(const std::string& text, const std::string& flag) {
     throw UsageError(flag + ": expected a number of seconds, got '" + printable(text) + "'");
   if (!(v > 0)) throw UsageError(flag + " must be positive, got '" + printable(text) + "'");
   // As search.seconds: past ~9.2e9 s the budget overflows the clock's 64-bit nanoseconds.
-  if (v > kMaxSeconds) throw UsageError(flag + " must be at most " + fmt::format("{:.0f}", kMaxSeconds) + " (about 31 years), got '" + printable(text) + "'");
+  if (v > kMaxSeconds)
+    throw UsageError(flag + " must be at most " + fmt::format("{:.0f}", kMaxSeconds) + " (about 31 years), got '" +
+                     printable(text) + "'");
   return v;
 }
 
 cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp) {
   o.add_options()("c,config", "YAML config file (see configs/ and README); the flags and --set override it",
                   cxxopts::value<std::string>())(
-      "set", "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
-             "--set search.workers=[beam,sa]",
-      cxxopts::value<std::vector<std::string>>())(
-      "model", "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(), cxxopts::value<std::vector<std::string>>())(
+      "set",
+      "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
+      "--set search.workers=[beam,sa]",
+      cxxopts::value<std::vector<std::string>>())("model",
+                                                  "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(),
+                                                  cxxopts::value<std::vector<std::string>>())(
       "max-input-mb", "Largest input file read, in MiB (default 512); a bigger one, or /dev/zero, is an error",
       cxxopts::value<std::string>())("positional", "", cxxopts::value<std::vector<std::string>>());
   o.parse_positional({"positional"});
@@ -113,7 +117,8 @@ ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s) {
     const std::string text = r["max-input-mb"].as<std::string>();
     double v = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, std::chars_format::general);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) || !(v > 0) || v > 1e7)
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) || !(v > 0) ||
+        v > 1e7)
       throw UsageError("--max-input-mb: expected a number of MiB in (0, 1e7], got '" + printable(text) + "'");
     lim.max_bytes = v * 1024 * 1024;
   }
@@ -138,7 +143,8 @@ namespace {
 const char* const kCommands = "solve, evaluate, bound, report, generate";
 
 std::string usageText() {
-  return "mlsys " MLSYS_VERSION " - schedule search for the MLSys 2026 graph-scheduling problem\n"
+  return "mlsys " MLSYS_VERSION
+         " - schedule search for the MLSys 2026 graph-scheduling problem\n"
          "\n"
          "Usage:\n"
          "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
@@ -160,12 +166,14 @@ std::string usageText() {
 int cmdBound(int argc, char** argv) {
   cxxopts::Options o("mlsys bound", "A lower bound on the latency of any valid schedule.");
   o.add_options()("h,help", "Show help")("json", "Print the bound and its parts as JSON")(
-      "s,seconds", "Time budget from the start of reading; past it the remaining components get their quick floors "
-                   "(reading and the floors take time linear in the size: 0.36 s at 100,000 ops with -s 0.3)",
+      "s,seconds",
+      "Time budget from the start of reading; past it the remaining components get their quick floors "
+      "(reading and the floors take time linear in the size: 0.36 s at 100,000 ops with -s 0.3)",
       cxxopts::value<std::string>()->default_value("10"));
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json");
   if (r.count("help")) return printHelp(o);
-  auto files = positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
+  auto files =
+      positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
   const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
   ModelOptions m = modelFromConfigAndFlags(r);
   Deadline dl;
@@ -182,7 +190,8 @@ int cmdBound(int argc, char** argv) {
   for (const BoundComponent& c : lb.components)
     for (const BoundGroup& g : c.groups) (g.method == BoundMethod::Cover ? covers : floors)++;
   std::cout << "model: " << m.describe() << "\n"
-            << "compute: " << formatDouble(lb.compute) << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
+            << "compute: " << formatDouble(lb.compute)
+            << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
             << "parts: " << formatDouble(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
             << " groups priced by their cheapest cover, " << floors << " by floors; --json lists them)\n"
@@ -220,8 +229,8 @@ void checkDistinctFiles(const std::vector<std::pair<std::string, std::string>>& 
   for (size_t i = 0; i < files.size(); ++i)
     for (size_t j = i + 1; j < files.size(); ++j)
       if (!files[i].second.empty() && !files[j].second.empty() && sameFile(files[i].second, files[j].second))
-        throw UsageError(files[i].first + " ('" + files[i].second + "') and " + files[j].first + " ('" + files[j].second +
-                         "') are the same file");
+        throw UsageError(files[i].first + " ('" + files[i].second + "') and " + files[j].first + " ('" +
+                         files[j].second + "') are the same file");
 }
 
 int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
@@ -236,20 +245,25 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
                   "Wall-clock budget for the whole process (default: search.seconds of the config, else from the "
                   "instance size, inside the contest limit)",
                   cxxopts::value<std::string>())(
-      "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)", cxxopts::value<int>())(
-      "seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
-      "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)", cxxopts::value<int64_t>())(
+      "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)",
+      cxxopts::value<int>())("seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
+      "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)",
+      cxxopts::value<int64_t>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
-      cxxopts::value<std::string>())("print-config", "Print the resolved config (file, --set and flags) as YAML and exit")(
+      cxxopts::value<std::string>())("print-config",
+                                     "Print the resolved config (file, --set and flags) as YAML and exit")(
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
-      "exact", "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
+      "exact",
+      "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
       "q,quiet", "No progress on stderr")("h,help", "Show help");
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json OUT.json");
   if (r.count("help"))
     return printHelp(o, "Precedence: a flag, then --set, then the --config file, then the built-in default.\n");
   std::vector<std::string> files;
   if (r.count("print-config") && !r.count("positional")) files = {"", ""};
-  else files = positionals(r, 2, contestForm ? "mlsys PROBLEM.json OUT.json" : "mlsys solve PROBLEM.json OUT.json [options]");
+  else
+    files =
+        positionals(r, 2, contestForm ? "mlsys PROBLEM.json OUT.json" : "mlsys solve PROBLEM.json OUT.json [options]");
   SolveOptions so;
   so.out = files[1];
   // Flags are checked before the config is read: a usage error is reported as such (exit 2).
@@ -281,7 +295,8 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   so.resolved = std::make_shared<const SearchConfig>(cfg);  // solve() does not read the file again
   // solve() caps the count (resolveThreads); say so before the run starts.
   if (so.threads > maxThreads())
-    std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads", so.threads, maxThreads());
+    std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads",
+                             so.threads, maxThreads());
   checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
   // Every output path is checked before the problem is read and the search starts (a directory, a
   // missing or read-only directory): an error now, not after the budget is spent.
@@ -289,12 +304,12 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (!so.stats.empty()) OutputTarget::open(so.stats, "--stats: cannot write");
   // Not destroyed (see solve): the process ends with _Exit.
   // A FIFO or pipe as the problem is waited for within the budget (10 s when it is "auto").
-  const Problem& p = *new Problem(parseProblemFile(files[0], readLimits(r, cfg.seconds > 0 ? cfg.seconds - deadline.elapsed() : 10)));
+  const Problem& p =
+      *new Problem(parseProblemFile(files[0], readLimits(r, cfg.seconds > 0 ? cfg.seconds - deadline.elapsed() : 10)));
   RunLog log(deadline, so.quiet);
   SolveOutcome outcome = solve(p, so, deadline, log);
   return reportSolve(p, so, deadline, log, outcome);
 }
-
 
 }  // namespace
 
@@ -323,7 +338,8 @@ int runCli(int argc, char** argv, Deadline& deadline) {
     if (!cmd.empty() && cmd[0] != '-') {
       if (cmd.find_first_of("./") != std::string::npos || ::access(cmd.c_str(), F_OK) == 0)
         return cmdSolve(argc, argv, deadline, true);
-      throw UsageError("unknown command '" + cmd + "' (commands: " + kCommands + "; or the contest form 'mlsys PROBLEM.json OUT.json')");
+      throw UsageError("unknown command '" + cmd + "' (commands: " + kCommands +
+                       "; or the contest form 'mlsys PROBLEM.json OUT.json')");
     }
     throw UsageError("unknown option '" + cmd + "' (commands: " + std::string(kCommands) + ")");
   } catch (const UsageError& e) {

@@ -1,5 +1,5 @@
-// Sub-commands implemented outside cli.cpp, and what the commands share. Each takes the arguments after the command name
-// (argv[0] is the command) and returns the exit code; bad input throws InputError.
+// Sub-commands implemented outside cli.cpp, and what the commands share. Each takes the arguments after the command
+// name (argv[0] is the command) and returns the exit code; bad input throws InputError.
 #pragma once
 #include <optional>
 #include <stdexcept>
@@ -61,6 +61,7 @@ int cmdGenerate(int argc, char** argv);  // engine/cli/generate.cpp
 
 // The end of `solve` (engine/cli/solve_report.cpp): the summary and the move table on stderr
 // (unless quiet), --stats; returns the exit code (128+N after signal N).
-int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o);
+int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log,
+                const SolveOutcome& o);
 
 }  // namespace mlsys

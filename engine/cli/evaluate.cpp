@@ -24,7 +24,8 @@ std::string boundText(const SubgraphCost& c) {
     case SubgraphBound::Memory: return "memory";
     case SubgraphBound::Mixed: break;
   }
-  return fmt::format("{} ({}/{} compute)", c.compute_bound_steps >= c.memory_bound_steps ? "mostly compute" : "mostly memory",
+  return fmt::format("{} ({}/{} compute)",
+                     c.compute_bound_steps >= c.memory_bound_steps ? "mostly compute" : "mostly memory",
                      c.compute_bound_steps, c.steps);
 }
 
@@ -33,7 +34,8 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
   std::cout << "model: " << m.describe() << "\n";
   std::cout << fmt::format("capacity: {}  bandwidth: {}  native: {}\n", p.capacity, p.bandwidth, p.native);
   const char* row = "{:<5}{:<22}{:<16}{:<10}{:<8}{:<9}{:<16}{:<11}{}\n";
-  std::cout << fmt::format(fmt::runtime(row), "sg", "ops", "[w,h,k]", "tiles", "ksteps", "steps", "latency", "peak_ws", "bound");
+  std::cout << fmt::format(fmt::runtime(row), "sg", "ops", "[w,h,k]", "tiles", "ksteps", "steps", "latency", "peak_ws",
+                           "bound");
   for (size_t i = 0; i < ev.subgraphs.size(); ++i) {
     const auto& rp = ev.subgraphs[i];
     const auto& g = s.subgraphs[i].gran;
@@ -54,11 +56,11 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
 int cmdEvaluate(int argc, char** argv) {
   cxxopts::Options o("mlsys evaluate", "Check a schedule against every validity rule and price it exactly.");
   o.add_options()("json", "Print the result as JSON on stdout")(
-      "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")(
-      "h,help", "Show help");
+      "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")("h,help", "Show help");
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json");
   if (r.count("help")) return printHelp(o);
-  auto files = positionals(r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
+  auto files = positionals(
+      r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
   ModelOptions m = modelFromConfigAndFlags(r);
   // No budget: a FIFO or pipe is waited for 10 s at most.
   const ReadLimits lim = readLimits(r, 10);

@@ -63,7 +63,7 @@ void put(Writer& w, double v) {
 }
 
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void put(Writer& w, T v) {
   if constexpr (std::is_same_v<T, bool>) w.Bool(v);
   else if constexpr (std::is_signed_v<T>) w.Int64(v);

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/cli/cli.h"
 #include "engine/base/deadline.h"
+#include "engine/cli/cli.h"
 
 int main(int argc, char** argv) {
   // First thing: the budget covers loading, parsing, search and writing, from the process start.

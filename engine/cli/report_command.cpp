@@ -9,11 +9,11 @@
 #include <cxxopts.hpp>
 
 #include "cost/json_util.h"
+#include "engine/base/deadline.h"
 #include "engine/cli/commands.h"
+#include "engine/io/files.h"
 #include "engine/report/report_format.h"
 #include "engine/report/report_page.h"
-#include "engine/base/deadline.h"
-#include "engine/io/files.h"
 
 namespace mlsys {
 
@@ -23,13 +23,16 @@ namespace mlsys {
 constexpr double kDrawPerScheduleRead = 6.0, kDrawPerTraceRead = 0.5;
 
 int cmdReport(int argc, char** argv) {
-  cxxopts::Options o("mlsys report",
-                     "Write a self-contained HTML picture of a schedule (timeline, occupancy, per-subgraph table), or with two "
-                     "schedules a comparison page.");
+  cxxopts::Options o(
+      "mlsys report",
+      "Write a self-contained HTML picture of a schedule (timeline, occupancy, per-subgraph table), or with two "
+      "schedules a comparison page.");
   o.add_options()("o,output", "Output HTML file", cxxopts::value<std::string>())(
-      "trace", "CSV from 'mlsys solve --trace': adds a convergence plot (with two schedules: once per schedule, in order)",
+      "trace",
+      "CSV from 'mlsys solve --trace': adds a convergence plot (with two schedules: once per schedule, in order)",
       cxxopts::value<std::vector<std::string>>())(
-      "stats", "JSON from 'mlsys solve --stats': adds the solver statistics (with two schedules: once per schedule, in order)",
+      "stats",
+      "JSON from 'mlsys solve --stats': adds the solver statistics (with two schedules: once per schedule, in order)",
       cxxopts::value<std::vector<std::string>>())(
       "s,seconds",
       "Time budget of the command: the lower bound's exact covers stop early enough to write the page by then, and the "
@@ -39,23 +42,24 @@ int cmdReport(int argc, char** argv) {
       "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [-s S] [--trace T.csv]... [--stats S.json]... [-c CONFIG] [--set model.K=V]... [--model K=V]...";
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
   if (r.count("help"))
-    return printHelp(o,
-                     "With one schedule: headline numbers, timeline, fast-memory occupancy, per-subgraph table (latency, compute and\n"
-                     "memory time, elements loaded and stored, retention), and with --trace / --stats the convergence and the solver's\n"
-                     "statistics. With two schedules A and B: both totals and their difference, per-subgraph differences of the\n"
-                     "subgraphs with the same op set, and the unmatched subgraphs of each.\n"
-                     "The page is written even for an invalid schedule (the violated rule is shown at the top); the exit code is 0\n"
-                     "only when every schedule is valid.\n"
-                     "Time: reading, evaluating and drawing take time linear in the subgraphs and the trace rows and always\n"
-                     "complete (about 2-3 s per 100,000 subgraphs, 1.5 s per million trace rows). -s (default 10) bounds the rest:\n"
-                     "the lower bound's exact covers stop when what is left is what drawing is expected to take, and the remaining\n"
-                     "components get their quick floors (the lower-bound card then says so). A convergence line of more than\n"
-                     "2,000 improvements is thinned to the vertices 0.1 px apart in height (at most about 2,600).\n");
+    return printHelp(
+        o,
+        "With one schedule: headline numbers, timeline, fast-memory occupancy, per-subgraph table (latency, compute and\n"
+        "memory time, elements loaded and stored, retention), and with --trace / --stats the convergence and the solver's\n"
+        "statistics. With two schedules A and B: both totals and their difference, per-subgraph differences of the\n"
+        "subgraphs with the same op set, and the unmatched subgraphs of each.\n"
+        "The page is written even for an invalid schedule (the violated rule is shown at the top); the exit code is 0\n"
+        "only when every schedule is valid.\n"
+        "Time: reading, evaluating and drawing take time linear in the subgraphs and the trace rows and always\n"
+        "complete (about 2-3 s per 100,000 subgraphs, 1.5 s per million trace rows). -s (default 10) bounds the rest:\n"
+        "the lower bound's exact covers stop when what is left is what drawing is expected to take, and the remaining\n"
+        "components get their quick floors (the lower-bound card then says so). A convergence line of more than\n"
+        "2,000 improvements is thinned to the vertices 0.1 px apart in height (at most about 2,600).\n");
   std::vector<std::string> files;
   if (r.count("positional")) files = r["positional"].as<std::vector<std::string>>();
   if (files.size() < 2 || files.size() > 3)
-    throw UsageError("expected 2 or 3 file arguments (a problem and one or two schedules), got " + std::to_string(files.size()) +
-                     "\nusage: " + usage);
+    throw UsageError("expected 2 or 3 file arguments (a problem and one or two schedules), got " +
+                     std::to_string(files.size()) + "\nusage: " + usage);
   if (!r.count("output")) throw UsageError(std::string("missing -o/--output FILE\nusage: ") + usage);
   const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
   Deadline dl = Deadline::sinceProcessStart();  // -s covers the whole command, as a harness measures it
@@ -70,14 +74,17 @@ int cmdReport(int argc, char** argv) {
   const std::vector<std::string> tracePaths = list("trace"), statsPaths = list("stats");
   const size_t nSched = files.size() - 1;
   if (tracePaths.size() > nSched)
-    throw UsageError(std::to_string(tracePaths.size()) + " --trace files for " + std::to_string(nSched) + " schedule(s)");
+    throw UsageError(std::to_string(tracePaths.size()) + " --trace files for " + std::to_string(nSched) +
+                     " schedule(s)");
   if (statsPaths.size() > nSched)
-    throw UsageError(std::to_string(statsPaths.size()) + " --stats files for " + std::to_string(nSched) + " schedule(s)");
+    throw UsageError(std::to_string(statsPaths.size()) + " --stats files for " + std::to_string(nSched) +
+                     " schedule(s)");
   std::vector<std::string> inputs = files;
   inputs.insert(inputs.end(), tracePaths.begin(), tracePaths.end());
   inputs.insert(inputs.end(), statsPaths.begin(), statsPaths.end());
   for (const std::string& in : inputs)
-    if (sameFile(in, out)) throw UsageError("-o/--output '" + out + "' is the input '" + in + "': it would be overwritten");
+    if (sameFile(in, out))
+      throw UsageError("-o/--output '" + out + "' is the input '" + in + "': it would be overwritten");
   ModelOptions m = modelFromConfigAndFlags(r);
   // A FIFO or pipe is waited for until the budget; inputs past --max-input-mb are refused.
   const ReadLimits lim = readLimits(r, dl.remaining());
@@ -105,7 +112,9 @@ int cmdReport(int argc, char** argv) {
   };
   LowerBound lb = lowerBound(p, m, bo);
   const std::string boundNote = quickFloors ? "quick floors past the " + humanNumber(seconds) + " s budget (-s)" : "";
-  if (quickFloors) std::cerr << "mlsys report: lower bound: " << boundNote << "; 'mlsys bound' with more time can give a tighter one\n";
+  if (quickFloors)
+    std::cerr << "mlsys report: lower bound: " << boundNote
+              << "; 'mlsys bound' with more time can give a tighter one\n";
   std::string html;
   if (views.size() == 1) {
     html = renderSchedulePage(p, files[0], lb, boundNote, views[0], traces.empty() ? nullptr : &traces[0],
@@ -123,15 +132,19 @@ int cmdReport(int argc, char** argv) {
   bool allValid = true;
   std::string summary;
   for (const auto& v : views) {
-    summary += (summary.empty() ? "" : " vs ") + formatDouble(v.ev.total) + (v.ev.valid ? "" : " INVALID rule " + std::string(ruleName(v.ev.rule)));
+    summary += (summary.empty() ? "" : " vs ") + formatDouble(v.ev.total) +
+               (v.ev.valid ? "" : " INVALID rule " + std::string(ruleName(v.ev.rule)));
     allValid &= v.ev.valid;
   }
   std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", latency " << summary << ")\n";
   for (const auto& v : views) {
     const size_t shown = std::min<size_t>(v.warnings.size(), 5);  // all of them are on the page
     for (size_t i = 0; i < shown; ++i) std::cerr << "warning: " << v.warnings[i] << "\n";
-    if (v.warnings.size() > shown) std::cerr << "warning: ... and " << v.warnings.size() - shown << " more (see the page)\n";
-    if (!v.ev.valid) std::cerr << "mlsys: invalid schedule '" << v.path << "' (rule " << ruleName(v.ev.rule) << "): " << v.ev.reason << "\n";
+    if (v.warnings.size() > shown)
+      std::cerr << "warning: ... and " << v.warnings.size() - shown << " more (see the page)\n";
+    if (!v.ev.valid)
+      std::cerr << "mlsys: invalid schedule '" << v.path << "' (rule " << ruleName(v.ev.rule) << "): " << v.ev.reason
+                << "\n";
   }
   return allValid ? 0 : 1;
 }

@@ -17,13 +17,15 @@ namespace {
 
 // The last line of a run stopped by a signal, even with --quiet: it explains the exit code 128+N.
 void logSignalStop(const Deadline& deadline, int sig, bool written) {
-  RunLog(deadline, false)(fmt::format("stopped by signal {} ({}); {}", sig, strsignal(sig),
-                                      written ? "the best schedule is on disk" : "before the first schedule was written; nothing written"));
+  RunLog(deadline, false)(
+      fmt::format("stopped by signal {} ({}); {}", sig, strsignal(sig),
+                  written ? "the best schedule is on disk" : "before the first schedule was written; nothing written"));
 }
 
 }  // namespace
 
-int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log, const SolveOutcome& o) {
+int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log,
+                const SolveOutcome& o) {
   const int sig = deadline.stopSignal();
   if (!o.searched) {
     if (sig && o.exit_code == 128 + sig) logSignalStop(deadline, sig, false);
@@ -34,16 +36,19 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   double el = deadline.elapsed();
   const long evalsPerS = std::lround(res.evaluations / std::max(1e-9, el));  // the log and --stats alike
   if (!opt.quiet) {
-    log(fmt::format("done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
-                    stopReasonName(o.stop_reason), formatDouble(o.written_best), formatDouble(o.lower_bound), gapText(o.written_best, o.lower_bound),
-                    o.optimal ? ", optimal" : "",
-                    formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
+    log(fmt::format(
+        "done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
+        stopReasonName(o.stop_reason), formatDouble(o.written_best), formatDouble(o.lower_bound),
+        gapText(o.written_best, o.lower_bound), o.optimal ? ", optimal" : "",
+        formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
     std::string table = "  move           evaluated      valid    applied  improved\n";
     for (const auto& [name, m] : res.moves)
-      table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
+      table +=
+          fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
     if (!res.workers.empty()) table += "  worker  kind   evaluated\n";
     for (size_t i = 0; i < res.workers.size(); ++i)
-      table += fmt::format("  {:<7} {:<5} {:>10}\n", i, workerKindName(res.workers[i].kind), res.workers[i].evaluations);
+      table +=
+          fmt::format("  {:<7} {:<5} {:>10}\n", i, workerKindName(res.workers[i].kind), res.workers[i].evaluations);
     std::cerr << table;
   }
   if (!opt.stats.empty()) {
@@ -76,8 +81,11 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   }
   if (!o.write_error.empty()) {
     // The search went on after a failed write; its best never reached the file.
-    std::cerr << "mlsys: error: the best schedule (latency " << formatDouble(o.best) << ") is not on disk: " << o.write_error
-              << (o.written_best >= 0 ? "; the file holds an earlier one (latency " + formatDouble(o.written_best) + ")" : "") << "\n";
+    std::cerr << "mlsys: error: the best schedule (latency " << formatDouble(o.best)
+              << ") is not on disk: " << o.write_error
+              << (o.written_best >= 0 ? "; the file holds an earlier one (latency " + formatDouble(o.written_best) + ")"
+                                      : "")
+              << "\n";
     failed = true;
   }
   if (!o.trace_error.empty()) {

@@ -68,7 +68,8 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   auto timeUp = [&] { return dl && dl->expired(); };
   std::map<std::vector<i64>, GranChoice> memo;
   std::vector<i64> key;
-  auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
+  auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+                      const std::vector<TensorId>& rout) {
     if (!shapeKey(p, ops, rin, rout, key)) return bestGranularity(p, m, ops, rin, rout);
     auto it = memo.find(key);
     if (it == memo.end()) it = memo.emplace(key, bestGranularity(p, m, ops, rin, rout)).first;
@@ -86,7 +87,10 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
       if ((i & 1023) == 1023 && timeUp()) return s;
       if (shapeKey(p, s.subgraphs[i].ops, kNone, kNone, keys[i])) {
         auto [it, fresh] = first.emplace(keys[i], i);
-        if (!fresh) { rep[i] = static_cast<long>(it->second); continue; }
+        if (!fresh) {
+          rep[i] = static_cast<long>(it->second);
+          continue;
+        }
       } else {
         keys[i].clear();
       }
@@ -123,9 +127,8 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
     auto& b = s.subgraphs[i + 1];
     for (TensorId t : p.ops[a.ops[0]].outputs) {
       if (p.is_graph_output[t] || p.consumers[t].empty()) continue;
-      bool allNext = std::all_of(p.consumers[t].begin(), p.consumers[t].end(), [&](OpId c) {
-        return std::find(b.ops.begin(), b.ops.end(), c) != b.ops.end();
-      });
+      bool allNext = std::all_of(p.consumers[t].begin(), p.consumers[t].end(),
+                                 [&](OpId c) { return std::find(b.ops.begin(), b.ops.end(), c) != b.ops.end(); });
       if (!allNext) continue;
       const auto& rinA = i ? s.subgraphs[i - 1].retain : kNone;
       std::vector<TensorId> rout = a.retain;
@@ -209,17 +212,24 @@ void chainFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
     for (OpId x : A.ops)
       for (OpId y : B.ops)
         if (p.ops[x].type == OpType::MatMul && p.ops[y].type == OpType::MatMul &&
-            p.ops[y].inputs[0] == p.ops[x].outputs[0]) { m1 = x; m2 = y; }
+            p.ops[y].inputs[0] == p.ops[x].outputs[0]) {
+          m1 = x;
+          m2 = y;
+        }
     if (m1 < 0) continue;
     const i64 H = p.heights[p.ops[m2].outputs[0]], W = p.widths[p.ops[m2].outputs[0]];
     const i64 K1 = p.ops[m1].K, K2 = p.ops[m2].K, N = p.native;
     // Analytic choice: the (h, w, k) with the least traffic whose working set fits.
-    struct Cand { double traffic; Granularity g; };
+    struct Cand {
+      double traffic;
+      Granularity g;
+    };
     std::vector<Cand> cands;
     for (i64 h : sideCandidates(H, N))
       for (i64 w : sideCandidates(W, N))
         for (i64 k : sideCandidates(std::min(K1, K2), N))
-          if (chainWorkingSet(K1, h, w, k) <= p.capacity) cands.push_back({chainTraffic(H, W, K1, K2, h, w), {w, h, k}});
+          if (chainWorkingSet(K1, h, w, k) <= p.capacity)
+            cands.push_back({chainTraffic(H, W, K1, K2, h, w), {w, h, k}});
     if (cands.empty()) continue;
     std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
       return a.traffic < b.traffic || (a.traffic == b.traffic && a.g.k > b.g.k);

@@ -1,8 +1,8 @@
 // Initial schedules: the always-valid baseline (each op alone) and greedy fusion.
 #pragma once
-#include "cost/evaluator.h"
 #include <functional>
 
+#include "cost/evaluator.h"
 #include "engine/base/deadline.h"
 
 namespace mlsys {
@@ -18,7 +18,6 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m);
 // quickSchedule(p, m) already built by the caller (it is linear but not free on huge graphs).
 Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl = nullptr,
                           const Schedule* quick = nullptr);
-
 
 }  // namespace mlsys
 

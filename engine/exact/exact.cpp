@@ -6,7 +6,6 @@
 namespace mlsys {
 namespace exact_detail {
 
-
 i64 nativeTiles(const Problem& p, TensorId t) {
   const i64 N = p.native;
   return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N);
@@ -52,7 +51,10 @@ void Solver::opFloors() {
     i64 tiles = 1;
     bool goOut = false;
     for (TensorId t : op.outputs)
-      if (p_.is_graph_output[t]) { tiles = std::max(tiles, nativeTiles(p_, t)); goOut = true; }
+      if (p_.is_graph_output[t]) {
+        tiles = std::max(tiles, nativeTiles(p_, t));
+        goOut = true;
+      }
     i128 num = static_cast<i128>(op.base_cost) * tiles, den = 1;
     if (native && op.type == OpType::MatMul) {
       num *= goOut ? op.K : minK;
@@ -244,7 +246,10 @@ void Solver::chainIncumbent() {
         if (subs_[i].ops == u64{1} << o) s = static_cast<int>(i);
       Edge e{s, 0, 0};
       Cost c = s >= 0 ? price(e, kInf) : kInf;
-      if (c >= kInf) { tot = kInf; break; }
+      if (c >= kInf) {
+        tot = kInf;
+        break;
+      }
       tot = addCost(tot, c);
       chain.push_back(e);
     }
@@ -323,7 +328,8 @@ GranResult exactGranularity(const Problem& p, const ModelOptions& m, const std::
   for (OpId op : ops)
     if (p.ops[op].type == OpType::MatMul && exactArith) {
       i128 g = gcd128(lcmD, p.ops[op].K);
-      if (__builtin_mul_overflow(lcmD / g, static_cast<i128>(p.ops[op].K), &lcmD) || lcmD > (i128(1) << 60)) exactArith = false;
+      if (__builtin_mul_overflow(lcmD / g, static_cast<i128>(p.ops[op].K), &lcmD) || lcmD > (i128(1) << 60))
+        exactArith = false;
     }
   for (int attempt = 0; attempt < 2; ++attempt) {
     Scale sc;

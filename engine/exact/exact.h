@@ -75,8 +75,8 @@ namespace mlsys {
 
 struct ExactOptions {
   int max_ops = kExactMaxOps;  // larger problems are not attempted (only `incumbent` is returned)
-  int max_subgraph_ops = 0;   // most ops in one subgraph (0 = no limit)
-  bool snakes = true;         // also try row-snake and column-snake orders
+  int max_subgraph_ops = 0;    // most ops in one subgraph (0 = no limit)
+  bool snakes = true;          // also try row-snake and column-snake orders
   // Also start each order from the other corners (mirrored) along an axis whose last tile is
   // clipped, on grids of at most 4096 tiles: the clipped tile first, or the snakes' turns on
   // the full rows (columns) instead of the clipped one.
@@ -85,7 +85,7 @@ struct ExactOptions {
   // (not only the smallest side per count): the full V8 range, slower.
   bool every_side = false;
   const Schedule* incumbent = nullptr;  // optional valid schedule to start from (e.g. from solve)
-  bool greedy_incumbent = true;  // also start from the engine's greedy construction (construct.h)
+  bool greedy_incumbent = true;         // also start from the engine's greedy construction (construct.h)
   // For tests: no pruning by lower bounds anywhere (every configuration of every transition is
   // priced, the search is Dijkstra without the heuristic); every bound the normal mode prunes
   // with is checked against the exact prices instead, and each failure counts in lb_violations.
@@ -93,7 +93,7 @@ struct ExactOptions {
 };
 
 struct ExactStats {
-  int64_t states_generated = 0;   // distinct search states reached
+  int64_t states_generated = 0;  // distinct search states reached
   int64_t states_expanded = 0;
   int64_t transitions = 0;        // (state, subgraph, retained-out) pairs considered
   int64_t subgraphs_priced = 0;   // distinct (subgraph, retained-in, retained-out) granularity searches
@@ -126,14 +126,14 @@ inline const char* exactStatusName(ExactStatus s) {
 }
 
 struct ExactResult {
-  bool found = false;            // a schedule is returned (false only for an invalid problem)
+  bool found = false;  // a schedule is returned (false only for an invalid problem)
   Schedule schedule;
-  double latency = 0;            // the full evaluator's total for `schedule`
-  bool proven_optimal = false;   // the search completed: nothing in the space is cheaper
-  double lower_bound = 0;        // no schedule in the space is cheaper (== latency when proven)
+  double latency = 0;           // the full evaluator's total for `schedule`
+  bool proven_optimal = false;  // the search completed: nothing in the space is cheaper
+  double lower_bound = 0;       // no schedule in the space is cheaper (== latency when proven)
   bool exact_arithmetic = true;
   ExactStatus status = ExactStatus::Stopped;
-  std::string message;           // for Error: what went wrong ("" otherwise)
+  std::string message;  // for Error: what went wrong ("" otherwise)
   ExactStats stats;
 };
 

@@ -136,8 +136,12 @@ i128 GranSearch::loads(const Space& s, const Tensor& x, const Grid& g, Traversal
   const i64 W = s.W, H = s.H, Kacc = s.Kacc;
   if (x.tpl.size() != 1) return x.size;
   auto count = [&](Ext a) { return a == Ext::Rho ? g.nh : a == Ext::Gamma ? g.nw : a == Ext::Kappa ? g.nk : i64{1}; };
-  auto ext = [&](Ext a, bool row) { return a == Ext::Rho ? H : a == Ext::Gamma ? W : a == Ext::Kappa ? Kacc : (row ? x.Ht : x.Wt); };
-  auto var = [&](Ext a) { return count(a) <= 1 ? -1 : a == Ext::Rho ? 0 : a == Ext::Gamma ? 1 : a == Ext::Kappa ? 2 : -1; };
+  auto ext = [&](Ext a, bool row) {
+    return a == Ext::Rho ? H : a == Ext::Gamma ? W : a == Ext::Kappa ? Kacc : (row ? x.Ht : x.Wt);
+  };
+  auto var = [&](Ext a) {
+    return count(a) <= 1 ? -1 : a == Ext::Rho ? 0 : a == Ext::Gamma ? 1 : a == Ext::Kappa ? 2 : -1;
+  };
   const Ext a = x.tpl[0].first, b = x.tpl[0].second;
   const int va = var(a), vb = var(b);
   const i128 Ea = ext(a, true), Eb = ext(b, false);
@@ -178,7 +182,10 @@ i128 GranSearch::loads(const Space& s, const Tensor& x, const Grid& g, Traversal
 i128 GranSearch::firstWs(const Space& s, const Grid& g) const {
   const i64 W = s.W, H = s.H, Kacc = s.Kacc;
   auto len = [&](Ext a, bool row, const Tensor& x) -> i64 {
-    return a == Ext::Rho ? std::min(g.h, H) : a == Ext::Gamma ? std::min(g.w, W) : a == Ext::Kappa ? std::min(g.k, Kacc) : (row ? x.Ht : x.Wt);
+    return a == Ext::Rho     ? std::min(g.h, H)
+           : a == Ext::Gamma ? std::min(g.w, W)
+           : a == Ext::Kappa ? std::min(g.k, Kacc)
+                             : (row ? x.Ht : x.Wt);
   };
   i128 ws0 = s.wsConst + static_cast<i128>(std::min(g.h, H)) * std::min(g.w, W) * (s.nStore + (g.nk > 1 ? s.nAcc : 0));
   for (const Tensor& x : s.tens) {

@@ -3,7 +3,6 @@
 // search): exact arithmetic over one common denominator, the granularity search for one (ops,
 // retained-in, retained-out), and the solver.
 #pragma once
-#include "engine/exact/exact.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,9 +12,11 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
 #include "cost/incremental.h"
 #include "cost/subgraph.h"
 #include "engine/construct/construct.h"
+#include "engine/exact/exact.h"
 
 namespace mlsys::exact_detail {
 
@@ -24,8 +25,8 @@ using Cost = i128;  // a latency times the common denominator L (exact), or roun
 constexpr Cost kInf = Cost(1) << 125;
 constexpr Cost kMaxValue = Cost(1) << 118;  // larger values: switch to rounded arithmetic
 
-struct Overflow {};   // thrown when exact arithmetic would leave its range
-struct Stopped {};    // thrown when `stop` fires inside a granularity search
+struct Overflow {};  // thrown when exact arithmetic would leave its range
+struct Stopped {};   // thrown when `stop` fires inside a granularity search
 
 inline int popcount(u64 x) { return __builtin_popcountll(x); }
 
@@ -82,9 +83,9 @@ inline void addSide(std::vector<i64>& v, i64 s, i64 limit) {
 // The granularity search for one (ops, retained-in, retained-out).
 
 struct PriceEntry {
-  Cost best = kInf;       // best price found (an upper bound; exact when `exact`)
-  bool exact = false;     // `best` is the minimum over the granularity space (kInf: invalid)
-  Cost lb = 0;            // when not exact: every configuration costs >= lb
+  Cost best = kInf;    // best price found (an upper bound; exact when `exact`)
+  bool exact = false;  // `best` is the minimum over the granularity space (kInf: invalid)
+  Cost lb = 0;         // when not exact: every configuration costs >= lb
   Granularity g;
   TraversalKind tk = TraversalKind::Raster;
   uint8_t flip = 0;  // exactTraversal's mirror bits
@@ -97,11 +98,13 @@ inline constexpr i64 kMaxMirroredTiles = 4096;
 // is 0, else that order mirrored (bit 0: columns, bit 1: rows), written out.
 inline Traversal exactTraversal(TraversalKind tk, int flip, i64 nw, i64 nh) {
   if (flip == 0) return Traversal{tk, {}};
-  return Traversal{TraversalKind::Custom, mirroredOrder(traversalOrder({tk, {}}, nw, nh), nw, nh, flip & 1, flip & 2, false)};
+  return Traversal{TraversalKind::Custom,
+                   mirroredOrder(traversalOrder({tk, {}}, nw, nh), nw, nh, flip & 1, flip & 2, false)};
 }
 
 // The same for a subgraph `ops` at granularity g (its grid is derived only for a mirrored start).
-inline Traversal exactTraversal(const Problem& p, const std::vector<OpId>& ops, Granularity g, TraversalKind tk, int flip) {
+inline Traversal exactTraversal(const Problem& p, const std::vector<OpId>& ops, Granularity g, TraversalKind tk,
+                                int flip) {
   if (flip == 0) return Traversal{tk, {}};
   SubgraphSched sg;
   sg.ops = ops;
@@ -118,8 +121,8 @@ class GranSearch {
 
   // Searches until the best price is exact or proven >= cap. `ops` in topological order.
   // Returns false when the subgraph is invalid at every granularity (e then exact with kInf).
-  void run(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-           Cost cap, PriceEntry& e);
+  void run(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout, Cost cap,
+           PriceEntry& e);
   bool ignoreStop = false;  // while building the first incumbent (it must be complete)
 
  private:
@@ -149,14 +152,15 @@ class GranSearch {
     std::vector<i64> extraW, extraH;  // sides that V9 may need (K of a MatMul fed by a Pointwise)
     std::vector<i64> ws, hs, ks;      // the sides tried, largest first
     i64 Kacc = 0, D = 0, B = 0;
-    i128 den = 1;                     // D * B: the denominator of every bound (before the scale)
-    std::vector<Tensor> tens;         // slice templates grouped by tensor
-    i128 cTile = 0, stores = 0;       // compute of one tile and elements stored, at least
+    i128 den = 1;                // D * B: the denominator of every bound (before the scale)
+    std::vector<Tensor> tens;    // slice templates grouped by tensor
+    i128 cTile = 0, stores = 0;  // compute of one tile and elements stored, at least
     i64 wsConst = 0, nStore = 0, nAcc = 0;
   };
   // What pricing has seen so far in one run.
   struct Pricing {
-    Pricing(const std::vector<OpId>& ops_, const std::vector<TensorId>& rin_, const std::vector<TensorId>& rout_, PriceEntry& e_)
+    Pricing(const std::vector<OpId>& ops_, const std::vector<TensorId>& rin_, const std::vector<TensorId>& rout_,
+            PriceEntry& e_)
         : ops(ops_), rin(rin_), rout(rout_), e(e_), best(e_.best) {}
     const std::vector<OpId>& ops;
     const std::vector<TensorId>& rin;
@@ -184,8 +188,8 @@ class GranSearch {
 
   // Verify mode: a subgraph rejected at the largest granularity must be invalid at every
   // granularity of the space (k over the k-step counts of every MatMul's K); counts violations.
-  void verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
-                     const std::vector<TensorId>& rout, i64 W, i64 H, i64 kmax);
+  void verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                     i64 W, i64 H, i64 kmax);
 
   const Problem& p_;
   const ModelOptions& m_;
@@ -200,7 +204,7 @@ class GranSearch {
 
 struct SubInfo {
   u64 ops = 0;
-  std::vector<OpId> list;       // topological order
+  std::vector<OpId> list;  // topological order
   u64 produced = 0, outputs = 0, retainable = 0, need = 0, go = 0;
   i64 giElems = 0, goElems = 0;
   Cost computeLb = 0;
@@ -261,15 +265,15 @@ class Solver {
 
   // What one appended subgraph shares over its retained-out choices, from the expanded state.
   struct Step {
-    int from;        // the expanded node
-    StateKey k;      // its state
-    Cost d;          // its distance
-    int si;          // the subgraph (subs_)
-    i128 retSize;    // elements retained into it
-    i128 loadEl;     // elements it must load (graph inputs, tensors not retained in)
-    Cost lbS;        // its price, at least (before choosing what it retains)
-    u64 cov2;        // the ops covered after it
-    Cost h2;         // the heuristic after it
+    int from;      // the expanded node
+    StateKey k;    // its state
+    Cost d;        // its distance
+    int si;        // the subgraph (subs_)
+    i128 retSize;  // elements retained into it
+    i128 loadEl;   // elements it must load (graph inputs, tensors not retained in)
+    Cost lbS;      // its price, at least (before choosing what it retains)
+    u64 cov2;      // the ops covered after it
+    Cost h2;       // the heuristic after it
   };
   // How the A* search ended.
   struct SearchEnd {
@@ -312,10 +316,10 @@ class Solver {
 
   int n_ = 0;
   u64 allOps_ = 0, goMask_ = 0;
-  std::vector<int> bitOf_;              // tensor -> bit (produced tensors), -1 otherwise
+  std::vector<int> bitOf_;  // tensor -> bit (produced tensors), -1 otherwise
   std::vector<TensorId> tensorOfBit_;
   std::vector<i64> bitSize_;
-  std::vector<Cost> opLb_;              // heuristic compute per uncovered op
+  std::vector<Cost> opLb_;                        // heuristic compute per uncovered op
   std::vector<std::pair<u64, i64>> graphInputs_;  // (consumer ops mask, size)
   std::vector<SubInfo> subs_;
   std::unordered_map<PriceKey, PriceEntry, PriceHash> memo_;

@@ -17,10 +17,19 @@ Solver::SearchEnd Solver::search() {
   pq_.push({h0, 0, 0});
   SearchEnd end;
   while (true) {
-    if (pq_.empty()) { end.proven = true; break; }
-    if (stop_()) { end.stopped = true; break; }
+    if (pq_.empty()) {
+      end.proven = true;
+      break;
+    }
+    if (stop_()) {
+      end.stopped = true;
+      break;
+    }
     QItem top = pq_.top();
-    if (top.f >= ub_) { end.proven = true; break; }
+    if (top.f >= ub_) {
+      end.proven = true;
+      break;
+    }
     pq_.pop();
     Node& cur = nodes_[top.id];
     if (cur.closed || top.d != cur.d) continue;

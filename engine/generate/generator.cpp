@@ -15,11 +15,13 @@ class Rng {
  public:
   explicit Rng(uint64_t seed) : g_(seed) {}
   i64 below(i64 n) { return static_cast<i64>(g_() % static_cast<uint64_t>(n)); }  // [0, n), n > 0
-  i64 range(i64 lo, i64 hi) { return lo + below(hi - lo + 1); }                     // [lo, hi]
-  double unit() { return static_cast<double>(g_() >> 11) * 0x1.0p-53; }            // [0, 1)
+  i64 range(i64 lo, i64 hi) { return lo + below(hi - lo + 1); }                   // [lo, hi]
+  double unit() { return static_cast<double>(g_() >> 11) * 0x1.0p-53; }           // [0, 1)
   bool chance(double p) { return unit() < p; }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[static_cast<size_t>(below(static_cast<i64>(v.size())))]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(below(static_cast<i64>(v.size())))];
+  }
   // Index drawn with the given relative weights.
   size_t weighted(const std::vector<double>& w) {
     double total = 0;
@@ -39,10 +41,10 @@ class Rng {
 // Per-instance choices shared by every family.
 struct Style {
   i64 N = 128;
-  double odd_dims = 0;     // probability that a drawn dimension is not a multiple of 128
+  double odd_dims = 0;  // probability that a drawn dimension is not a multiple of 128
   i64 mm_lo = 500, mm_hi = 6000;
   i64 pw_lo = 50, pw_hi = 500;
-  double zero_cost = 0;    // probability of a zero base cost
+  double zero_cost = 0;  // probability of a zero base cost
 };
 
 Style drawStyle(Rng& r) {
@@ -50,12 +52,24 @@ Style drawStyle(Rng& r) {
   s.N = std::vector<i64>{128, 128, 128, 128, 128, 128, 128, 128, 64, 256, 32}[static_cast<size_t>(r.below(11))];
   s.odd_dims = std::vector<double>{0, 0, 0.15, 0.35, 0.7}[static_cast<size_t>(r.below(5))];
   switch (r.below(6)) {
-    case 0: s.mm_lo = 100; s.mm_hi = 1000; break;
-    case 1: s.mm_lo = 2000; s.mm_hi = 10000; break;
-    case 2: s.mm_lo = 1000; s.mm_hi = 1000000; break;  // wide spread
+    case 0:
+      s.mm_lo = 100;
+      s.mm_hi = 1000;
+      break;
+    case 1:
+      s.mm_lo = 2000;
+      s.mm_hi = 10000;
+      break;
+    case 2:
+      s.mm_lo = 1000;
+      s.mm_hi = 1000000;
+      break;  // wide spread
     default: break;
   }
-  if (r.chance(0.2)) { s.pw_lo = 1; s.pw_hi = 50; }
+  if (r.chance(0.2)) {
+    s.pw_lo = 1;
+    s.pw_hi = 50;
+  }
   if (r.chance(0.1)) s.zero_cost = 0.1;
   return s;
 }
@@ -67,7 +81,8 @@ class Builder {
   // A dimension: mostly 128-multiples of typical model sizes, sometimes odd sizes.
   i64 dim(i64 lo_hint = 128, i64 hi_hint = 2048) {
     if (r_.chance(st_.odd_dims)) {
-      static const std::vector<i64> odd{1, 3, 37, 48, 96, 100, 160, 200, 300, 384, 500, 640, 768, 1000, 1500, 2000, 3000};
+      static const std::vector<i64> odd{1,   3,   37,  48,  96,   100,  160,  200, 300,
+                                        384, 500, 640, 768, 1000, 1500, 2000, 3000};
       std::vector<i64> ok;
       for (i64 d : odd)
         if (d >= lo_hint / 4 && d <= hi_hint * 2) ok.push_back(d);
@@ -153,16 +168,16 @@ void genTransformer(Builder& b, Rng& r, int size) {
     TensorId h = ln ? b.pw1(x) : x;
     std::vector<TensorId> sum;
     for (int hd = 0; hd < heads; ++hd) {
-      TensorId q = b.matmulW(h, Dh);            // S x Dh
-      TensorId kT = b.matmulWLeft(Dh, xT);      // Dh x S
-      TensorId v = b.matmulW(h, Dh);            // S x Dh
-      TensorId sc = b.matmul(q, kT);            // S x S   (QK^T)
-      TensorId sm = b.pw1(sc);                  // softmax
-      TensorId av = b.matmul(sm, v);            // S x Dh
-      sum.push_back(b.matmulW(av, D));          // output projection, S x D
+      TensorId q = b.matmulW(h, Dh);        // S x Dh
+      TensorId kT = b.matmulWLeft(Dh, xT);  // Dh x S
+      TensorId v = b.matmulW(h, Dh);        // S x Dh
+      TensorId sc = b.matmul(q, kT);        // S x S   (QK^T)
+      TensorId sm = b.pw1(sc);              // softmax
+      TensorId av = b.matmul(sm, v);        // S x Dh
+      sum.push_back(b.matmulW(av, D));      // output projection, S x D
     }
     sum.push_back(x);
-    TensorId res = b.pointwise(sum);            // residual add (+ head sum)
+    TensorId res = b.pointwise(sum);  // residual add (+ head sum)
     TensorId h2 = ln ? b.pw1(res) : res;
     TensorId up = b.matmulW(h2, F);
     TensorId act = b.pw1(up);
@@ -177,19 +192,19 @@ void genMixer(Builder& b, Rng& r, int size) {
   const int blocks = std::max(1, static_cast<int>(std::lround((size - (head ? 2 : 0)) / 10.0)));
   TensorId x = b.tensor(P, C);
   for (int blk = 0; blk < blocks; ++blk) {
-    TensorId n1 = b.pw1(x);                     // layer norm
-    TensorId t1 = b.matmulWLeft(Tk, n1);        // token mixing: W1^T (Tk x P) @ x (P x C)
+    TensorId n1 = b.pw1(x);               // layer norm
+    TensorId t1 = b.matmulWLeft(Tk, n1);  // token mixing: W1^T (Tk x P) @ x (P x C)
     TensorId a1 = b.pw1(t1);
-    TensorId t2 = b.matmulWLeft(P, a1);         // W2^T (P x Tk) @ h (Tk x C)
+    TensorId t2 = b.matmulWLeft(P, a1);  // W2^T (P x Tk) @ h (Tk x C)
     TensorId r1 = b.pointwise({t2, x});
     TensorId n2 = b.pw1(r1);
-    TensorId c1 = b.matmulW(n2, Dc);            // channel mixing
+    TensorId c1 = b.matmulW(n2, Dc);  // channel mixing
     TensorId a2 = b.pw1(c1);
     TensorId c2 = b.matmulW(a2, C);
     x = b.pointwise({c2, r1});
   }
   if (head) {
-    TensorId pooled = b.matmulWLeft(1, x);     // 1 x C: mean over patches
+    TensorId pooled = b.matmulWLeft(1, x);  // 1 x C: mean over patches
     b.matmulW(pooled, r.chance(0.5) ? 1000 : 10);
   }
 }
@@ -211,7 +226,7 @@ void genCnn(Builder& b, Rng& r, int size) {
   const int body = size - (head ? 2 : 0);
   TensorId x = b.tensor(P, r.pick(std::vector<i64>{3, 16, 64, 128}));
   i64 C = b.dim(64, 512);
-  x = b.pw1(b.matmulW(x, C));  // stem: 1x1 conv + BN/ReLU
+  x = b.pw1(b.matmulW(x, C));                       // stem: 1x1 conv + BN/ReLU
   std::map<i64, std::vector<TensorId>> byChannels;  // earlier stage outputs, for long skips
   while (b.numOps() < body) {
     const int left = body - b.numOps();
@@ -242,7 +257,7 @@ void genCnn(Builder& b, Rng& r, int size) {
     }
   }
   if (head) {
-    TensorId pooled = b.matmulWLeft(1, x);     // global average pool as a 1 x P weight
+    TensorId pooled = b.matmulWLeft(1, x);  // global average pool as a 1 x P weight
     b.matmulW(pooled, r.pick(std::vector<i64>{10, 100, 1000}));
   }
 }
@@ -346,7 +361,8 @@ void addDeadTensors(Builder& b, Rng& r) {
 
 // Renumbers the ops in a random order (the format does not require topological numbering).
 void shuffleOps(Problem& p, Rng& r) {
-  for (size_t i = p.ops.size(); i > 1; --i) std::swap(p.ops[i - 1], p.ops[static_cast<size_t>(r.below(static_cast<i64>(i)))]);
+  for (size_t i = p.ops.size(); i > 1; --i)
+    std::swap(p.ops[i - 1], p.ops[static_cast<size_t>(r.below(static_cast<i64>(i)))]);
 }
 
 }  // namespace

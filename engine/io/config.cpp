@@ -1,6 +1,5 @@
 #include "engine/io/config.h"
 
-#include "engine/base/limits.h"
 #include <set>
 #include <utility>
 
@@ -9,6 +8,7 @@
 
 #include "cost/json_util.h"
 #include "cost/types.h"
+#include "engine/base/limits.h"
 #include "engine/io/config_keys.h"
 
 namespace mlsys {
@@ -47,7 +47,8 @@ YAML::Node parseYaml(const std::string& yaml, const std::string& name) {
     return YAML::Load(yaml);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard (its message is "bad file").
-    throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: nested too deeply for the YAML parser (a config needs 4 levels)");
+    throw InputError(name + ": line " + std::to_string(e.mark.line + 1) +
+                     ": not valid YAML: nested too deeply for the YAML parser (a config needs 4 levels)");
   } catch (const YAML::Exception& e) {
     throw InputError(name + ": line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
@@ -63,9 +64,11 @@ bool hasIssueUnder(const ConfigIssues& issues, size_t from, const std::vector<st
 // The rules over several keys, checked only where the keys themselves are fine (`from`: the
 // first issue of this tree).
 void checkRules(const SearchConfig& cfg, const YAML::Node& root, ConfigIssues& out, size_t from) {
-  if (const YAML::Node lns = root.IsMap() ? root["lns"] : YAML::Node(); lns && lns.IsMap() &&
-      !hasIssueUnder(out, from, {"lns.window_ops_min", "lns.window_ops_max"}) && cfg.lns_window_ops_min > cfg.lns_window_ops_max)
-    out.push_back({lns.Mark().line, "lns.window_ops_min", "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")"});
+  if (const YAML::Node lns = root.IsMap() ? root["lns"] : YAML::Node();
+      lns && lns.IsMap() && !hasIssueUnder(out, from, {"lns.window_ops_min", "lns.window_ops_max"}) &&
+      cfg.lns_window_ops_min > cfg.lns_window_ops_max)
+    out.push_back({lns.Mark().line, "lns.window_ops_min",
+                   "must not exceed lns.window_ops_max (" + std::to_string(cfg.lns_window_ops_max) + ")"});
   auto sum = [](const std::map<std::string, double>& w) {
     double t = 0;
     for (const auto& [k, v] : w) t += v;
@@ -85,8 +88,9 @@ SearchConfig fromTree(const YAML::Node& root, ConfigIssues& out) {
   if (root.IsNull()) return cfg;
   const size_t from = out.size();
   forEachKnownKey(root, "", configSections(), out, [&](const std::string& section, const YAML::Node& body) {
-    forEachKnownKey(body, section, configKeyNames(section), out,
-                    [&](const std::string& name, const YAML::Node& v) { findConfigKey(section + "." + name)->read(cfg, v, out); });
+    forEachKnownKey(body, section, configKeyNames(section), out, [&](const std::string& name, const YAML::Node& v) {
+      findConfigKey(section + "." + name)->read(cfg, v, out);
+    });
   });
   checkRules(cfg, root, out, from);
   return cfg;
@@ -100,12 +104,15 @@ struct Override {
 
 Override parseOverride(const std::string& kv) {
   const size_t eq = kv.find('=');
-  if (eq == std::string::npos) throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": expected KEY=VALUE (e.g. --set sa.t0=0.001)");
+  if (eq == std::string::npos)
+    throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": expected KEY=VALUE (e.g. --set sa.t0=0.001)");
   Override o{kv, kv.substr(0, eq), kv.substr(eq + 1), {}};
   for (size_t b = 0;;) {
     size_t dot = o.key.find('.', b);
     o.path.push_back(o.key.substr(b, dot == std::string::npos ? std::string::npos : dot - b));
-    if (o.path.back().empty()) throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": '" + printable(o.key) + "' is not a key (e.g. sa.t0)");
+    if (o.path.back().empty())
+      throw ConfigOverrideSyntaxError("--set " + printable(kv) + ": '" + printable(o.key) +
+                                      "' is not a key (e.g. sa.t0)");
     if (dot == std::string::npos) break;
     b = dot + 1;
   }

@@ -19,40 +19,40 @@ namespace mlsys {
 struct SearchConfig {
   SearchConfig();
   // search: the run (the flags --seconds, --threads, --seed override these)
-  double seconds{};           // search.seconds: < 0 ("auto"): from the instance size
-  int threads{};              // search.threads: 0: every CPU the process may use
-  uint64_t seed{};            // search.seed
+  double seconds{};                 // search.seconds: < 0 ("auto"): from the instance size
+  int threads{};                    // search.threads: 0: every CPU the process may use
+  uint64_t seed{};                  // search.seed
   std::vector<WorkerKind> workers;  // search.workers: assigned to threads round-robin
-  double log_interval_s{};    // search.log_interval_s
-  double write_interval_s{};  // search.write_interval_s
-  double margin_s{};          // search.margin_s
-  double exact_share{};       // search.exact_share
+  double log_interval_s{};          // search.log_interval_s
+  double write_interval_s{};        // search.write_interval_s
+  double margin_s{};                // search.margin_s
+  double exact_share{};             // search.exact_share
   // sa:
-  double sa_t0{};              // sa.t0
-  double sa_t1{};              // sa.t1
-  long sa_restart_after{};     // sa.restart_after
-  long sa_sync_every{};        // sa.sync_every
-  bool sa_adopt_pool_best{};   // sa.adopt_pool_best
+  double sa_t0{};                              // sa.t0
+  double sa_t1{};                              // sa.t1
+  long sa_restart_after{};                     // sa.restart_after
+  long sa_sync_every{};                        // sa.sync_every
+  bool sa_adopt_pool_best{};                   // sa.adopt_pool_best
   std::map<std::string, double> move_weights;  // sa.moves: move name -> roulette weight
   // beam:
-  int beam_width{};               // beam.width
-  int beam_max_segment{};         // beam.max_segment
-  double beam_time_share{};       // beam.time_share
-  int beam_order_width{};         // beam.order_width
-  int beam_library_ops{};         // beam.library_ops
-  int beam_order_max_ops{};       // beam.order_max_ops
-  double beam_order_time_share{}; // beam.order_time_share
-  WorkerKind beam_then{};         // beam.then: sa or lns
+  int beam_width{};                // beam.width
+  int beam_max_segment{};          // beam.max_segment
+  double beam_time_share{};        // beam.time_share
+  int beam_order_width{};          // beam.order_width
+  int beam_library_ops{};          // beam.library_ops
+  int beam_order_max_ops{};        // beam.order_max_ops
+  double beam_order_time_share{};  // beam.order_time_share
+  WorkerKind beam_then{};          // beam.then: sa or lns
   // lns:
-  int lns_whole_graph_ops{};     // lns.whole_graph_ops
-  int lns_window_ops_min{};      // lns.window_ops_min
-  int lns_window_ops_max{};      // lns.window_ops_max
-  double lns_window_seconds{};   // lns.window_seconds
-  long lns_stall_windows{};      // lns.stall_windows
-  bool lns_every_side{};         // lns.every_side
-  bool lns_adaptive{};           // lns.adaptive
-  double lns_slice_seconds{};    // lns.slice_seconds
-  bool lns_polish{};             // lns.polish
+  int lns_whole_graph_ops{};    // lns.whole_graph_ops
+  int lns_window_ops_min{};     // lns.window_ops_min
+  int lns_window_ops_max{};     // lns.window_ops_max
+  double lns_window_seconds{};  // lns.window_seconds
+  long lns_stall_windows{};     // lns.stall_windows
+  bool lns_every_side{};        // lns.every_side
+  bool lns_adaptive{};          // lns.adaptive
+  double lns_slice_seconds{};   // lns.slice_seconds
+  bool lns_polish{};            // lns.polish
   // lns.moves: the move weights of the annealing an LNS worker runs (its adaptive slices, or after
   // a proof), over sa.moves: a key given here replaces that move's weight for those annealers only.
   std::map<std::string, double> lns_move_weights;

@@ -40,11 +40,14 @@ bool readReal(const YAML::Node& n, const std::string& key, double lo, double hi,
   try {
     x = n.as<double>();
   } catch (const YAML::Exception&) {
-    add(out, n, key, n.IsScalar() ? fmt::format("expected a number, got \"{}\"", n.Scalar()) : "expected a number, got a non-scalar");
+    add(out, n, key,
+        n.IsScalar() ? fmt::format("expected a number, got \"{}\"", n.Scalar())
+                     : "expected a number, got a non-scalar");
     return false;
   }
   if (!(x >= lo && x <= hi)) {
-    add(out, n, key, "value " + formatDouble(x) + " is out of range [" + formatDouble(lo) + ", " + formatDouble(hi) + "]");
+    add(out, n, key,
+        "value " + formatDouble(x) + " is out of range [" + formatDouble(lo) + ", " + formatDouble(hi) + "]");
     return false;
   }
   v = x;
@@ -66,7 +69,8 @@ bool readInteger(const YAML::Node& n, const std::string& key, T lo, T hi, T& v, 
   auto r = std::from_chars(b, e, x);
   if constexpr (std::is_unsigned_v<T>) {
     long long sv;  // "-3" is an integer, out of range of an unsigned key
-    if (auto rs = std::from_chars(b, e, sv); r.ec == std::errc::invalid_argument && rs.ec != std::errc::invalid_argument && rs.ptr == e)
+    if (auto rs = std::from_chars(b, e, sv);
+        r.ec == std::errc::invalid_argument && rs.ec != std::errc::invalid_argument && rs.ptr == e)
       r = {e, std::errc::result_out_of_range};
   }
   if (r.ec == std::errc::invalid_argument || r.ptr != e) {
@@ -81,7 +85,8 @@ bool readInteger(const YAML::Node& n, const std::string& key, T lo, T hi, T& v, 
   return true;
 }
 template bool readInteger<long>(const YAML::Node&, const std::string&, long, long, long&, ConfigIssues&);
-template bool readInteger<uint64_t>(const YAML::Node&, const std::string&, uint64_t, uint64_t, uint64_t&, ConfigIssues&);
+template bool readInteger<uint64_t>(const YAML::Node&, const std::string&, uint64_t, uint64_t, uint64_t&,
+                                    ConfigIssues&);
 
 bool readBool(const YAML::Node& n, const std::string& key, bool& v, ConfigIssues& out) {
   if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
@@ -92,7 +97,8 @@ bool readBool(const YAML::Node& n, const std::string& key, bool& v, ConfigIssues
   return true;
 }
 
-bool readName(const YAML::Node& n, const std::string& key, const std::vector<std::string>& names, size_t& index, ConfigIssues& out) {
+bool readName(const YAML::Node& n, const std::string& key, const std::vector<std::string>& names, size_t& index,
+              ConfigIssues& out) {
   if (!n.IsScalar()) {
     add(out, n, key, "expected a scalar value");
     return false;
@@ -131,7 +137,8 @@ bool readWorkers(const YAML::Node& n, const std::string& key, std::vector<Worker
 // A map of move weights (sa.moves, lns.moves) over `w`: every key a move, every value in [0, 1e6].
 bool readWeights(const YAML::Node& n, const std::string& key, std::map<std::string, double>& w, ConfigIssues& out) {
   const size_t before = out.size();
-  forEachKnownKey(n, key, moveNames(), out, [&](const std::string& k, const YAML::Node& v) { readReal(v, key + "." + k, 0, 1e6, w[k], out); });
+  forEachKnownKey(n, key, moveNames(), out,
+                  [&](const std::string& k, const YAML::Node& v) { readReal(v, key + "." + k, 0, 1e6, w[k], out); });
   return out.size() == before;
 }
 
@@ -193,7 +200,8 @@ void forEachKnownKey(const YAML::Node& m, const std::string& where, const std::v
     }
     auto [first, fresh] = seen.emplace(k, it->first.Mark().line + 1);
     if (!fresh) {
-      out.push_back({it->first.Mark().line, full, "duplicate key (first at line " + std::to_string(first->second) + ")"});
+      out.push_back(
+          {it->first.Mark().line, full, "duplicate key (first at line " + std::to_string(first->second) + ")"});
       continue;
     }
     each(k, it->second);
@@ -231,7 +239,8 @@ std::string configKeysMarkdown() {
   };
   std::string md = "| key | default | values | meaning |\n|---|---|---|---|\n";
   for (const ConfigKey& k : configKeys())
-    md += "| `" + k.path + (k.is_map ? ".<name>" : "") + "` | `" + k.def + "` | " + cell(k.range) + " | " + cell(k.help) + " |\n";
+    md += "| `" + k.path + (k.is_map ? ".<name>" : "") + "` | `" + k.def + "` | " + cell(k.range) + " | " +
+          cell(k.help) + " |\n";
   return md;
 }
 

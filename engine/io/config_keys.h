@@ -28,10 +28,10 @@ struct ConfigIssue {
 using ConfigIssues = std::vector<ConfigIssue>;
 
 struct ConfigKey {
-  std::string path;   // "search.seconds": section "search", name "seconds"; a map of weights: "sa.moves"
-  std::string def;    // the default as YAML text, as configs/default.yaml writes it
-  std::string range;  // the accepted values, for the docs ("[0, 1]", "`true`, `false`")
-  std::string help;   // what the key does (the README table)
+  std::string path;     // "search.seconds": section "search", name "seconds"; a map of weights: "sa.moves"
+  std::string def;      // the default as YAML text, as configs/default.yaml writes it
+  std::string range;    // the accepted values, for the docs ("[0, 1]", "`true`, `false`")
+  std::string help;     // what the key does (the README table)
   bool is_map = false;  // a map (sa.moves): its entries are keys path.<name>, each optional
   std::function<void(SearchConfig&)> reset;  // sets the default
   // Checks `value` and stores it; or appends one issue per fault (naming `path`, or path.<name>).
@@ -44,8 +44,8 @@ struct ConfigKey {
 
 // Every key, in the order --print-config writes them (a section's keys together).
 const std::vector<ConfigKey>& configKeys();
-const ConfigKey* findConfigKey(std::string_view path);  // nullptr: no such key
-std::vector<std::string> configSections();               // "search", "sa", ..., in that order
+const ConfigKey* findConfigKey(std::string_view path);              // nullptr: no such key
+std::vector<std::string> configSections();                          // "search", "sa", ..., in that order
 std::vector<std::string> configKeyNames(std::string_view section);  // "t0", "t1", ...
 
 // The README's table of the keys (Markdown: a header row, a rule, one row a key).

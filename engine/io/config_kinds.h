@@ -27,12 +27,13 @@ bool readReal(const YAML::Node& n, const std::string& key, double lo, double hi,
 template <class T>
 bool readInteger(const YAML::Node& n, const std::string& key, T lo, T hi, T& v, ConfigIssues& out);
 bool readBool(const YAML::Node& n, const std::string& key, bool& v, ConfigIssues& out);
-bool readName(const YAML::Node& n, const std::string& key, const std::vector<std::string>& names, size_t& index, ConfigIssues& out);
+bool readName(const YAML::Node& n, const std::string& key, const std::vector<std::string>& names, size_t& index,
+              ConfigIssues& out);
 bool readWorkers(const YAML::Node& n, const std::string& key, std::vector<WorkerKind>& v, ConfigIssues& out);
 bool readWeights(const YAML::Node& n, const std::string& key, std::map<std::string, double>& w, ConfigIssues& out);
 void writeWorkers(YAML::Emitter& e, const std::vector<WorkerKind>& w);
 void writeWeights(YAML::Emitter& e, const std::map<std::string, double>& w);
-std::string rangeText(double lo, double hi);                 // "[0, 1]"
+std::string rangeText(double lo, double hi);                   // "[0, 1]"
 std::string namesText(const std::vector<std::string>& names);  // "`sa`, `lns`"
 std::string workersRangeText();
 YAML::Node parseDefault(const std::string& path, const std::string& def);
@@ -44,7 +45,8 @@ using FieldOf = std::remove_cvref_t<std::invoke_result_t<F, SearchConfig&>>;
 // The key `path` of field `field`, its default `def` (YAML text, read by `read` once, here),
 // read by `read(node, path, value, issues)` and written by `write(emitter, value)`.
 template <class F, class Read, class Write>
-ConfigKey makeKey(std::string path, F field, std::string def, std::string range, std::string help, Read read, Write write) {
+ConfigKey makeKey(std::string path, F field, std::string def, std::string range, std::string help, Read read,
+                  Write write) {
   using T = FieldOf<F>;
   T dv{};
   ConfigIssues bad;
@@ -59,14 +61,18 @@ ConfigKey makeKey(std::string path, F field, std::string def, std::string range,
     T v = std::invoke(field, c);
     if (read(n, path, v, out)) std::invoke(field, c) = std::move(v);
   };
-  k.write = [field, write](YAML::Emitter& e, const SearchConfig& c) { write(e, std::invoke(field, const_cast<SearchConfig&>(c))); };
+  k.write = [field, write](YAML::Emitter& e, const SearchConfig& c) {
+    write(e, std::invoke(field, const_cast<SearchConfig&>(c)));
+  };
   return k;
 }
 
 // A number in [lo, hi], written in the shortest form that reads back the same.
 template <class F>
 ConfigKey real(std::string path, F field, std::string def, double lo, double hi, std::string help) {
-  auto read = [lo, hi](const YAML::Node& n, const std::string& key, double& v, ConfigIssues& out) { return readReal(n, key, lo, hi, v, out); };
+  auto read = [lo, hi](const YAML::Node& n, const std::string& key, double& v, ConfigIssues& out) {
+    return readReal(n, key, lo, hi, v, out);
+  };
   auto write = [](YAML::Emitter& e, double v) { e << formatDouble(v); };
   return makeKey(std::move(path), field, std::move(def), rangeText(lo, hi), std::move(help), read, write);
 }
@@ -85,12 +91,14 @@ ConfigKey realOrAuto(std::string path, F field, std::string def, double lo, doub
     if (v < 0) e << "auto";
     else e << formatDouble(v);
   };
-  return makeKey(std::move(path), field, std::move(def), rangeText(lo, hi) + " or `auto`", std::move(help), read, write);
+  return makeKey(std::move(path), field, std::move(def), rangeText(lo, hi) + " or `auto`", std::move(help), read,
+                 write);
 }
 
 // An integer in [lo, hi] (a decimal literal; "2.0" is not one). Signed fields are read as long.
 template <class F, class T = FieldOf<F>, class P = std::conditional_t<std::is_unsigned_v<T>, uint64_t, long>>
-ConfigKey integer(std::string path, F field, std::string def, std::type_identity_t<P> lo, std::type_identity_t<P> hi, std::string help) {
+ConfigKey integer(std::string path, F field, std::string def, std::type_identity_t<P> lo, std::type_identity_t<P> hi,
+                  std::string help) {
   auto read = [lo, hi](const YAML::Node& n, const std::string& key, T& v, ConfigIssues& out) {
     P x = 0;
     if (!readInteger<P>(n, key, lo, hi, x, out)) return false;
@@ -112,7 +120,8 @@ ConfigKey boolean(std::string path, F field, std::string def, std::string help) 
 
 // One of the names of `values`.
 template <class F, class E = FieldOf<F>>
-ConfigKey choice(std::string path, F field, std::string def, std::vector<std::pair<std::string, E>> values, std::string help) {
+ConfigKey choice(std::string path, F field, std::string def, std::vector<std::pair<std::string, E>> values,
+                 std::string help) {
   std::vector<std::string> names;
   for (const auto& [name, _] : values) names.push_back(name);
   auto read = [values, names](const YAML::Node& n, const std::string& key, E& v, ConfigIssues& out) {
@@ -155,14 +164,16 @@ inline ConfigKey modelOption(size_t i, std::string help) {
 // The worker kinds, written as a flow list.
 template <class F>
 ConfigKey workers(std::string path, F field, std::string def, std::string help) {
-  return makeKey(std::move(path), field, std::move(def), workersRangeText(), std::move(help), readWorkers, writeWorkers);
+  return makeKey(std::move(path), field, std::move(def), workersRangeText(), std::move(help), readWorkers,
+                 writeWorkers);
 }
 
 // Move name -> weight in [0, 1e6]; a value given for a move replaces its weight, the others stay.
 template <class F>
 ConfigKey weights(std::string path, F field, std::string def, std::string help) {
-  ConfigKey k = makeKey(std::move(path), field, std::move(def), "`<name>` a move kind (below), the weight in " + rangeText(0, 1e6),
-                        std::move(help), readWeights, writeWeights);
+  ConfigKey k = makeKey(std::move(path), field, std::move(def),
+                        "`<name>` a move kind (below), the weight in " + rangeText(0, 1e6), std::move(help),
+                        readWeights, writeWeights);
   k.is_map = true;
   return k;
 }

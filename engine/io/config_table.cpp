@@ -17,16 +17,19 @@ std::vector<ConfigKey> searchKeys() {
   return {
       realOrAuto("search.seconds", &C::seconds, "auto", 0.001, 1e9,
                  "the budget of `-s, --seconds`; `auto`: from the instance size, inside the contest limit"),
-      integer("search.threads", &C::threads, "0", 0, 1000000, "worker threads, as `-t, --threads` (0 = every CPU the process may use)"),
+      integer("search.threads", &C::threads, "0", 0, 1000000,
+              "worker threads, as `-t, --threads` (0 = every CPU the process may use)"),
       integer("search.seed", &C::seed, "1", 0, UINT64_MAX, "random seed, as `--seed`"),
-      workers("search.workers", &C::workers, "[beam, lns]",
-              "the portfolio: worker kinds assigned to threads round-robin (thread i runs `workers[i mod n]`); with one "
-              "thread only the first runs"),
+      workers(
+          "search.workers", &C::workers, "[beam, lns]",
+          "the portfolio: worker kinds assigned to threads round-robin (thread i runs `workers[i mod n]`); with one "
+          "thread only the first runs"),
       real("search.log_interval_s", &C::log_interval_s, "2", 0.01, 3600, "progress line period (stderr)"),
       real("search.write_interval_s", &C::write_interval_s, "0.1", 0, 60, "at most one output write per interval"),
-      real("search.margin_s", &C::margin_s, "0.15", 0, 60,
-           "stop searching at least this long before the deadline (more when the writer's measured evaluation and write "
-           "times need it); at or above the budget it is halved to half the budget, with a warning"),
+      real(
+          "search.margin_s", &C::margin_s, "0.15", 0, 60,
+          "stop searching at least this long before the deadline (more when the writer's measured evaluation and write "
+          "times need it); at or above the budget it is halved to half the budget, with a warning"),
       real("search.exact_share", &C::exact_share, "0.5", 0.01, 1,
            "with `--exact`: the share of the budget left after the baseline that the exact solver may take; the search "
            "gets the rest"),
@@ -41,16 +44,18 @@ std::vector<ConfigKey> annealingKeys() {
       real("sa.t1", &C::sa_t1, "0.00001", 0, 1, "end temperature (the unit of `sa.t0`)"),
       integer("sa.restart_after", &C::sa_restart_after, "20000", 1, 1000000000000,
               "evaluations without improvement before a restart drawn from the elite pool"),
-      integer("sa.sync_every", &C::sa_sync_every, "2000", 1, 1000000000000, "evaluations between offers of a worker's best to the pool"),
+      integer("sa.sync_every", &C::sa_sync_every, "2000", 1, 1000000000000,
+              "evaluations between offers of a worker's best to the pool"),
       boolean("sa.adopt_pool_best", &C::sa_adopt_pool_best, "true",
               "at each of those points an annealer whose best is behind the pool's best continues from the pool's best "
               "(several annealers then follow the leader); `false`: annealers meet only at restarts"),
-      weights("sa.moves", &C::move_weights,
-              "{merge: 3, fuse: 0, split: 1, move-op: 2, recompute: 1, uncompute: 1, granularity: 4, traversal: 1, retain: 2, "
-              "reorder: 0.5}",
-              "roulette weight per move kind (0 disables it; not all 0); when no enabled move applies to the schedule "
-              "(20,000 failed proposals in a row) the run says `warning: no enabled move applies to this schedule "
-              "(enabled: ...)` and the annealing workers stop"),
+      weights(
+          "sa.moves", &C::move_weights,
+          "{merge: 3, fuse: 0, split: 1, move-op: 2, recompute: 1, uncompute: 1, granularity: 4, traversal: 1, retain: 2, "
+          "reorder: 0.5}",
+          "roulette weight per move kind (0 disables it; not all 0); when no enabled move applies to the schedule "
+          "(20,000 failed proposals in a row) the run says `warning: no enabled move applies to this schedule "
+          "(enabled: ...)` and the annealing workers stop"),
   };
 }
 
@@ -60,11 +65,13 @@ std::vector<ConfigKey> beamKeys() {
       integer("beam.max_segment", &C::beam_max_segment, "8", 1, 64, "most ops per subgraph the beam considers"),
       real("beam.time_share", &C::beam_time_share, "0.35", 0, 1,
            "no further beam pass (another topological order) after this fraction of the budget"),
-      integer("beam.order_width", &C::beam_order_width, "8", 0, 4096,
-              "the order-aware beam (below): states kept per layer in its first pass; the width doubles each pass while "
-              "`beam.order_time_share` lasts (0 turns it off)"),
+      integer(
+          "beam.order_width", &C::beam_order_width, "8", 0, 4096,
+          "the order-aware beam (below): states kept per layer in its first pass; the width doubles each pass while "
+          "`beam.order_time_share` lasts (0 turns it off)"),
       integer("beam.library_ops", &C::beam_library_ops, "4", 1, 8, "largest candidate of the library, in ops"),
-      integer("beam.order_max_ops", &C::beam_order_max_ops, "300", 0, 1000000, "graphs with more ops skip the order-aware beam"),
+      integer("beam.order_max_ops", &C::beam_order_max_ops, "300", 0, 1000000,
+              "graphs with more ops skip the order-aware beam"),
       real("beam.order_time_share", &C::beam_order_time_share, "0.1", 0, 1,
            "once any schedule exists, no order-aware beam pass runs past this fraction of the budget (a pass cut short "
            "gives nothing), and a wider pass starts only if it should end within it"),
@@ -75,21 +82,26 @@ std::vector<ConfigKey> beamKeys() {
 
 std::vector<ConfigKey> lnsKeys() {
   return {
-      integer("lns.whole_graph_ops", &C::lns_whole_graph_ops, "14", 0, kExactMaxOps,
-              "an LNS worker on a graph of at most this many ops first runs the exact solver on the whole graph, for the "
-              "whole budget if needed; when it proves optimality over its space the worker anneals for the rest"),
+      integer(
+          "lns.whole_graph_ops", &C::lns_whole_graph_ops, "14", 0, kExactMaxOps,
+          "an LNS worker on a graph of at most this many ops first runs the exact solver on the whole graph, for the "
+          "whole budget if needed; when it proves optimality over its space the worker anneals for the rest"),
       integer("lns.window_ops_min", &C::lns_window_ops_min, "3", 2, kExactMaxOps,
               "window size in distinct ops at the start of a round (at most `lns.window_ops_max`)"),
-      integer("lns.window_ops_max", &C::lns_window_ops_max, "12", 2, kExactMaxOps,
-              "largest window: the size grows by one op after `lns.stall_windows` windows without improvement, up to this"),
-      real("lns.window_seconds", &C::lns_window_seconds, "1", 0.001, 3600, "time limit of one window's exact solve (its best so far is used)"),
-      integer("lns.stall_windows", &C::lns_stall_windows, "30", 1, 1000000000, "windows without improvement before the window grows"),
+      integer(
+          "lns.window_ops_max", &C::lns_window_ops_max, "12", 2, kExactMaxOps,
+          "largest window: the size grows by one op after `lns.stall_windows` windows without improvement, up to this"),
+      real("lns.window_seconds", &C::lns_window_seconds, "1", 0.001, 3600,
+           "time limit of one window's exact solve (its best so far is used)"),
+      integer("lns.stall_windows", &C::lns_stall_windows, "30", 1, 1000000000,
+              "windows without improvement before the window grows"),
       boolean("lns.every_side", &C::lns_every_side, "false",
               "windows over every tile side, not only the smallest side per tile count (much slower)"),
-      boolean("lns.adaptive", &C::lns_adaptive, "true",
-              "an LNS worker spends its time in slices of `lns.slice_seconds`, each windows, annealing or the granularity "
-              "polish (see *Large-neighbourhood search* below), choosing by the yield (relative improvement per second) "
-              "each kind had in its recent slices; `false`: windows only"),
+      boolean(
+          "lns.adaptive", &C::lns_adaptive, "true",
+          "an LNS worker spends its time in slices of `lns.slice_seconds`, each windows, annealing or the granularity "
+          "polish (see *Large-neighbourhood search* below), choosing by the yield (relative improvement per second) "
+          "each kind had in its recent slices; `false`: windows only"),
       real("lns.slice_seconds", &C::lns_slice_seconds, "0.5", 0.001, 3600, "length of one such slice"),
       boolean("lns.polish", &C::lns_polish, "true",
               "the adaptive LNS worker's third kind of slice, the granularity polish (below); `false`: windows and "
@@ -106,11 +118,12 @@ std::vector<ConfigKey> lnsKeys() {
 std::vector<ConfigKey> otherKeys() {
   return {
       integer("pool.size", &C::pool_size, "8", 1, 1024, "elite schedules kept"),
-      boolean("pool.isolate_first", &C::pool_isolate_first, "true",
-              "with 2 or more threads, the first worker (thread 0) adopts and restarts only from the schedules it found "
-              "itself: it runs the 1-thread search whatever the other threads do, while they adopt its schedules as well "
-              "as each other's (the written schedule is the best of all). `false`: every worker reads every worker's "
-              "elites (a thread can then be pulled into another's worse basin)"),
+      boolean(
+          "pool.isolate_first", &C::pool_isolate_first, "true",
+          "with 2 or more threads, the first worker (thread 0) adopts and restarts only from the schedules it found "
+          "itself: it runs the 1-thread search whatever the other threads do, while they adopt its schedules as well "
+          "as each other's (the written schedule is the best of all). `false`: every worker reads every worker's "
+          "elites (a thread can then be pulled into another's worse basin)"),
       integer("cache.entries", &C::cache_entries, "65536", 1024, 100000000, "memoised subgraph costs per worker"),
       // model.matmul_compute, model.matmul_chains, model.k_limit: names from ModelOptions::kOptions.
       modelOption(0, "see Model options"),

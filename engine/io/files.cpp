@@ -1,11 +1,9 @@
 #include "engine/io/files.h"
 
-#include "cost/types.h"
-
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+
+#include "cost/types.h"
 
 namespace fs = std::filesystem;
 
@@ -47,7 +47,7 @@ bool underProc(const fs::path& p) {
 // directory lies in /proc is a "magic" link (an open file of a process, /proc/self/fd/1 or what
 // /dev/stdout and /dev/fd/N lead to), which has no place in a directory to write a file beside.
 struct Resolved {
-  fs::path file;                // the last hop (absolute); for a magic link, its /proc name
+  fs::path file;  // the last hop (absolute); for a magic link, its /proc name
   bool magic = false;
   bool parent_missing = false;  // a directory on the way does not exist
   fs::path parent;              // file's directory (canonical), when not magic
@@ -134,7 +134,8 @@ void writeAllFd(int fd, const std::string& content, const std::string& path, dou
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         if (!waitWritable(fd, give_up_at))
-          throw std::runtime_error("cannot write '" + path + "': no room to write within the time limit (is the reader reading?)");
+          throw std::runtime_error("cannot write '" + path +
+                                   "': no room to write within the time limit (is the reader reading?)");
         continue;
       }
       throw std::runtime_error(err("cannot write", path, errno));
@@ -263,7 +264,8 @@ void OutputTarget::write(const std::string& content, double give_up_at) {
         if (fd_ >= 0) break;
         if (errno != ENXIO && errno != EINTR) throw std::runtime_error(err("cannot write", path_, errno));
         if (monotonicSeconds() >= give_up_at)
-          throw std::runtime_error("cannot write '" + path_ + "': no process opened the FIFO for reading within the time limit");
+          throw std::runtime_error("cannot write '" + path_ +
+                                   "': no process opened the FIFO for reading within the time limit");
         ::usleep(10000);
       }
     }
@@ -280,7 +282,8 @@ void OutputTarget::write(const std::string& content, double give_up_at) {
         }
         done += static_cast<size_t>(n);
       }
-      if (::fdatasync(fd_) != 0 && errno != EINVAL && errno != EROFS) throw std::runtime_error(err("cannot flush", path_, errno));
+      if (::fdatasync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+        throw std::runtime_error(err("cannot flush", path_, errno));
       written_ = true;
       return;
     }
@@ -308,7 +311,8 @@ void OutputTarget::write(const std::string& content, double give_up_at) {
   const mode_t mode = exists && S_ISREG(old.st_mode) ? (old.st_mode & 07777) : (0666 & ~kUmask);
   if (::fchmod(fd, mode) != 0) fail("cannot set the mode of", errno);
   if (exists && ::geteuid() == 0 && (old.st_uid != 0 || old.st_gid != 0)) {
-    if (::fchown(fd, old.st_uid, old.st_gid) != 0) { /* best effort */ }
+    if (::fchown(fd, old.st_uid, old.st_gid) != 0) { /* best effort */
+    }
   }
   try {
     writeAllFd(fd, content, tmp, give_up_at);

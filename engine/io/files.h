@@ -54,8 +54,8 @@ class OutputTarget {
   std::string path_;    // as given (messages)
   std::string target_;  // Replace: the resolved file that is replaced; InPlace: what is opened
   bool write_once_ = false;
-  bool fifo_ = false;   // a named FIFO: opened at its write (a reader may come later)
-  int fd_ = -1;         // InPlace: the open target (a FIFO only once written)
+  bool fifo_ = false;  // a named FIFO: opened at its write (a reader may come later)
+  int fd_ = -1;        // InPlace: the open target (a FIFO only once written)
   bool written_ = false;
   unsigned long long dev_ = 0, ino_ = 0;  // Replace: the file renamed over the target last
 };

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "cost/json_util.h"
-#include "engine/io/files.h"
 #include "cost/subgraph.h"
+#include "engine/io/files.h"
 
 namespace mlsys {
 namespace {
@@ -26,8 +26,12 @@ void raiseTo(std::atomic<double>& a, double v) {
 
 OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s,
                            const Deadline* deadline)
-    : p_(p), m_(m), target_(OutputTarget::open(path, "cannot write the output")), min_interval_(min_interval_s),
-      dl_(deadline), in_place_(target_.writeOnce()) {}
+    : p_(p),
+      m_(m),
+      target_(OutputTarget::open(path, "cannot write the output")),
+      min_interval_(min_interval_s),
+      dl_(deadline),
+      in_place_(target_.writeOnce()) {}
 
 double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   auto t0 = std::chrono::steady_clock::now();
@@ -76,9 +80,7 @@ double OutputWriter::interval() const {
   return std::max(min_interval_, 3 * write_s_.load(std::memory_order_relaxed));
 }
 
-bool OutputWriter::dueLocked(double now_s) const {
-  return now_s - last_write_s_ >= interval();
-}
+bool OutputWriter::dueLocked(double now_s) const { return now_s - last_write_s_ >= interval(); }
 
 double OutputWriter::estimateWriteLocked() const {
   double bytes = 64;
@@ -99,16 +101,15 @@ bool OutputWriter::fitsLocked(double grace_s) const {
   return !dl_ || 1.5 * estimateWriteLocked() <= dl_->remaining() + grace_s;
 }
 
-bool OutputWriter::fitsBeforeStopLocked() const {
-  return fitsLocked(-stopMargin(stop_margin_s_));
-}
+bool OutputWriter::fitsBeforeStopLocked() const { return fitsLocked(-stopMargin(stop_margin_s_)); }
 
 bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
   auto t0 = std::chrono::steady_clock::now();
   std::string json = scheduleToJson(best_, p_, best_lat_);
   // A FIFO or pipe may wait for its reader until the deadline (plus the grace); with no deadline,
   // 10 s.
-  const double give_up = monotonicSeconds() + (dl_ && dl_->remaining() < 1e17 ? std::max(0.0, dl_->remaining()) + grace_s : 10.0);
+  const double give_up =
+      monotonicSeconds() + (dl_ && dl_->remaining() < 1e17 ? std::max(0.0, dl_->remaining()) + grace_s : 10.0);
   try {
     target_.write(json, give_up);
   } catch (const std::exception& e) {
@@ -117,7 +118,8 @@ bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
     ++failed_writes_;
     retry_ = false;
     if (write_error_ != e.what() && !final) {
-      std::cerr << "mlsys: warning: " << e.what() << "; the search goes on, the write is retried at the next improvement\n";
+      std::cerr << "mlsys: warning: " << e.what()
+                << "; the search goes on, the write is retried at the next improvement\n";
     }
     write_error_ = e.what();
     return false;
@@ -134,11 +136,23 @@ bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
   return true;
 }
 
-std::string OutputWriter::writeError() const { return locked([&] { return write_error_; }); }
-int OutputWriter::failedWrites() const { return locked([&] { return failed_writes_; }); }
-bool OutputWriter::stillOnDisk() const { return locked([&] { return target_.stillOurs(); }); }
-double OutputWriter::best() const { return locked([&] { return best_total_; }); }
-double OutputWriter::writtenBest() const { return locked([&] { return written_total_; }); }
-bool OutputWriter::hasBest() const { return locked([&] { return best_total_ >= 0; }); }
+std::string OutputWriter::writeError() const {
+  return locked([&] { return write_error_; });
+}
+int OutputWriter::failedWrites() const {
+  return locked([&] { return failed_writes_; });
+}
+bool OutputWriter::stillOnDisk() const {
+  return locked([&] { return target_.stillOurs(); });
+}
+double OutputWriter::best() const {
+  return locked([&] { return best_total_; });
+}
+double OutputWriter::writtenBest() const {
+  return locked([&] { return written_total_; });
+}
+bool OutputWriter::hasBest() const {
+  return locked([&] { return best_total_ >= 0; });
+}
 
 }  // namespace mlsys

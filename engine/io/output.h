@@ -113,7 +113,7 @@ class OutputWriter {
   double last_write_s_ = -1e9;
   double first_write_s_ = -1;
   int writes_ = 0;
-  double sec_per_byte_ = 5e-9;  // slowest measured, at least 5 ns/byte (serialise + write + fsync)
+  double sec_per_byte_ = 5e-9;                  // slowest measured, at least 5 ns/byte (serialise + write + fsync)
   std::atomic<double> eval_s_{0}, write_s_{0};  // slowest full evaluation / write so far
   std::atomic<double> best_write_est_{0};       // estimated write time of the best schedule
 };

@@ -29,8 +29,8 @@ std::string tooltip(const Problem& p, const ScheduleView& v, size_t i) {
     o << (j % 8 ? ", " : "") << sg.ops[j] << " " << opTypeName(p.ops[sg.ops[j]].type);
   }
   o << "\n[w,h,k] = [" << sg.gran.w << "," << sg.gran.h << "," << sg.gran.k << "]";
-  o << "\ntiles " << humanNumber(rp.ntw) << " x " << humanNumber(rp.nth) << ", k-steps " << humanNumber(rp.nk) << ", steps "
-    << humanNumber(rp.cost.steps);
+  o << "\ntiles " << humanNumber(rp.ntw) << " x " << humanNumber(rp.nth) << ", k-steps " << humanNumber(rp.nk)
+    << ", steps " << humanNumber(rp.cost.steps);
   o << "\nlatency " << humanNumber(rp.cost.latency);
   if (v.ev.total > 0) o << " (" << humanPercent(rp.cost.latency / v.ev.total) << " of total)";
   o << "\nstart " << humanNumber(sv.start);
@@ -41,7 +41,8 @@ std::string tooltip(const Problem& p, const ScheduleView& v, size_t i) {
     << humanPercent(static_cast<double>(rp.cost.peak_ws) / static_cast<double>(p.capacity)) << ")";
   o << "\ncompute-bound steps " << humanNumber(rp.cost.compute_bound_steps) << ", memory-bound steps "
     << humanNumber(rp.cost.memory_bound_steps);
-  if (i > 0 && !v.s.subgraphs[i - 1].retain.empty()) o << "\nretained in " << tensorsText(p, v.s.subgraphs[i - 1].retain);
+  if (i > 0 && !v.s.subgraphs[i - 1].retain.empty())
+    o << "\nretained in " << tensorsText(p, v.s.subgraphs[i - 1].retain);
   if (!sg.retain.empty()) o << "\nretains out " << tensorsText(p, sg.retain);
   if (!rp.cost.valid) o << "\nINVALID (" << ruleName(rp.cost.rule) << "): " << rp.cost.reason;
   return esc(o.str());
@@ -65,7 +66,8 @@ std::vector<double> niceTicks(double lo, double hi, int target) {
   return t;
 }
 
-const char* kPalette[] = {"#2f6fd0", "#e07b24", "#2ca02c", "#d62728", "#8e5cc7", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+const char* kPalette[] = {"#2f6fd0", "#e07b24", "#2ca02c", "#d62728", "#8e5cc7",
+                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
 }  // namespace
 
@@ -110,16 +112,19 @@ std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::s
   double scale = maxSpan > 0 ? plotW / maxSpan : 0;
   double H = top + used * (rowH + gapH) + 4;
   std::ostringstream o;
-  o << "<svg id=\"" << id << "\" viewBox=\"0 0 " << px(W) << " " << px(H) << "\" role=\"img\" aria-label=\"timeline\">\n";
+  o << "<svg id=\"" << id << "\" viewBox=\"0 0 " << px(W) << " " << px(H)
+    << "\" role=\"img\" aria-label=\"timeline\">\n";
   for (int r = 0; r < used; ++r) {
     double y = top + r * (rowH + gapH);
     double x1 = left + (re[r] - rs[r]) * scale;
-    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(y + rowH / 2 + 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">"
-      << (equal ? "#" : "") << (equal ? std::to_string(static_cast<int>(rs[r])) : shortLabel(rs[r])) << "</text>\n";
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(x1) << "\" y1=\"" << px(y + rowH + 3) << "\" y2=\"" << px(y + rowH + 3)
-      << "\" stroke=\"#cfd5de\"/>\n";
-    o << "<text x=\"" << px(x1) << "\" y=\"" << px(y + rowH + 15) << "\" text-anchor=\"end\" font-size=\"10.5\" fill=\"#667085\">"
-      << (equal ? "" : shortLabel(re[r])) << "</text>\n";
+    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(y + rowH / 2 + 4)
+      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << (equal ? "#" : "")
+      << (equal ? std::to_string(static_cast<int>(rs[r])) : shortLabel(rs[r])) << "</text>\n";
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(x1) << "\" y1=\"" << px(y + rowH + 3) << "\" y2=\""
+      << px(y + rowH + 3) << "\" stroke=\"#cfd5de\"/>\n";
+    o << "<text x=\"" << px(x1) << "\" y=\"" << px(y + rowH + 15)
+      << "\" text-anchor=\"end\" font-size=\"10.5\" fill=\"#667085\">" << (equal ? "" : shortLabel(re[r]))
+      << "</text>\n";
   }
   t = 0;
   std::ostringstream labels;
@@ -130,13 +135,15 @@ std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::s
     t += lat(i);
     const SgView& g = v.sg[i];
     double wDraw = std::max(w, g.bound == SubgraphBound::Invalid ? 4.0 : 0.8);
-    o << "<a href=\"#" << anchor << "sg-" << i << "\"><rect class=\"sg " << boundClass(g.bound) << (i == v.ev.bad_subgraph ? " badsg" : "")
-      << "\" data-sg=\"" << i << "\" x=\"" << px(x) << "\" y=\"" << px(y) << "\" width=\"" << px(wDraw) << "\" height=\""
-      << px(rowH) << "\"><title>" << tooltip(p, v, static_cast<size_t>(i)) << "</title></rect></a>\n";
+    o << "<a href=\"#" << anchor << "sg-" << i << "\"><rect class=\"sg " << boundClass(g.bound)
+      << (i == v.ev.bad_subgraph ? " badsg" : "") << "\" data-sg=\"" << i << "\" x=\"" << px(x) << "\" y=\"" << px(y)
+      << "\" width=\"" << px(wDraw) << "\" height=\"" << px(rowH) << "\"><title>"
+      << tooltip(p, v, static_cast<size_t>(i)) << "</title></rect></a>\n";
     std::string lab = std::to_string(i);
     if (w >= 7.0 * static_cast<double>(lab.size()) + 4)
       labels << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(y + rowH / 2 + 4)
-             << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#fff\" pointer-events=\"none\">" << lab << "</text>\n";
+             << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#fff\" pointer-events=\"none\">" << lab
+             << "</text>\n";
     if (g.bound == SubgraphBound::Invalid)
       labels << "<path d=\"M" << px(x + wDraw / 2 - 6) << " " << px(y - 8) << " h12 l-6 7 z\" fill=\"#d62728\"/>\n";
   }
@@ -157,12 +164,14 @@ std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
   auto Y = [&](double frac) { return top + plotH * (1 - frac / yTop); };
   double bw = plotW / std::max(1, n);
   std::ostringstream o;
-  o << "<svg id=\"occupancy\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom) << "\" role=\"img\" aria-label=\"occupancy\">\n";
+  o << "<svg id=\"occupancy\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom)
+    << "\" role=\"img\" aria-label=\"occupancy\">\n";
   for (double f : {0.0, 0.25, 0.5, 0.75, 1.0}) {
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(W - right) << "\" y1=\"" << px(Y(f)) << "\" y2=\"" << px(Y(f))
-      << "\" stroke=\"" << (f == 1.0 ? "#1d2433" : "#e4e7ec") << "\"" << (f == 1.0 ? " stroke-dasharray=\"5 3\"" : "") << "/>\n";
-    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(Y(f) + 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">"
-      << humanPercent(f, 0) << "</text>\n";
+      << "\" stroke=\"" << (f == 1.0 ? "#1d2433" : "#e4e7ec") << "\"" << (f == 1.0 ? " stroke-dasharray=\"5 3\"" : "")
+      << "/>\n";
+    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(Y(f) + 4)
+      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanPercent(f, 0) << "</text>\n";
   }
   for (int i = 0; i < n; ++i) {
     const auto& cost = v.ev.subgraphs[i].cost;
@@ -173,8 +182,8 @@ std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
                       humanNumber(p.capacity) + " (" + humanPercent(frac) + ")";
     if (v.sg[i].retained_ws > 0) tip += "\nretained tensors resident: " + humanNumber(v.sg[i].retained_ws);
     o << "<a href=\"#sg-" << i << "\"><g><title>" << esc(tip) << "</title>";
-    o << "<rect class=\"" << (frac > 1 ? "over" : "occ") << "\" x=\"" << px(x) << "\" y=\"" << px(Y(frac)) << "\" width=\"" << px(w)
-      << "\" height=\"" << px(Y(0) - Y(frac)) << "\"/>";
+    o << "<rect class=\"" << (frac > 1 ? "over" : "occ") << "\" x=\"" << px(x) << "\" y=\"" << px(Y(frac))
+      << "\" width=\"" << px(w) << "\" height=\"" << px(Y(0) - Y(frac)) << "\"/>";
     if (rfrac > 0)
       o << "<rect class=\"occr\" x=\"" << px(x) << "\" y=\"" << px(Y(rfrac)) << "\" width=\"" << px(w) << "\" height=\""
         << px(Y(0) - Y(rfrac)) << "\"/>";
@@ -183,8 +192,8 @@ std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
         << "\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"700\" fill=\"#d62728\">&#215;</text>";
     o << "</g></a>\n";
   }
-  o << "<text x=\"" << px(W - right) << "\" y=\"" << px(Y(1) - 4) << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1d2433\">capacity "
-    << humanNumber(p.capacity) << "</text>\n";
+  o << "<text x=\"" << px(W - right) << "\" y=\"" << px(Y(1) - 4)
+    << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1d2433\">capacity " << humanNumber(p.capacity) << "</text>\n";
   int step = std::max(1, n / 20);
   for (int nice : {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000})
     if (nice >= step) {
@@ -287,22 +296,24 @@ void convergenceAxes(std::ostringstream& o, const ConvPlot& c) {
     if (distinct) break;
   }
   for (double v : yt)
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(v)) << "\" y2=\"" << px(c.Y(v))
-      << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(c.Y(v) + 4)
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(v)) << "\" y2=\""
+      << px(c.Y(v)) << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(c.Y(v) + 4)
       << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanNumber(v, dec) << "</text>\n";
   std::vector<double> xt = niceTicks(0, c.xmax, 10);
   double xstep = xt.size() > 1 ? xt[1] - xt[0] : c.xmax;
   int xdec = xstep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(xstep) - 1e-9)) + 1;
   for (double s : xt)
-    o << "<line x1=\"" << px(c.X(s)) << "\" x2=\"" << px(c.X(s)) << "\" y1=\"" << px(top) << "\" y2=\"" << px(top + plotH)
-      << "\" stroke=\"#eceff3\"/><text x=\"" << px(c.X(s)) << "\" y=\"" << px(top + plotH + 15)
-      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec) << "</text>\n";
+    o << "<line x1=\"" << px(c.X(s)) << "\" x2=\"" << px(c.X(s)) << "\" y1=\"" << px(top) << "\" y2=\""
+      << px(top + plotH) << "\" stroke=\"#eceff3\"/><text x=\"" << px(c.X(s)) << "\" y=\"" << px(top + plotH + 15)
+      << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec)
+      << "</text>\n";
   o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
     << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
   if (c.showLb)
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(c.lbv)) << "\" y2=\"" << px(c.Y(c.lbv))
-      << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6) << "\" y=\"" << px(c.Y(c.lbv) + 14)
-      << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(c.lbv) << "</text>\n";
+    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(c.lbv)) << "\" y2=\""
+      << px(c.Y(c.lbv)) << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6)
+      << "\" y=\"" << px(c.Y(c.lbv) + 14) << "\" font-size=\"11\" fill=\"#157a3b\">LB " << humanNumber(c.lbv)
+      << "</text>\n";
 }
 
 // A running-minimum step line up to `until` seconds, and the best it reaches; its vertices
@@ -335,19 +346,22 @@ void singleRunLines(std::ostringstream& o, std::ostringstream& legend, const Con
                     size_t rows, ConvTotals& t) {
   auto overall = stepPath(c, tr.points, until);
   t.overallBest = std::min(t.overallBest, overall.second);
-  o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
+  o << "<path d=\"" << overall.first
+    << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
   std::map<std::string, std::vector<TracePoint>> byWorker;
   for (const auto& tp : tr.points)
     if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
   for (const auto& [name, v] : byWorker) {
     const char* col = kPalette[t.series % 10];
     auto sp = stepPath(c, v, until);
-    o << "<path d=\"" << sp.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.6\"><title>worker " << esc(name)
-      << ": best " << humanNumber(sp.second) << "</title></path>\n";
+    o << "<path d=\"" << sp.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"1.6\"><title>worker "
+      << esc(name) << ": best " << humanNumber(sp.second) << "</title></path>\n";
     if (rows <= 600)
       for (const auto& tp : v)
-        o << "<circle cx=\"" << px(c.X(tp.seconds)) << "\" cy=\"" << px(c.Y(tp.latency)) << "\" r=\"2\" fill=\"" << col << "\"/>";
-    if (t.series < 24) legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
+        o << "<circle cx=\"" << px(c.X(tp.seconds)) << "\" cy=\"" << px(c.Y(tp.latency)) << "\" r=\"2\" fill=\"" << col
+          << "\"/>";
+    if (t.series < 24)
+      legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
     ++t.series;
     t.improvements += v.size();
     t.workers[name] = 1;
@@ -356,13 +370,13 @@ void singleRunLines(std::ostringstream& o, std::ostringstream& legend, const Con
 }
 
 // One run of a comparison: its best as one labelled line, and a legend entry.
-void comparedRunLine(std::ostringstream& o, std::ostringstream& legend, const ConvPlot& c, const TraceRun& run, size_t ri,
-                     double until, ConvTotals& t) {
+void comparedRunLine(std::ostringstream& o, std::ostringstream& legend, const ConvPlot& c, const TraceRun& run,
+                     size_t ri, double until, ConvTotals& t) {
   auto overall = stepPath(c, run.trace->points, until);
   t.overallBest = std::min(t.overallBest, overall.second);
   const char* col = kPalette[ri % 10];
-  o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"2.2\"><title>" << esc(run.label)
-    << ": best " << humanNumber(overall.second) << "</title></path>\n";
+  o << "<path d=\"" << overall.first << "\" fill=\"none\" stroke=\"" << col << "\" stroke-width=\"2.2\"><title>"
+    << esc(run.label) << ": best " << humanNumber(overall.second) << "</title></path>\n";
   legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>" << esc(run.label) << ": best "
          << humanNumber(overall.second) << "</span>";
 }
@@ -377,17 +391,18 @@ void runMarks(std::ostringstream& marks, const ConvPlot& c, const TraceRun& run,
   for (const auto& tp : tr.points) {
     if (!isConstructionRow(tp.worker) || ++constructionMarks > kMaxConstructionMarks) continue;
     double cx = c.X(tp.seconds), cy = c.Y(tp.latency);
-    marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5) << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
+    marks << "<path class=\"cons\" d=\"M" << px(cx) << " " << px(cy - 5)
+          << " l5 5 l-5 5 l-5 -5 z\" fill=\"#fff\" stroke=\"#1d2433\" "
           << "stroke-width=\"1.3\"><title>" << esc((single ? "" : run.label + ": ") + tp.worker) << " at "
           << humanNumber(tp.seconds) << " s: " << humanNumber(tp.latency) << "</title></path>";
     if (single)
-      marks << "<text x=\"" << px(cx + 8) << "\" y=\"" << px(cy - 6) << "\" font-size=\"10.5\" fill=\"#667085\">" << esc(tp.worker)
-            << "</text>";
+      marks << "<text x=\"" << px(cx + 8) << "\" y=\"" << px(cy - 6) << "\" font-size=\"10.5\" fill=\"#667085\">"
+            << esc(tp.worker) << "</text>";
     marks << "\n";
   }
   if (tr.end_s >= 0)
-    marks << "<line x1=\"" << px(c.X(tr.end_s)) << "\" x2=\"" << px(c.X(tr.end_s)) << "\" y1=\"" << px(c.top) << "\" y2=\""
-          << px(c.top + c.plotH) << "\" stroke=\"#1d2433\" stroke-dasharray=\"2 3\"><title>"
+    marks << "<line x1=\"" << px(c.X(tr.end_s)) << "\" x2=\"" << px(c.X(tr.end_s)) << "\" y1=\"" << px(c.top)
+          << "\" y2=\"" << px(c.top + c.plotH) << "\" stroke=\"#1d2433\" stroke-dasharray=\"2 3\"><title>"
           << esc(single ? std::string("the run") : run.label) << " ended at " << humanNumber(tr.end_s)
           << " s; on disk: " << humanNumber(tr.end_latency) << "</title></line>\n";
 }
@@ -398,25 +413,28 @@ void finalBestLabel(std::ostringstream& o, const ConvPlot& c, double overallBest
   double yb = c.Y(overallBest), by = yb + 17;
   if (by > c.top + c.plotH - 4 || (c.showLb && std::fabs(by - 4 - c.Y(c.lbv)) < 12)) by = yb - 7;
   o << "<text x=\"" << px(c.left + c.plotW - 6) << "\" y=\"" << px(by)
-    << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" fill=\"#1d2433\">best " << humanNumber(overallBest) << "</text>\n";
+    << "\" text-anchor=\"end\" font-size=\"12\" font-weight=\"600\" fill=\"#1d2433\">best " << humanNumber(overallBest)
+    << "</text>\n";
 }
 
 // The legend above the plot, the plot, and on a single run a note with its improvements.
-std::string convergenceFigure(const std::string& legend, const std::string& svg, const std::vector<TraceRun>& runs, bool showLb,
-                              const ConvTotals& t) {
+std::string convergenceFigure(const std::string& legend, const std::string& svg, const std::vector<TraceRun>& runs,
+                              bool showLb, const ConvTotals& t) {
   const bool single = runs.size() == 1;
   std::ostringstream o;
   o << "<div class=\"legend\">" << legend;
   if (single) o << "<span><i class=\"sw\" style=\"background:#1d2433;opacity:.25\"></i>best over all workers</span>";
   o << "<span><i class=\"sw\" style=\"background:#fff;border:1.3px solid #1d2433\"></i>first schedule, baseline, exact solver</span>"
-    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "") << "</div>\n"
+    << (showLb ? "<span><i class=\"sw\" style=\"background:#157a3b\"></i>lower bound (dashed)</span>" : "")
+    << "</div>\n"
     << svg;
   if (single) {
     const Trace& tr = *runs[0].trace;
     o << "<p class=\"note\">" << t.improvements << (t.improvements == 1 ? " improvement from " : " improvements from ")
       << t.workers.size() << " worker(s); first " << humanNumber(tr.points.front().latency) << " &rarr; best "
       << humanNumber(t.overallBest);
-    if (tr.end_s >= 0) o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
+    if (tr.end_s >= 0)
+      o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
     else o << "; the trace has no end row (written by an older version, or the run was killed)";
     o << ".</p>\n";
   }

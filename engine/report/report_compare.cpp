@@ -22,14 +22,16 @@ struct Match {
 
 // Pairs the subgraphs of A and B that run the same set of ops (the k-th occurrence of a set in A
 // with the k-th in B); the rest are unmatched.
-std::vector<Match> matchSubgraphs(const Schedule& a, const Schedule& b, std::vector<int>& onlyA, std::vector<int>& onlyB) {
+std::vector<Match> matchSubgraphs(const Schedule& a, const Schedule& b, std::vector<int>& onlyA,
+                                  std::vector<int>& onlyB) {
   auto key = [](const SubgraphSched& sg) {
     std::vector<OpId> k = sg.ops;
     std::sort(k.begin(), k.end());
     return k;
   };
   std::map<std::vector<OpId>, std::vector<int>> inB;
-  for (size_t j = b.subgraphs.size(); j-- > 0;) inB[key(b.subgraphs[j])].push_back(static_cast<int>(j));  // back() = first
+  for (size_t j = b.subgraphs.size(); j-- > 0;)
+    inB[key(b.subgraphs[j])].push_back(static_cast<int>(j));  // back() = first
   std::vector<char> usedB(b.subgraphs.size(), 0);
   std::vector<Match> m;
   for (size_t i = 0; i < a.subgraphs.size(); ++i) {
@@ -88,12 +90,15 @@ std::string whereInOther(const ScheduleView& from, int i, const OpSubgraphs& at,
   std::sort(where.begin(), where.end());
   where.erase(std::unique(where.begin(), where.end()), where.end());
   std::string s;
-  for (int j : where) s += (s.empty() ? "" : ", ") + std::string("<a href=\"#") + anchor + "sg-" + std::to_string(j) + "\">#" + std::to_string(j) + "</a>";
+  for (int j : where)
+    s += (s.empty() ? "" : ", ") + std::string("<a href=\"#") + anchor + "sg-" + std::to_string(j) + "\">#" +
+         std::to_string(j) + "</a>";
   return s.empty() ? "&mdash;" : s;
 }
 
-std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::vector<int>& idx, const std::string& anchor,
-                           const ScheduleView& other, const std::string& otherAnchor, const std::string& otherName) {
+std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::vector<int>& idx,
+                           const std::string& anchor, const ScheduleView& other, const std::string& otherAnchor,
+                           const std::string& otherName) {
   if (idx.empty()) return "<p class=\"note\">none</p>\n";
   const OpSubgraphs at = subgraphsOfOps(other.s);
   std::ostringstream o;
@@ -102,10 +107,11 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
     << otherName << "</th></tr></thead><tbody>\n";
   for (int i : idx) {
     const auto& sg = v.s.subgraphs[static_cast<size_t>(i)];
-    o << "<tr id=\"" << anchor << "sg-" << i << "\"><td class=\"n\">" << i << "</td><td>" << opChips(p, sg.ops) << "</td><td class=\"n\">"
-      << granText(sg.gran) << "</td><td class=\"n\">" << humanNumber(latencyOf(v, i)) << "</td><td class=\"n\">"
-      << moved(v.sg[static_cast<size_t>(i)]) << "</td><td class=\"ret\">" << (sg.retain.empty() ? "" : esc(tensorsText(p, sg.retain)))
-      << "</td><td>" << whereInOther(v, i, at, otherAnchor) << "</td></tr>\n";
+    o << "<tr id=\"" << anchor << "sg-" << i << "\"><td class=\"n\">" << i << "</td><td>" << opChips(p, sg.ops)
+      << "</td><td class=\"n\">" << granText(sg.gran) << "</td><td class=\"n\">" << humanNumber(latencyOf(v, i))
+      << "</td><td class=\"n\">" << moved(v.sg[static_cast<size_t>(i)]) << "</td><td class=\"ret\">"
+      << (sg.retain.empty() ? "" : esc(tensorsText(p, sg.retain))) << "</td><td>" << whereInOther(v, i, at, otherAnchor)
+      << "</td></tr>\n";
   }
   o << "</tbody></table></div>\n";
   return o.str();
@@ -113,9 +119,9 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
 
 }  // namespace
 
-std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
-                              const std::vector<const ScheduleView*>& views, const std::vector<const Trace*>& traces,
-                              const std::vector<const Stats*>& stats) {
+std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
+                              const std::string& boundNote, const std::vector<const ScheduleView*>& views,
+                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats) {
   const ScheduleView& A = *views[0];
   const ScheduleView& B = *views[1];
   std::vector<int> onlyA, onlyB;
@@ -129,42 +135,48 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
   for (int j : onlyB) sumOnlyB += latencyOf(B, j);
   const double lbv = lb.value();
   std::ostringstream o;
-  o << pageStart("mlsys comparison: " + esc(p.name) + " &mdash; " + humanNumber(A.ev.total) + " vs " + humanNumber(B.ev.total));
+  o << pageStart("mlsys comparison: " + esc(p.name) + " &mdash; " + humanNumber(A.ev.total) + " vs " +
+                 humanNumber(B.ev.total));
   o << "<header><h1>mlsys comparison &mdash; " << esc(p.name) << "</h1><div class=\"sub\">problem " << esc(problem_path)
-    << " &middot; A " << esc(A.path) << " &middot; B " << esc(B.path) << " &middot; model " << esc(A.ev.model.describe())
-    << "</div></header>\n<main>\n";
+    << " &middot; A " << esc(A.path) << " &middot; B " << esc(B.path) << " &middot; model "
+    << esc(A.ev.model.describe()) << "</div></header>\n<main>\n";
   for (const auto& [name, v] : {std::pair<const char*, const ScheduleView*>{"A", &A}, {"B", &B}})
     if (!v->ev.valid)
       o << "<div class=\"banner\"><b>" << name << " is INVALID &mdash; rule " << esc(ruleName(v->ev.rule)) << "</b><br>"
         << esc(v->ev.reason) << "</div>\n";
   auto totalCard = [&](const char* name, const ScheduleView& v) {
-    std::string detail = esc(v.path) + " &middot; " + humanNumber(static_cast<i64>(v.s.subgraphs.size())) + " subgraphs";
+    std::string detail =
+        esc(v.path) + " &middot; " + humanNumber(static_cast<i64>(v.s.subgraphs.size())) + " subgraphs";
     if (lbv > 0) detail += " &middot; gap " + humanPercent(gapOf(v.ev.total, lbv), 2);
-    return card(v.ev.valid ? "" : "no", std::string(name) + " total latency", humanNumber(v.ev.total) + (v.ev.valid ? "" : " (INVALID)"),
-                detail);
+    return card(v.ev.valid ? "" : "no", std::string(name) + " total latency",
+                humanNumber(v.ev.total) + (v.ev.valid ? "" : " (INVALID)"), detail);
   };
   o << "<div class=\"cards\">\n" << totalCard("A", A) << totalCard("B", B);
   o << card(deltaClass(A.ev.total, B.ev.total), "difference B &minus; A", deltaText(A.ev.total, B.ev.total),
-            B.ev.total < A.ev.total ? "B is faster" : B.ev.total > A.ev.total ? "B is slower" : "equal totals");
-  o << card("", "lower bound", humanNumber(lbv), "the same for both" + (boundNote.empty() ? "" : " &middot; " + esc(boundNote)));
+            B.ev.total < A.ev.total   ? "B is faster"
+            : B.ev.total > A.ev.total ? "B is slower"
+                                      : "equal totals");
+  o << card("", "lower bound", humanNumber(lbv),
+            "the same for both" + (boundNote.empty() ? "" : " &middot; " + esc(boundNote)));
   o << card("", "shared subgraphs", humanNumber(static_cast<i64>(matched.size())),
             "same op set in both; " + humanNumber(static_cast<i64>(onlyA.size())) + " only in A, " +
                 humanNumber(static_cast<i64>(onlyB.size())) + " only in B");
   o << "</div>\n";
   o << "<section><h2>Where the difference comes from</h2><table class=\"kv\" id=\"decomposition\"><tbody>\n"
-    << "<tr><td>shared subgraphs (" << matched.size() << "): B &minus; A</td><td class=\"n " << deltaClass(sumMatchedA, sumMatchedB)
-    << "\">" << deltaText(sumMatchedA, sumMatchedB) << "</td></tr>\n"
-    << "<tr><td>only in A (" << onlyA.size() << "): their latency, gone in B</td><td class=\"n\">" << deltaText(sumOnlyA, 0, false)
-    << "</td></tr>\n"
-    << "<tr><td>only in B (" << onlyB.size() << "): their latency, new in B</td><td class=\"n\">" << deltaText(0, sumOnlyB, false)
-    << "</td></tr>\n"
+    << "<tr><td>shared subgraphs (" << matched.size() << "): B &minus; A</td><td class=\"n "
+    << deltaClass(sumMatchedA, sumMatchedB) << "\">" << deltaText(sumMatchedA, sumMatchedB) << "</td></tr>\n"
+    << "<tr><td>only in A (" << onlyA.size() << "): their latency, gone in B</td><td class=\"n\">"
+    << deltaText(sumOnlyA, 0, false) << "</td></tr>\n"
+    << "<tr><td>only in B (" << onlyB.size() << "): their latency, new in B</td><td class=\"n\">"
+    << deltaText(0, sumOnlyB, false) << "</td></tr>\n"
     << "<tr><td><b>total B &minus; A</b></td><td class=\"n " << deltaClass(A.ev.total, B.ev.total) << "\"><b>"
     << deltaText(A.ev.total, B.ev.total) << "</b></td></tr>\n</tbody></table></section>\n";
   o << "<section><h2>Timelines</h2><p class=\"note\">Each schedule's subgraphs in execution order (each on its own scale); click a "
        "subgraph to jump to its row below.</p><div class=\"legend\"><span><i class=\"sw cb\"></i>compute-bound</span><span><i class=\"sw "
        "mb\"></i>memory-bound</span><span><i class=\"sw mx\"></i>mixed</span><span><i class=\"sw bad\"></i>invalid</span></div>\n"
-    << "<h3>A &mdash; " << humanNumber(A.ev.total) << "</h3>\n" << renderTimeline(p, A, "timeline-a", "a-")
-    << "<h3>B &mdash; " << humanNumber(B.ev.total) << "</h3>\n" << renderTimeline(p, B, "timeline-b", "b-") << "</section>\n";
+    << "<h3>A &mdash; " << humanNumber(A.ev.total) << "</h3>\n"
+    << renderTimeline(p, A, "timeline-a", "a-") << "<h3>B &mdash; " << humanNumber(B.ev.total) << "</h3>\n"
+    << renderTimeline(p, B, "timeline-b", "b-") << "</section>\n";
   if (!traces.empty()) {
     std::vector<TraceRun> runs;
     double horizon = 0;
@@ -189,7 +201,8 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
   std::stable_sort(matched.begin(), matched.end(), [&](const Match& x, const Match& y) {
     return std::fabs(latencyOf(B, x.b) - latencyOf(A, x.a)) > std::fabs(latencyOf(B, y.b) - latencyOf(A, y.a));
   });
-  o << "<section><h2>Shared subgraphs (" << matched.size() << ")</h2><p class=\"note\">Subgraphs of A and B that run the same set "
+  o << "<section><h2>Shared subgraphs (" << matched.size()
+    << ")</h2><p class=\"note\">Subgraphs of A and B that run the same set "
        "of ops, largest difference first; &ldquo;same&rdquo; when granularity, traversal and retention agree too. Loaded / stored "
        "count elements moved from and to slow memory.</p>\n";
   if (matched.empty()) {
@@ -203,20 +216,25 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
       const auto& sa = A.s.subgraphs[static_cast<size_t>(mt.a)];
       const auto& sb = B.s.subgraphs[static_cast<size_t>(mt.b)];
       const double la = latencyOf(A, mt.a), lbt = latencyOf(B, mt.b);
-      const bool same = sa.gran == sb.gran && sa.trav.kind == sb.trav.kind && sa.trav.order == sb.trav.order && sa.retain == sb.retain;
-      o << "<tr id=\"a-sg-" << mt.a << "\"><td><span id=\"b-sg-" << mt.b << "\"></span>" << opChips(p, sa.ops) << "</td><td class=\"n\">"
-        << mt.a << "</td><td class=\"n\">" << mt.b << "</td><td class=\"n\">" << granText(sa.gran) << "</td><td class=\"n\">"
-        << granText(sb.gran) << "</td><td class=\"n\">" << humanNumber(la) << "</td><td class=\"n\">" << humanNumber(lbt)
-        << "</td><td class=\"n " << deltaClass(la, lbt) << "\">" << deltaText(la, lbt) << "</td><td class=\"n\">"
+      const bool same = sa.gran == sb.gran && sa.trav.kind == sb.trav.kind && sa.trav.order == sb.trav.order &&
+                        sa.retain == sb.retain;
+      o << "<tr id=\"a-sg-" << mt.a << "\"><td><span id=\"b-sg-" << mt.b << "\"></span>" << opChips(p, sa.ops)
+        << "</td><td class=\"n\">" << mt.a << "</td><td class=\"n\">" << mt.b << "</td><td class=\"n\">"
+        << granText(sa.gran) << "</td><td class=\"n\">" << granText(sb.gran) << "</td><td class=\"n\">"
+        << humanNumber(la) << "</td><td class=\"n\">" << humanNumber(lbt) << "</td><td class=\"n "
+        << deltaClass(la, lbt) << "\">" << deltaText(la, lbt) << "</td><td class=\"n\">"
         << moved(A.sg[static_cast<size_t>(mt.a)]) << "</td><td class=\"n\">" << moved(B.sg[static_cast<size_t>(mt.b)])
-        << "</td><td class=\"ret\">" << (sa.retain.empty() ? "" : esc(tensorsText(p, sa.retain))) << "</td><td class=\"ret\">"
-        << (sb.retain.empty() ? "" : esc(tensorsText(p, sb.retain))) << "</td><td>" << (same ? "same" : "") << "</td></tr>\n";
+        << "</td><td class=\"ret\">" << (sa.retain.empty() ? "" : esc(tensorsText(p, sa.retain)))
+        << "</td><td class=\"ret\">" << (sb.retain.empty() ? "" : esc(tensorsText(p, sb.retain))) << "</td><td>"
+        << (same ? "same" : "") << "</td></tr>\n";
     }
     o << "</tbody></table></div>\n";
   }
   o << "</section>\n";
-  o << "<section><h2>Only in A (" << onlyA.size() << ")</h2>\n" << unmatchedTable(p, A, onlyA, "a-", B, "b-", "B") << "</section>\n";
-  o << "<section><h2>Only in B (" << onlyB.size() << ")</h2>\n" << unmatchedTable(p, B, onlyB, "b-", A, "a-", "A") << "</section>\n";
+  o << "<section><h2>Only in A (" << onlyA.size() << ")</h2>\n"
+    << unmatchedTable(p, A, onlyA, "a-", B, "b-", "B") << "</section>\n";
+  o << "<section><h2>Only in B (" << onlyB.size() << ")</h2>\n"
+    << unmatchedTable(p, B, onlyB, "b-", A, "a-", "A") << "</section>\n";
   o << "</main>\n" << pageEnd(A.ev.model.describe(), "");
   return o.str();
 }

@@ -6,6 +6,8 @@
 // This file: the inputs (schedules, --trace, --stats) and the parts of the pages (frame, cards,
 // chips, the stats table, the warnings); the command is report_command.cpp, the page of one
 // schedule report_schedule.cpp.
+#include "engine/report/report_page.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,9 +20,8 @@
 #include <rapidjson/writer.h>
 
 #include "cost/json_util.h"
-#include "engine/report/report_format.h"
-#include "engine/report/report_page.h"
 #include "engine/io/files.h"
+#include "engine/report/report_format.h"
 #include "engine/search/run_state.h"
 
 namespace mlsys {
@@ -28,7 +29,8 @@ namespace mlsys {
 // ---------------------------------------------------------------- inputs
 
 bool isConstructionRow(const std::string& worker) {
-  return worker == traceTagName(TraceTag::First) || worker == traceTagName(TraceTag::Baseline) || worker == traceTagName(TraceTag::Exact);
+  return worker == traceTagName(TraceTag::First) || worker == traceTagName(TraceTag::Baseline) ||
+         worker == traceTagName(TraceTag::Exact);
 }
 
 Trace readTrace(const std::string& path, const ReadLimits& lim) {
@@ -123,8 +125,8 @@ Stats readStats(const std::string& path, const ReadLimits& lim) {
   return st;
 }
 
-ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m, const std::string& path,
-                          const ReadLimits& lim) {
+ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m,
+                          const std::string& path, const ReadLimits& lim) {
   ScheduleView v;
   v.path = path;
   try {
@@ -132,16 +134,17 @@ ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, con
   } catch (const InputError& e) {
     std::string what = e.what();
     if (what.find("(op index)") != std::string::npos || what.find("(tensor index)") != std::string::npos)
-      throw InputError(what + "; is it a schedule of another problem? '" + problem_path + "' has " + std::to_string(p.numOps()) +
-                       " ops and " + std::to_string(p.numTensors()) + " tensors");
+      throw InputError(what + "; is it a schedule of another problem? '" + problem_path + "' has " +
+                       std::to_string(p.numOps()) + " ops and " + std::to_string(p.numTensors()) + " tensors");
     throw;
   }
   v.ev = evaluateSchedule(p, v.s, m);
   std::vector<std::string> differ = reportedLatencyWarnings(v.s, v.ev);
   if (!differ.empty() && 2 * differ.size() >= v.ev.subgraphs.size())  // first: it explains the rest
-    v.warnings.push_back(std::to_string(differ.size()) + " of " + std::to_string(v.ev.subgraphs.size()) +
-                         " subgraphs have reported latencies that differ from the computed ones: is the schedule for another "
-                         "problem or another model (--model)?");
+    v.warnings.push_back(
+        std::to_string(differ.size()) + " of " + std::to_string(v.ev.subgraphs.size()) +
+        " subgraphs have reported latencies that differ from the computed ones: is the schedule for another "
+        "problem or another model (--model)?");
   v.warnings.insert(v.warnings.end(), v.ev.warnings.begin(), v.ev.warnings.end());
   for (std::string& w : differ) v.warnings.push_back(std::move(w));
   std::vector<SubgraphTraffic> traffic = subgraphTraffic(p, v.s, v.ev);
@@ -174,10 +177,11 @@ ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, con
 
 void checkStats(const Problem& p, const Stats& st, ScheduleView& v) {
   if (!st.instance.empty() && st.instance != p.name)
-    v.warnings.push_back("--stats '" + st.path + "' is for instance '" + st.instance + "', the problem is '" + p.name + "'");
+    v.warnings.push_back("--stats '" + st.path + "' is for instance '" + st.instance + "', the problem is '" + p.name +
+                         "'");
   if (st.best_latency > 0 && std::abs(st.best_latency - v.ev.total) > 1e-9 * std::max(1.0, v.ev.total))
-    v.warnings.push_back("--stats '" + st.path + "' reports best latency " + humanNumber(st.best_latency) + ", the schedule '" +
-                         v.path + "' has " + humanNumber(v.ev.total));
+    v.warnings.push_back("--stats '" + st.path + "' reports best latency " + humanNumber(st.best_latency) +
+                         ", the schedule '" + v.path + "' has " + humanNumber(v.ev.total));
 }
 
 // ---------------------------------------------------------------- page parts
@@ -220,7 +224,8 @@ std::string opChips(const Problem& p, const std::vector<OpId>& ops) {
     TensorId out = opd.outputs.empty() ? -1 : opd.outputs[0];
     o << "<span class=\"chip " << opTypeShort(opd.type) << "\" title=\"op " << op << " "
       << (opd.type == OpType::MatMul ? "MatMul" : "Pointwise");
-    if (out >= 0) o << " &rarr; t" << out << " (" << humanNumber(p.widths[out]) << "&times;" << humanNumber(p.heights[out]) << ")";
+    if (out >= 0)
+      o << " &rarr; t" << out << " (" << humanNumber(p.widths[out]) << "&times;" << humanNumber(p.heights[out]) << ")";
     o << ", base cost " << humanNumber(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type) << "</span>";
   }
   return o.str();
@@ -286,8 +291,8 @@ footer{color:var(--mute);font-size:12px;padding:0 28px 24px}
 }  // namespace
 
 std::string card(const std::string& cls, const std::string& key, const std::string& value, const std::string& detail) {
-  return "<div class=\"card " + cls + "\"><div class=\"k\">" + key + "</div><div class=\"v\">" + value + "</div><div class=\"d\">" +
-         detail + "</div></div>\n";
+  return "<div class=\"card " + cls + "\"><div class=\"k\">" + key + "</div><div class=\"v\">" + value +
+         "</div><div class=\"d\">" + detail + "</div></div>\n";
 }
 
 std::string pageStart(const std::string& title) {
@@ -297,8 +302,8 @@ std::string pageStart(const std::string& title) {
 }
 
 std::string pageEnd(const std::string& model, const std::string& extra) {
-  return std::string("<footer>Generated by mlsys ") + MLSYS_VERSION + " (git " + MLSYS_GIT_HASH + ") &middot; model " + esc(model) +
-         extra + "</footer>\n</body></html>\n";
+  return std::string("<footer>Generated by mlsys ") + MLSYS_VERSION + " (git " + MLSYS_GIT_HASH + ") &middot; model " +
+         esc(model) + extra + "</footer>\n</body></html>\n";
 }
 
 std::string renderStats(const std::vector<const Stats*>& stats, const std::vector<std::string>& labels) {
@@ -329,8 +334,8 @@ std::string renderStats(const std::vector<const Stats*>& stats, const std::vecto
 std::string renderWarnings(const std::vector<std::string>& warnings) {
   if (warnings.empty()) return "";
   std::ostringstream o;
-  o << "<section><h2 class=\"warn\">Warnings (" << warnings.size() << ")</h2><details" << (warnings.size() <= 10 ? " open" : "")
-    << "><summary>show</summary><ul>\n";
+  o << "<section><h2 class=\"warn\">Warnings (" << warnings.size() << ")</h2><details"
+    << (warnings.size() <= 10 ? " open" : "") << "><summary>show</summary><ul>\n";
   for (const auto& w : warnings) o << "<li>" << esc(w) << "</li>\n";
   o << "</ul></details></section>\n";
   return o.str();

@@ -25,7 +25,7 @@ struct TracePoint {
   double latency = 0;
 };
 struct Trace {
-  std::vector<TracePoint> points;     // every row but `end`, in file order
+  std::vector<TracePoint> points;       // every row but `end`, in file order
   double end_s = -1, end_latency = -1;  // the `end` row (traces of older versions have none)
 };
 // Throws InputError naming the file and line of a malformed row.
@@ -59,11 +59,11 @@ struct ScheduleView {
   std::vector<SgView> sg;
   std::vector<std::string> warnings;  // the evaluator's, reported latencies that differ, --stats mismatches
   double loaded = 0, stored = 0, compute = 0, memory = 0;  // sums over the subgraphs whose traffic is known
-  bool traffic_known = true;  // every subgraph's
+  bool traffic_known = true;                               // every subgraph's
 };
 // Throws InputError if the file is not a schedule of `p` (naming both files).
-ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m, const std::string& path,
-                          const ReadLimits& lim = {});
+ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, const ModelOptions& m,
+                          const std::string& path, const ReadLimits& lim = {});
 // The stats belong to another instance or another schedule: warnings on the view.
 void checkStats(const Problem& p, const Stats& st, ScheduleView& v);
 
@@ -109,8 +109,8 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lowerBou
 // of the exact line at every time, and a monotone line of height H px keeps at most
 // H / minStepPx + 2 vertices.
 std::vector<size_t> thinSteps(const std::vector<double>& y, double minStepPx, size_t maxExact);
-inline constexpr double kMinStepPx = 0.1;        // the convergence plot's thinning resolution
-inline constexpr size_t kMaxExactSteps = 2000;   // step lines up to this many vertices are not thinned
+inline constexpr double kMinStepPx = 0.1;            // the convergence plot's thinning resolution
+inline constexpr size_t kMaxExactSteps = 2000;       // step lines up to this many vertices are not thinned
 inline constexpr size_t kMaxConstructionMarks = 50;  // construction rows drawn per run
 // The x range of a convergence plot: the `end` row's time, else the stats' elapsed time, else
 // the last row's time plus 3%.
@@ -119,11 +119,12 @@ double traceHorizon(const Trace& t, const Stats* st);
 // ---------------------------------------------------------------- the pages
 
 // The page of one schedule (report_schedule.cpp); `trace` and `stats` may be null.
-std::string renderSchedulePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
-                               const ScheduleView& v, const Trace* trace, const Stats* stats);
+std::string renderSchedulePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
+                               const std::string& boundNote, const ScheduleView& v, const Trace* trace,
+                               const Stats* stats);
 // The comparison page of two or more schedules (report_compare.cpp).
-std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb, const std::string& boundNote,
-                              const std::vector<const ScheduleView*>& views, const std::vector<const Trace*>& traces,
-                              const std::vector<const Stats*>& stats);
+std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
+                              const std::string& boundNote, const std::vector<const ScheduleView*>& views,
+                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats);
 
 }  // namespace mlsys

@@ -19,8 +19,8 @@ std::vector<std::string> reportedLatencyWarnings(const Schedule& s, const Evalua
   for (size_t i = 0; i < ev.subgraphs.size() && i < s.reported.size(); ++i) {
     double got = s.reported[i], want = ev.subgraphs[i].cost.latency;
     if (ev.subgraphs[i].cost.valid && std::abs(got - want) > 1e-9 * std::max(1.0, std::abs(want)))
-      w.push_back("subgraph " + std::to_string(i) + ": reported latency " + formatDouble(got) + " differs from the computed " +
-                  formatDouble(want));
+      w.push_back("subgraph " + std::to_string(i) + ": reported latency " + formatDouble(got) +
+                  " differs from the computed " + formatDouble(want));
   }
   return w;
 }
@@ -37,14 +37,16 @@ std::vector<SubgraphTraffic> subgraphTraffic(const Problem& p, const Schedule& s
     const SubgraphSched& sg = s.subgraphs[i];
     const auto& rin = i > 0 ? s.subgraphs[i - 1].retain : kNone;
     const SubgraphPlan plan = planSubgraph(p, ev.model, sg.ops, sg.gran, rin, sg.retain);
-    const SubgraphCost mem = costSubgraph(p, planSubgraph(memoryOnly, ev.model, sg.ops, sg.gran, rin, sg.retain), sg.trav);
+    const SubgraphCost mem =
+        costSubgraph(p, planSubgraph(memoryOnly, ev.model, sg.ops, sg.gran, rin, sg.retain), sg.trav);
     // A step is compute-bound when c * B >= m * D (cost/step.h) and m <= 2 * peak working set (a
     // step loads and stores only what its working set holds); c >= 1 wherever an op computes.
     const i128 D = plan.D;
     const long double fastB = 2.0L * static_cast<long double>(cost.peak_ws) * static_cast<long double>(D) + 1;
     i64 baseSum = 0;
     for (OpId o : sg.ops) baseSum += p.ops[o].base_cost;
-    const long double perStep = static_cast<long double>(baseSum) * static_cast<long double>(std::max<i64>({plan.Kacc, plan.D, 1}));
+    const long double perStep =
+        static_cast<long double>(baseSum) * static_cast<long double>(std::max<i64>({plan.Kacc, plan.D, 1}));
     if (!plan.valid || !mem.valid || D <= 0 || mem.num % D != 0 || fastB > 9e18L || perStep * fastB > 1e37L) continue;
     computeOnly.bandwidth = static_cast<i64>(fastB);
     const SubgraphCost comp = costSubgraph(computeOnly, plan, sg.trav);

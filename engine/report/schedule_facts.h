@@ -22,7 +22,7 @@ std::vector<std::string> reportedLatencyWarnings(const Schedule& s, const Evalua
 // between max(compute, memory) and compute + memory), and the elements it loads from and stores
 // to slow memory.
 struct SubgraphTraffic {
-  bool known = false;  // false for an invalid subgraph, or when the figures leave the exact range
+  bool known = false;              // false for an invalid subgraph, or when the figures leave the exact range
   double compute = 0, memory = 0;  // time units
   i64 loaded = 0, stored = 0;      // elements
 };

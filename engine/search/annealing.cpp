@@ -1,8 +1,9 @@
 #include "engine/search/annealing.h"
 
-#include "engine/base/limits.h"
 #include <cmath>
 #include <limits>
+
+#include "engine/base/limits.h"
 
 namespace mlsys {
 namespace {
@@ -158,7 +159,8 @@ void Annealer::warnNoMove() const {
     if (!names.empty()) names += ", ";
     names += m->name();
   }
-  run_.progress.warnOnce("no enabled move applies to this schedule (enabled: " + names + "); the annealing workers stop");
+  run_.progress.warnOnce("no enabled move applies to this schedule (enabled: " + names +
+                         "); the annealing workers stop");
 }
 
 }  // namespace mlsys

@@ -13,8 +13,8 @@
 #pragma once
 #include <limits>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cost/incremental.h"
@@ -35,13 +35,13 @@ class Annealer {
   void reportStats() const;
 
  private:
-  size_t pickMove();                           // roulette over the weights
-  bool accept(double delta, double T);         // Metropolis criterion
-  double temperature(double latency) const;    // at the run's current fraction of its budget
+  size_t pickMove();                         // roulette over the weights
+  bool accept(double delta, double T);       // Metropolis criterion
+  double temperature(double latency) const;  // at the run's current fraction of its budget
   void warnNoMove() const;
 
   SearchRun& run_;
-  int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
+  int id_;             // the worker's id (which pool it reads: SearchRun::poolOf)
   Rng rng_, acc_rng_;  // proposals and restarts; acceptance
   std::vector<std::unique_ptr<Move>> moves_;
   std::vector<double> weights_;

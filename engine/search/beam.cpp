@@ -5,10 +5,10 @@
 #include <memory>
 #include <optional>
 
-#include "engine/construct/construct.h"
 #include "cost/granularity.h"
-#include "engine/search/order_beam.h"
+#include "engine/construct/construct.h"
 #include "engine/construct/topo_order.h"
+#include "engine/search/order_beam.h"
 
 namespace mlsys {
 

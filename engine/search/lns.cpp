@@ -1,6 +1,5 @@
 #include "engine/search/lns.h"
 
-#include "engine/base/limits.h"
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <unordered_set>
 
 #include "cost/subgraph.h"
+#include "engine/base/limits.h"
 #include "engine/exact/exact.h"
 #include "engine/search/window.h"
 #include "moves/moves.h"
@@ -208,7 +208,8 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   // resets it; measured, they cost transformer-n150-s12 1-2% at 30 s (bench/RESULTS.md).
   o.mirrors = false;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(run_.cfg.lns_window_seconds);
-  ExactResult r = solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
+  ExactResult r =
+      solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
   run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
   if (!r.found || (incEval.valid && !improves(r.latency, incEval.total))) {
@@ -232,14 +233,16 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
     int at = -1;
     for (int i = a; i <= b; ++i) {
       const bool inWindow = std::binary_search(idx.begin(), idx.end(), i);
-      if (place == 0 && i == idx.front()) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
+      if (place == 0 && i == idx.front())
+        at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
       if (!inWindow) c.repl.push_back(cur.subgraphs[i]);
     }
     if (place == 1) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
     for (size_t j = 0; j < c.repl.size(); ++j) {
       std::vector<TensorId>& ret = c.repl[j].retain;
       if (ret.empty()) continue;
-      const SubgraphSched* next = j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
+      const SubgraphSched* next =
+          j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
       std::vector<TensorId> keep;
       if (next) {
         const std::vector<TensorId> in = boundaryInputs(p, next->ops);
@@ -248,7 +251,8 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
       ret = std::move(keep);
     }
     DeltaEval d = ev.evaluate(c);
-    if (d.valid && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), bestC = std::move(c), blockAt = a + at;
+    if (d.valid && (!bestD.valid || d.delta < bestD.delta))
+      bestD = std::move(d), bestC = std::move(c), blockAt = a + at;
     if (idx.back() - idx.front() + 1 == static_cast<int>(idx.size())) break;  // consecutive: one placement
   }
   if (!bestD.valid) return false;
@@ -318,7 +322,8 @@ bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& 
   run_.stats.countEvaluations(id_, 1);
   polishStats_.valid += d.valid;
   const bool valid = d.valid;
-  if (valid && deltaImproves(d.delta, at, 1e-12) && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+  if (valid && deltaImproves(d.delta, at, 1e-12) && (!bestD.valid || d.delta < bestD.delta))
+    bestD = std::move(d), best = std::move(c);
   return valid;
 }
 
@@ -360,7 +365,8 @@ void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
       if (b < 1) break;
       const i64 tiles = (dimB + b - 1) / b, even = (dimB + tiles - 1) / tiles;
       price(gran(a, b), {TraversalKind::RowSnake, {}});
-      if (even != b) price(gran(a, even), {TraversalKind::Raster, {}}), price(gran(a, even), {TraversalKind::RowSnake, {}});
+      if (even != b)
+        price(gran(a, even), {TraversalKind::Raster, {}}), price(gran(a, even), {TraversalKind::RowSnake, {}});
     }
   }
   if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
@@ -382,7 +388,8 @@ bool Lns::polishTraversals(IncrementalEvaluator& ev, int from, int to) {
         if (how == 0) c.repl[0].trav = {k, {}};
         if (c.repl[0].trav == S.trav) continue;
         DeltaEval d = ev.evaluate(c);
-        if (d.valid && deltaImproves(d.delta, before, 1e-12) && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+        if (d.valid && deltaImproves(d.delta, before, 1e-12) && (!bestD.valid || d.delta < bestD.delta))
+          bestD = std::move(d), best = std::move(c);
       }
     }
     if (bestD.valid) ev.apply(best, bestD);

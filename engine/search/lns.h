@@ -84,11 +84,11 @@ class Lns {
   MoveStats stats_;
   MoveStats polishStats_;  // the granularity polish: evaluated, valid, applied (a side changed), improved (a new best)
   double best_ = -1;
-  int size_ = 0;       // window size (distinct ops) of the current round
-  long stall_ = 0;     // windows since the last improvement at this size
+  int size_ = 0;    // window size (distinct ops) of the current round
+  long stall_ = 0;  // windows since the last improvement at this size
   bool cycleImproved_ = false;
-  size_t polishCursor_ = 0;       // next subgraph the granularity polish visits
-  double polishConverged_ = -1;   // latency of the last schedule a full sweep left unchanged
+  size_t polishCursor_ = 0;      // next subgraph the granularity polish visits
+  double polishConverged_ = -1;  // latency of the last schedule a full sweep left unchanged
 };
 
 }  // namespace mlsys

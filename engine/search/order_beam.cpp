@@ -1,6 +1,5 @@
 #include "engine/search/order_beam.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -8,8 +7,8 @@
 #include <unordered_map>
 
 #include "cost/subgraph.h"
-#include "engine/exact/exact.h"
 #include "engine/base/parallel.h"
+#include "engine/exact/exact.h"
 
 namespace mlsys {
 namespace {

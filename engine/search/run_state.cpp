@@ -1,8 +1,8 @@
 #include "engine/search/run_state.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -67,9 +67,7 @@ double gapOf(double latency, double bound) {
   return std::max(0.0, (latency - bound) / latency);
 }
 
-std::string gapText(double latency, double bound) {
-  return fmt::format("{:.2f}%", 100 * gapOf(latency, bound));
-}
+std::string gapText(double latency, double bound) { return fmt::format("{:.2f}%", 100 * gapOf(latency, bound)); }
 
 std::unique_ptr<TraceFile> TraceFile::open(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
@@ -142,8 +140,9 @@ void Progress::checkPending() {
     best_ = checked;
     best_found_s_ = h.found_s;
     if (!quiet_)
-      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n", formatDouble(std::round(h.found_s * 1000) / 1000),
-                               formatDouble(checked), gapText(checked, bound_), h.who);
+      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n",
+                               formatDouble(std::round(h.found_s * 1000) / 1000), formatDouble(checked),
+                               gapText(checked, bound_), h.who);
     if (meetsBound(checked, bound_)) stats_.optimal.store(true);
     if (trace_) trace_->row(h.found_s, h.who, checked);
   }
@@ -186,8 +185,8 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     std::lock_guard<std::mutex> lk(mu_);
     std::string line = fmt::format("[{}s] incumbent {}  bound {}  gap {}  evals {} ({}/s, {}% accepted)  pool {}  |",
                                    formatDouble(std::round(t * 10) / 10), formatDouble(best_), formatDouble(bound_),
-                                   gapText(best_, bound_), e, static_cast<long>(rate), formatDouble(std::round(accRate * 10) / 10),
-                                   pool.size());
+                                   gapText(best_, bound_), e, static_cast<long>(rate),
+                                   formatDouble(std::round(accRate * 10) / 10), pool.size());
     for (const auto& [k, v] : stats_.bestByKind()) line += fmt::format("  {} {}", k, formatDouble(v));
     line += "\n";
     std::cerr << line;

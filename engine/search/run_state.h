@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/deadline.h"
 #include "engine/base/limits.h"
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
-#include "engine/base/deadline.h"
 #include "engine/io/output.h"
 #include "engine/search/pool.h"
 
@@ -46,7 +46,7 @@ struct SearchResult {
   double best_found_s = 0;  // when the final best was found
   std::map<std::string, MoveStats> moves;
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
-  bool optimal = false;       // stopped because the best met the lower bound
+  bool optimal = false;                        // stopped because the best met the lower bound
   bool max_evals_hit = false;
 };
 
@@ -183,9 +183,9 @@ class Progress {
   const Deadline& dl_;
   OutputWriter& out_;
   RunStats& stats_;
-  mutable std::mutex mu_;  // best_, best_found_s_, warned_, pending_ and whole lines on stderr
+  mutable std::mutex mu_;           // best_, best_found_s_, warned_, pending_ and whole lines on stderr
   std::condition_variable handed_;  // a hand-over is pending (wakes the monitor)
-  std::mutex check_mu_;            // one check at a time (pending_ is taken under mu_, checked under this)
+  std::mutex check_mu_;             // one check at a time (pending_ is taken under mu_, checked under this)
   TraceFile* trace_;
   double best_;  // the best checked latency
   double best_found_s_ = 0;
@@ -200,10 +200,16 @@ std::string gapText(double latency, double bound);
 double gapOf(double latency, double bound);
 
 struct SearchRun {
-  SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline, OutputWriter& out,
-            int64_t max_evals, TraceFile* trace, double bound_, bool quiet)
-      : p(problem), cfg(config), seed(seed_), dl(deadline), bound(bound_), stop(deadline, out, stats, config.margin_s, max_evals),
-        progress(deadline, out, stats, trace, bound_, quiet), pool(config.pool_size) {}
+  SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline,
+            OutputWriter& out, int64_t max_evals, TraceFile* trace, double bound_, bool quiet)
+      : p(problem),
+        cfg(config),
+        seed(seed_),
+        dl(deadline),
+        bound(bound_),
+        stop(deadline, out, stats, config.margin_s, max_evals),
+        progress(deadline, out, stats, trace, bound_, quiet),
+        pool(config.pool_size) {}
   // With pool.isolate_first and more than one thread (call before the workers start), worker 0
   // gets a pool of its own: it reads only the elites it offered (and the start), so it runs the
   // 1-thread search; every offer still goes to the shared pool, which the other workers read.
@@ -239,7 +245,7 @@ struct SearchRun {
   RunStats stats;
   StopPolicy stop;
   Progress progress;
-  ElitePool pool;  // the elite schedules workers restart from (every worker's offers)
+  ElitePool pool;                   // the elite schedules workers restart from (every worker's offers)
   std::unique_ptr<ElitePool> own0;  // worker 0's own offers, when isolated (isolateFirstWorker)
 };
 

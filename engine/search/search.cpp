@@ -1,17 +1,17 @@
 #include "engine/search/search.h"
 
-#include <oneapi/tbb/global_control.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <thread>
 
+#include <oneapi/tbb/global_control.h>
+
 #include "cost/incremental.h"
+#include "engine/base/parallel.h"
 #include "engine/search/annealing.h"
 #include "engine/search/beam.h"
 #include "engine/search/lns.h"
-#include "engine/base/parallel.h"
 
 namespace mlsys {
 namespace {
@@ -21,9 +21,15 @@ namespace {
 class Worker {
  public:
   Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
-      : run_(run), id_(id), kind_(kind), then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind), beam_index_(beam_index),
-        ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)), start_(start),
-        annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)), lns_(run, id) {
+      : run_(run),
+        id_(id),
+        kind_(kind),
+        then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind),
+        beam_index_(beam_index),
+        ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)),
+        start_(start),
+        annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)),
+        lns_(run, id) {
     ev_.setStop(run.dl.stopToken());  // a rebuild on a huge graph gives up on a signal
   }
 
@@ -57,8 +63,8 @@ class Worker {
     constexpr int kExplore = 4;
     enum { kLns, kSa, kPolish };
     const int kKinds = run_.cfg.lns_polish ? 3 : 2;  // the polish only with lns.polish
-    double yield[3] = {-1, -1, -1};  // moving average per kind; -1: not measured yet
-    int idle[3] = {0, 0, 0};         // slices since the kind last ran
+    double yield[3] = {-1, -1, -1};                  // moving average per kind; -1: not measured yet
+    int idle[3] = {0, 0, 0};                         // slices since the kind last ran
     while (!run_.stop.stopNow()) {
       int k = -1;
       for (int i = 0; i < kKinds && k < 0; ++i)
@@ -96,7 +102,7 @@ class Worker {
   int id_;
   WorkerKind kind_;
   WorkerKind then_;  // what the worker runs after its beam phase, if any (its own kind otherwise)
-  int beam_index_;  // rank among the beam workers
+  int beam_index_;   // rank among the beam workers
   IncrementalEvaluator ev_;
   Schedule start_;
   Annealer annealer_;

@@ -1,20 +1,19 @@
 #include "engine/search/solve.h"
 
-#include "engine/base/limits.h"
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/info.h>
-
 #include <cmath>
 #include <iostream>
 #include <thread>
 
 #include <fmt/format.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
 
 #include "cost/bound.h"
 #include "cost/json_util.h"
-#include "engine/io/config.h"
+#include "engine/base/limits.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
+#include "engine/io/config.h"
 #include "engine/io/files.h"
 #include "engine/io/output.h"
 #include "engine/search/search.h"
@@ -84,10 +83,12 @@ class SolveRun {
     if (!quick) return r_;
     const bool spentAtFirst = spent();
     if (spentAtFirst)
-      log_(p_.numOps() > kQuickFloorOps ? "the budget is spent: lower bound, baseline and search skipped"
-                                        : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
+      log_(p_.numOps() > kQuickFloorOps
+               ? "the budget is spent: lower bound, baseline and search skipped"
+               : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
     if (!spentAtFirst || p_.numOps() <= kQuickFloorOps) bound(spentAtFirst);
-    if (r_.lower_bound > 0) log_(fmt::format("lower bound {}; gap {}", formatDouble(r_.lower_bound), gapText(first_lat_, r_.lower_bound)));
+    if (r_.lower_bound > 0)
+      log_(fmt::format("lower bound {}; gap {}", formatDouble(r_.lower_bound), gapText(first_lat_, r_.lower_bound)));
     Schedule& base = baseline(*quick);
     // After a signal, go straight to the final write; with the budget spent, too.
     if (!dl_.stopRequested() && !spent()) {
@@ -120,8 +121,8 @@ class SolveRun {
     out_->setStopMargin(cfg_.margin_s);
     if (out_->inPlace()) log_("'" + opt_.out + "' is not a regular file: it is written in place, once, at the end");
     r_.threads = resolveThreads(opt_.threads);
-    log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}", p_.name,
-                     p_.numOps(), p_.numTensors(), formatDouble(budget_), r_.threads, opt_.seed,
+    log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}",
+                     p_.name, p_.numOps(), p_.numTensors(), formatDouble(budget_), r_.threads, opt_.seed,
                      opt_.max_evals > 0 ? fmt::format("; max-evals {}", opt_.max_evals) : "", cfg_.model.describe()));
   }
 
@@ -147,7 +148,8 @@ class SolveRun {
       return nullptr;
     }
     traceRow(TraceTag::First, first_lat_);
-    log_(fmt::format("{}: latency {}", out_->inPlace() ? "first schedule ready" : "first schedule written", formatDouble(first_lat_)));
+    log_(fmt::format("{}: latency {}", out_->inPlace() ? "first schedule ready" : "first schedule written",
+                     formatDouble(first_lat_)));
     r_.model = cfg_.model.describe();
     return &quick;
   }
@@ -197,7 +199,8 @@ class SolveRun {
       return dl_.stopRequested() || dl_.remaining() <= std::max(stopAt, out_->stopMargin(cfg_.margin_s));
     });
     const double before = out_->best();
-    if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true) >= 0 && !worsens(ex.latency, out_->best(), 1e-12)) base = ex.schedule;
+    if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true) >= 0 && !worsens(ex.latency, out_->best(), 1e-12))
+      base = ex.schedule;
     if (out_->best() < before) {
       traceRow(TraceTag::Exact, out_->best());
       r_.best_found_s = dl_.elapsed();
@@ -207,9 +210,9 @@ class SolveRun {
     // issue 36). The run is proven optimal only when the best meets the lower bound.
     if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
     log_(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
-                     ex.proven_optimal                      ? std::string("optimal over its space; the search goes on")
+                     ex.proven_optimal                    ? std::string("optimal over its space; the search goes on")
                      : ex.status == ExactStatus::TooLarge ? fmt::format("too large (over {} ops)", kExactMaxOps)
-                                                            : std::string("stopped before the proof"),
+                                                          : std::string("stopped before the proof"),
                      ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded,
                      formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
   }
@@ -228,7 +231,8 @@ class SolveRun {
   // still writes a small schedule).
   void finish() {
     if (!out_->flushFinal(dl_.stopSignal() != 0) && out_->writeError().empty())
-      log_("a better schedule (latency " + formatDouble(out_->best()) + ") was not written: the write would have ended past the budget");
+      log_("a better schedule (latency " + formatDouble(out_->best()) +
+           ") was not written: the write would have ended past the budget");
     r_.searched = true;
     r_.written_best = out_->writtenBest();
     r_.write_error = out_->writeError();
@@ -237,7 +241,8 @@ class SolveRun {
     // Another process (a second run on the same output) may have replaced the file since.
     r_.on_disk = r_.written_best >= 0 && out_->stillOnDisk();
     if (r_.written_best >= 0 && !r_.on_disk)
-      std::cerr << "mlsys: warning: '" << opt_.out << "' was replaced or removed by someone else after this run's last write: "
+      std::cerr << "mlsys: warning: '" << opt_.out
+                << "' was replaced or removed by someone else after this run's last write: "
                 << "this run's best is not on disk\n";
     traceRow(TraceTag::End, r_.written_best);
     r_.first_write_s = out_->firstWriteTime();

@@ -16,14 +16,14 @@ struct SearchConfig;
 
 struct SolveOptions {
   std::string out;
-  double seconds = -1;     // < 0: contest default from the instance size
-  int threads = 0;         // 0: all cores
+  double seconds = -1;  // < 0: contest default from the instance size
+  int threads = 0;      // 0: all cores
   uint64_t seed = 1;
-  int64_t max_evals = -1;  // > 0: stop after this many move evaluations (reproducible runs)
-  std::string config;      // YAML path ("" = built-in default)
+  int64_t max_evals = -1;        // > 0: stop after this many move evaluations (reproducible runs)
+  std::string config;            // YAML path ("" = built-in default)
   std::vector<std::string> set;  // --set KEY=VALUE, applied over the config file
-  std::string trace;       // CSV of improvements (seconds, worker, latency)
-  std::string stats;       // JSON summary written at the end
+  std::string trace;             // CSV of improvements (seconds, worker, latency)
+  std::string stats;             // JSON summary written at the end
   bool quiet = false;
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
@@ -90,10 +90,10 @@ struct SolveOutcome {
   std::string trace_error;    // a --trace row could not be written: why
   double first_write_s = -1;  // when the first schedule was on disk
   int writes = 0;
-  double lower_bound = 0;     // cost/bound.h
-  bool optimal = false;       // proven: the best meets the bound, or the exact solver completed
+  double lower_bound = 0;  // cost/bound.h
+  bool optimal = false;    // proven: the best meets the bound, or the exact solver completed
   StopReason stop_reason = StopReason::Deadline;
-  std::string model;          // ModelOptions::describe()
+  std::string model;  // ModelOptions::describe()
 };
 
 // The output file holds a valid schedule from the first write on. Progress goes to `log`.

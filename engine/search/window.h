@@ -25,8 +25,8 @@ namespace mlsys {
 
 struct SubProblem {
   Problem p;
-  std::vector<OpId> op_of;          // sub-problem op -> full op
-  std::vector<TensorId> tensor_of;  // sub-problem tensor -> full tensor
+  std::vector<OpId> op_of;                            // sub-problem op -> full op
+  std::vector<TensorId> tensor_of;                    // sub-problem tensor -> full tensor
   std::unordered_map<TensorId, TensorId> sub_tensor;  // full tensor -> sub-problem tensor
   std::unordered_map<OpId, OpId> sub_op;              // full op -> sub-problem op
 };

@@ -278,26 +278,31 @@ TEST(Adversarial, LimitValuesDoNotOverflowTheEvaluator) {
     std::string name;
     std::function<Problem()> make;
     std::string schedule;
-    int exit_code;         // the verdict: 0 (priced) or 1 (refused with rule `range`)
+    int exit_code;  // the verdict: 0 (priced) or 1 (refused with rule `range`)
   };
   std::vector<Case> cases;
   // D * bandwidth = 2^24 * 2^40 does not fit 64 bits.
-  cases.push_back({"den", [&] {
-                     PB b(1000, kMaxBandwidth);
-                     b.mm(b.t(1, K), b.t(K, 1));
-                     return b.p;
-                   },
-                   R"({"subgraphs":[[0]],"granularities":[[1,1,128]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})", 0});
+  cases.push_back(
+      {"den",
+       [&] {
+         PB b(1000, kMaxBandwidth);
+         b.mm(b.t(1, K), b.t(K, 1));
+         return b.p;
+       },
+       R"({"subgraphs":[[0]],"granularities":[[1,1,128]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})", 0});
   // 2^48 steps of 2^80 each with native size 1: the exact sum needs more than 127 bits.
-  cases.push_back({"num", [&] {
+  cases.push_back({"num",
+                   [&] {
                      PB b(kMaxCapacity, kMaxBandwidth, 1);
                      b.pw({b.t(K, K)}, kMaxBaseCost);
                      return b.p;
                    },
-                   R"({"subgraphs":[[0]],"granularities":[[1,1,1]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})", 1});
+                   R"({"subgraphs":[[0]],"granularities":[[1,1,1]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})",
+                   1});
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const std::string P = test::tempPath("limit_" + c.name + ".json"), S = test::tempPath("limit_" + c.name + ".sched.json");
+    const std::string P = test::tempPath("limit_" + c.name + ".json"),
+                      S = test::tempPath("limit_" + c.name + ".sched.json");
     test::writeText(P, problemToJson(c.make()));
     test::writeText(S, c.schedule);
     auto e = runWithKill({"evaluate", P, S}, 20);
@@ -324,7 +329,8 @@ TEST(Adversarial, LongNumberLiteralsDoNotCrashTheParsers) {
   // {name, problem text, the expected verdict: 0, or 1 with this text in the message}
   const std::vector<std::tuple<std::string, std::string, std::string>> probs{
       {"frac_unknown_key", "{\"note\": " + longFrac + ", " + good.substr(1), ""},
-      {"frac_base_cost", std::string(good).replace(good.find("\"base_costs\": [") + 15, 3, longFrac), "must be an integer"},
+      {"frac_base_cost", std::string(good).replace(good.find("\"base_costs\": [") + 15, 3, longFrac),
+       "must be an integer"},
       {"int_capacity", std::string(good).replace(good.find("100000"), 6, longInt), "Number too big"},
       {"tiny_exponent", "{\"note\": " + tinyExp + ", " + good.substr(1), ""},
       {"digits17_exponent", "{\"note\": 0.0000080721100500516772e-00000000328, " + good.substr(1), ""},
@@ -342,8 +348,9 @@ TEST(Adversarial, LongNumberLiteralsDoNotCrashTheParsers) {
   // A schedule with a long latency literal, against a valid problem.
   const std::string P = test::tempPath("longnum_ok.json"), S = test::tempPath("longnum_sched.json");
   test::writeText(P, good);
-  test::writeText(S, R"({"subgraphs":[[0]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],"subgraph_latencies":[)" +
-                         longFrac + "]}");
+  test::writeText(
+      S, R"({"subgraphs":[[0]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],"subgraph_latencies":[)" +
+             longFrac + "]}");
   auto e = runWithKill({"evaluate", P, S}, 10);
   EXPECT_EQ(e.exit_code, 0) << "evaluate (exit " << e.exit_code << "): " << e.err;
 }

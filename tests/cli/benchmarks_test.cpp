@@ -124,9 +124,8 @@ TEST_P(Benchmark, WrittenLatenciesAreExact) {
   std::vector<double> written = latenciesInFile(test::readText(out));
   ASSERT_EQ(written.size(), e.subgraphs.size());
   for (size_t i = 0; i < written.size(); ++i)
-    EXPECT_EQ(written[i], e.subgraphs[i].cost.latency)
-        << "subgraph " << i << ": written " << formatDouble(written[i]) << ", computed "
-        << formatDouble(e.subgraphs[i].cost.latency);
+    EXPECT_EQ(written[i], e.subgraphs[i].cost.latency) << "subgraph " << i << ": written " << formatDouble(written[i])
+                                                       << ", computed " << formatDouble(e.subgraphs[i].cost.latency);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, Benchmark, ::testing::ValuesIn(instances()),

@@ -111,7 +111,9 @@ TEST_F(Bundle, LddFindsNothingOutsideButTheSystemRuntime) {
       std::string name = fs::path(m[1].str()).filename().string();
       std::string path = fs::path(m[2].matched ? m[2].str() : m[1].str()).lexically_normal().string();
       if (path.starts_with(root_ + "/lib/")) inside.insert(name);
-      else EXPECT_TRUE(std::regex_match(name, system_part)) << name << " comes from outside the bundle (" << env << "):\n" << l.out;
+      else
+        EXPECT_TRUE(std::regex_match(name, system_part)) << name << " comes from outside the bundle (" << env << "):\n"
+                                                         << l.out;
     }
     EXPECT_TRUE(inside.count("libtbb.so.12")) << l.out;
     EXPECT_TRUE(inside.count("libyaml-cpp.so.0.7")) << l.out;
@@ -124,7 +126,8 @@ TEST_F(Bundle, NeedsNoSymbolVersionNewerThanUbuntu2204) {
   const std::map<std::string, std::string> limit{{"GLIBC", "2.35"}, {"GLIBCXX", "3.4.30"}, {"CXXABI", "1.3.13"}};
   int files = 0;
   for (const auto& e : fs::recursive_directory_iterator(root_)) {
-    if (!e.is_regular_file() || (e.path().parent_path().filename() != "bin" && e.path().parent_path().filename() != "lib"))
+    if (!e.is_regular_file() ||
+        (e.path().parent_path().filename() != "bin" && e.path().parent_path().filename() != "lib"))
       continue;
     ++files;
     auto p = shell("objdump -p '" + e.path().string() + "'");

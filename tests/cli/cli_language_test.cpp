@@ -3,13 +3,13 @@
 // text, `--set KEY=VALUE` overrides the config like the file would, search.seconds/threads/seed in
 // the YAML config (flag > --set > file > default), and after a signal the last line on stderr says
 // the run was stopped by it. Every test runs the real binary (MLSYS_BIN).
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -34,7 +34,8 @@ std::string lastLine(const std::string& text) {
   size_t end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
   size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 // From "Exit codes:" to the end of a --help text.
@@ -104,7 +105,8 @@ TEST(CliLanguage, GenerateTakesItsSeedAsLongSeedOnly) {
 // ---- unknown commands -----------------------------------------------------------------------
 
 TEST(CliLanguage, UnknownCommandIsNamedAndExitsTwo) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"frobnicate"}, {"evalute", ex("ex1.json"), ex("ex1a.schedule.json")}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"frobnicate"}, {"evalute", ex("ex1.json"), ex("ex1a.schedule.json")}}) {
     auto r = test::runMlsys(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << ": " << r.err;
     EXPECT_TRUE(has(r.err, "unknown command '" + args[0] + "'")) << r.err;
@@ -120,8 +122,8 @@ TEST(CliLanguage, UnknownCommandIsNamedAndExitsTwo) {
 TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
   const std::map<std::string, std::vector<std::string>> options = {
       {"solve",
-       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "-c, --config", "--set", "--model", "--stats", "--trace",
-        "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
+       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "-c, --config", "--set", "--model", "--stats",
+        "--trace", "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
       {"evaluate", {"--json", "--walk", "-c, --config", "--set", "--model", "-h, --help"}},
       {"bound", {"--json", "-s, --seconds", "-c, --config", "--set", "--model", "-h, --help"}},
       {"report", {"-o, --output", "--trace", "-c, --config", "--set", "--model", "-h, --help"}},
@@ -141,8 +143,9 @@ TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
 // ---- --set ---------------------------------------------------------------------------------------
 
 TEST(CliLanguage, SetOverridesAnyKeyAndShowsInPrintConfig) {
-  auto r = test::runMlsys({"solve", "--print-config", "--set", "sa.t0=0.001", "--set", "search.workers=[beam,sa]", "--set",
-                           "sa.moves.merge=0", "--set", "lns.adaptive=false", "--set", "beam.width=9", "--set", "beam.width=7"});
+  auto r = test::runMlsys({"solve", "--print-config", "--set", "sa.t0=0.001", "--set", "search.workers=[beam,sa]",
+                           "--set", "sa.moves.merge=0", "--set", "lns.adaptive=false", "--set", "beam.width=9", "--set",
+                           "beam.width=7"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "t0: 0.001\n")) << r.out;
   EXPECT_TRUE(has(r.out, "workers: [beam, sa]\n")) << r.out << " (a list value must not be split at its comma)";
@@ -172,7 +175,8 @@ TEST(CliLanguage, SetIsCheckedLikeTheFile) {
       {"foo.bar=1", 1, "--set foo.bar=1: foo: unknown key (known: search, sa"},
       {"sa.moves.teleport=1", 1, "--set sa.moves.teleport=1: sa.moves.teleport: unknown key"},
       {"search.workers=[beam,genetic]", 1, "search.workers: unknown worker kind \"genetic\""},
-      {"lns.window_ops_max=2", 1, "--set lns.window_ops_max=2: lns.window_ops_min: must not exceed lns.window_ops_max (2)"},
+      {"lns.window_ops_max=2", 1,
+       "--set lns.window_ops_max=2: lns.window_ops_min: must not exceed lns.window_ops_max (2)"},
       {"search.seconds=0", 1, "--set search.seconds=0: search.seconds: value 0 is out of range"},
       {"sa.t0", 2, "--set sa.t0: expected KEY=VALUE"},
       {"=0.1", 2, "is not a key"},
@@ -198,8 +202,15 @@ TEST(CliLanguage, SetIsCheckedLikeTheFile) {
 // search settings (one annealing worker whose granularity move is off: the move table at the end
 // shows no granularity evaluation, while the default portfolio evaluates it most often).
 TEST(CliLanguage, SetReachesTheRun) {
-  const std::vector<std::string> run = {"solve", test::instancePath("generated/random-30.json"), test::tempPath("cl_run.json"),
-                                        "-s", "60", "-t", "1", "--max-evals", "3000"};
+  const std::vector<std::string> run = {"solve",
+                                        test::instancePath("generated/random-30.json"),
+                                        test::tempPath("cl_run.json"),
+                                        "-s",
+                                        "60",
+                                        "-t",
+                                        "1",
+                                        "--max-evals",
+                                        "3000"};
   auto base = test::runMlsys(run);
   ASSERT_EQ(base.exit_code, 0) << base.err;
   ASSERT_GT(test::movesEvaluated(base.err, "granularity"), 0) << base.err;
@@ -209,7 +220,9 @@ TEST(CliLanguage, SetReachesTheRun) {
   auto r = test::runMlsys(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(headerOf(r.err), "k_limit=reduction")) << r.err;
-  EXPECT_EQ(test::movesEvaluated(r.err, "granularity"), 0) << "--set search.workers / sa.moves did not reach the search\n" << r.err;
+  EXPECT_EQ(test::movesEvaluated(r.err, "granularity"), 0)
+      << "--set search.workers / sa.moves did not reach the search\n"
+      << r.err;
   EXPECT_GT(test::movesEvaluated(r.err, "merge"), 0) << r.err;
 }
 
@@ -289,7 +302,8 @@ TEST(CliLanguage, SigtermBeforeTheFirstScheduleSaysSo) {
   ::close(w);
   ASSERT_TRUE(exited);
   EXPECT_EQ(c.code(), 128 + SIGTERM);
-  EXPECT_EQ(lastLine(test::readText(err)), "mlsys: stopped by signal 15 before the first schedule existed; nothing written");
+  EXPECT_EQ(lastLine(test::readText(err)),
+            "mlsys: stopped by signal 15 before the first schedule existed; nothing written");
   EXPECT_FALSE(std::filesystem::exists(test::tempPath("cl_fifo_out.json")));
 }
 

@@ -3,6 +3,7 @@
 // crash, sanitizer report, leak, timeout or fuzz-harness check (e.g. closed form != walk).
 // Longer runs: tests/fuzz/run.sh SECONDS (see tests/fuzz/README.md and bench/RESULTS.md).
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -13,7 +14,7 @@
 TEST(FuzzSmoke, EveryTargetRunsCleanForAFewSeconds) {
   if (mlsys::test::runCommand({"sh", "-c", "command -v clang++ || command -v clang++-14"}).exit_code != 0)
     GTEST_SKIP() << "clang++ not found (apt-get install clang libclang-rt-14-dev); fuzz smoke run skipped";
-  const auto r = mlsys::test::runCommand({"env", "MLSYS_FUZZ_BUILD_DIR=" + std::string(MLSYS_BINARY_DIR) + "/fuzz", "bash",
-                                          mlsys::test::sourceDir() + "/tests/fuzz/run.sh", "5"});
+  const auto r = mlsys::test::runCommand({"env", "MLSYS_FUZZ_BUILD_DIR=" + std::string(MLSYS_BINARY_DIR) + "/fuzz",
+                                          "bash", mlsys::test::sourceDir() + "/tests/fuzz/run.sh", "5"});
   EXPECT_EQ(r.exit_code, 0) << "tests/fuzz/run.sh failed:\n" << r.out << r.err;
 }

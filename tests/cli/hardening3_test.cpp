@@ -2,17 +2,18 @@
 // runs the real binary (MLSYS_BIN) in a child process, or the output writer directly, and fails on
 // the code before the fix. Waits have generous time-outs (a hang is a failure, not a slow pass);
 // no test asserts a wall-clock window.
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "cost/json_util.h"
 #include "engine/construct/construct.h"
@@ -30,7 +31,8 @@ namespace {
 // A generated problem written to `dir` (the search improves on it many times in its first second).
 std::string generated(const std::string& dir, const std::string& family, int size, uint64_t seed = 1) {
   const std::string path = dir + "/" + family + "-" + std::to_string(size) + ".json";
-  auto r = test::runMlsys({"generate", "--family", family, "--size", std::to_string(size), "--seed", std::to_string(seed), "-o", path});
+  auto r = test::runMlsys(
+      {"generate", "--family", family, "--size", std::to_string(size), "--seed", std::to_string(seed), "-o", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return path;
 }
@@ -44,8 +46,8 @@ rapidjson::Document readJson(const std::string& path) {
 
 // Runs MLSYS_BIN with `args`, stdout to `out_file`, stderr to `dir/err.txt`; waits up to
 // `timeout_s` (then kills it). Returns {exit code or 1000+signal or -1 if it had to be killed, stderr}.
-std::pair<int, std::string> runChild(const std::string& dir, const std::vector<std::string>& args, double timeout_s = 30,
-                                     const std::string& out_file = "/dev/null") {
+std::pair<int, std::string> runChild(const std::string& dir, const std::vector<std::string>& args,
+                                     double timeout_s = 30, const std::string& out_file = "/dev/null") {
   Child c;
   SpawnOpts o = errFile(dir + "/err.txt");
   o.out_file = out_file;
@@ -69,7 +71,8 @@ bool isSymlink(const std::string& p) {
 class StdoutLinkOutput : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StdoutLinkOutput, WrittenInPlaceWithTheFinalBest) {
-  const std::string d = freshDir("stdoutlink"), p = generated(d, "random", 40), real = d + "/real.txt", stats = d + "/st.json";
+  const std::string d = freshDir("stdoutlink"), p = generated(d, "random", 40), real = d + "/real.txt",
+                    stats = d + "/st.json";
   std::string out = GetParam();
   if (out == "link") {
     out = d + "/mystdout";
@@ -88,13 +91,15 @@ TEST_P(StdoutLinkOutput, WrittenInPlaceWithTheFinalBest) {
   auto lat = latencyOfFile(real);
   ASSERT_TRUE(lat.has_value());
   EXPECT_TRUE(same(*lat, st["best_latency"].GetDouble()))
-      << "real.txt holds latency " << formatNum(*lat) << ", the run's best is " << formatNum(st["best_latency"].GetDouble())
-      << " (" << st["writes"].GetInt() << " writes)";
+      << "real.txt holds latency " << formatNum(*lat) << ", the run's best is "
+      << formatNum(st["best_latency"].GetDouble()) << " (" << st["writes"].GetInt() << " writes)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Hardening3, StdoutLinkOutput, ::testing::Values("link", "/dev/stdout", "/dev/fd/1"),
                          [](const auto& param_info) {
-                           std::string n = param_info.param == "link" ? "SymlinkToProcSelfFd1" : param_info.param == "/dev/stdout" ? "DevStdout" : "DevFd1";
+                           std::string n = param_info.param == "link"          ? "SymlinkToProcSelfFd1"
+                                           : param_info.param == "/dev/stdout" ? "DevStdout"
+                                                                               : "DevFd1";
                            return n;
                          });
 
@@ -106,7 +111,8 @@ TEST(Hardening3, StdoutOpenedForAppendingIsAppendedTo) {
   // link it was given). The shell opens the log with O_APPEND, as a user's >> does.
   const std::string link = d + "/mystdout";
   fs::create_symlink("/proc/self/fd/1", link);
-  auto r = test::runCommand({"sh", "-c", std::string("'") + MLSYS_BIN + "' solve '" + p + "' '" + link + "' -s 1 -q >> '" + log + "'"});
+  auto r = test::runCommand(
+      {"sh", "-c", std::string("'") + MLSYS_BIN + "' solve '" + p + "' '" + link + "' -s 1 -q >> '" + log + "'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = test::readText(log);
   ASSERT_EQ(text.rfind("earlier line\n", 0), 0u) << "the log's first line was overwritten:\n" << text.substr(0, 200);
@@ -154,7 +160,9 @@ TEST(Hardening3, OutputDirectoryRemovedDuringTheRun) {
   const std::string stats = d + "/st.json", trace = d + "/tr.csv";
   fs::create_directories(sub);
   Child c;
-  spawn(c, {"solve", p, out, "-s", "3", "--threads", "1", "--stats", stats, "--trace", trace, "--set", "search.write_interval_s=0"},
+  spawn(c,
+        {"solve", p, out, "-s", "3", "--threads", "1", "--stats", stats, "--trace", trace, "--set",
+         "search.write_interval_s=0"},
         errFile(d + "/err.txt"));
   // Remove the directory as soon as the first schedule is on disk.
   while (!fs::exists(out) && c.running() && secondsSince(c.start) < 30) sleepFor(0.002);
@@ -167,7 +175,8 @@ TEST(Hardening3, OutputDirectoryRemovedDuringTheRun) {
   ASSERT_TRUE(c.code() == 0 || c.code() == 1) << c.describe() << "\n" << err;
   bool improvedAfter = false;
   for (const auto& r : rows) improvedAfter |= r.worker != "end" && r.worker != "first" && r.seconds > removed_at + 0.05;
-  if (!improvedAfter && c.code() == 0) GTEST_SKIP() << "no improvement came after the directory was removed (at " << removed_at << " s)";
+  if (!improvedAfter && c.code() == 0)
+    GTEST_SKIP() << "no improvement came after the directory was removed (at " << removed_at << " s)";
   EXPECT_EQ(c.code(), 1) << c.describe() << "\n" << err;
   EXPECT_NE(err.find("is not on disk"), std::string::npos) << err;
   ASSERT_FALSE(rows.empty());
@@ -183,11 +192,13 @@ TEST(Hardening3, ExactLeavesTimeForTheSearchAndWritesTheBaselineFirst) {
   // 20 ops on which the exact solver does not finish within its share of 3 s (as on mlsys-2026-5
   // and 6).
   const std::string p = generated(d, "random", 20);
-  auto [code, err] = runChild(d, {"solve", p, out, "-s", "3", "--threads", "1", "--exact", "--stats", stats, "--trace", trace}, 60);
+  auto [code, err] =
+      runChild(d, {"solve", p, out, "-s", "3", "--threads", "1", "--exact", "--stats", stats, "--trace", trace}, 60);
   ASSERT_EQ(code, 0) << err;
   rapidjson::Document st = readJson(stats);
   ASSERT_TRUE(st.IsObject());
-  if (std::string(st["stop_reason"].GetString()) == "optimal") GTEST_SKIP() << "the exact solver finished here: nothing to check";
+  if (std::string(st["stop_reason"].GetString()) == "optimal")
+    GTEST_SKIP() << "the exact solver finished here: nothing to check";
   EXPECT_GT(st["evaluations"].GetInt64(), 0) << "the search did not run after the exact solver:\n" << err;
   EXPECT_GT(st["best_found_s"].GetDouble(), 0) << "'found at 0 s'";
   auto rows = readTrace(trace);
@@ -247,7 +258,8 @@ TEST(Hardening3, FifoOutputWithoutAReaderDoesNotBlock) {
 
 TEST(Hardening3, MaxEvalsDoesNotSwitchTheClockOff) {
   const std::string d = freshDir("maxevals"), p = generated(d, "random", 40), stats = d + "/st.json";
-  auto [code, err] = runChild(d, {"solve", p, d + "/o.json", "-s", "1", "-q", "--max-evals", "9223372036854775807", "--stats", stats}, 60);
+  auto [code, err] = runChild(
+      d, {"solve", p, d + "/o.json", "-s", "1", "-q", "--max-evals", "9223372036854775807", "--stats", stats}, 60);
   ASSERT_EQ(code, 0) << (code == -1 ? "still running after 60 s with -s 1" : err);
   rapidjson::Document st = readJson(stats);
   ASSERT_TRUE(st.IsObject());
@@ -309,8 +321,8 @@ TEST(Hardening3, DeeplyNestedYamlSaysWhy) {
 
 TEST(Hardening3, LongSetValueIsNotEchoedWhole) {
   const std::string d = freshDir("longset"), p = ex5In(d);
-  for (const std::string& kv : {"sa.t0=" + std::string(40000, 'x'), "nokey.x" + std::string(40000, 'x') + "=1",
-                                std::string(40000, 'y')}) {
+  for (const std::string& kv :
+       {"sa.t0=" + std::string(40000, 'x'), "nokey.x" + std::string(40000, 'x') + "=1", std::string(40000, 'y')}) {
     auto [code, err] = runChild(d, {"solve", p, d + "/o.json", "-s", "1", "--set", kv}, 30);
     EXPECT_NE(code, 0);
     EXPECT_LT(err.size(), 2000u) << "the --set value was echoed: " << err.size() << " bytes of stderr";
@@ -365,7 +377,8 @@ TEST(Hardening3, TraceToAFullDeviceFails) {
 // A margin at or above the budget is said, and halved to half the budget: the search runs.
 TEST(Hardening3, MarginAtOrAboveTheBudgetIsCapped) {
   const std::string d = freshDir("margin"), p = generated(d, "random", 40), stats = d + "/st.json";
-  auto [code, err] = runChild(d, {"solve", p, d + "/o.json", "-s", "1", "-q", "--set", "search.margin_s=2", "--stats", stats}, 30);
+  auto [code, err] =
+      runChild(d, {"solve", p, d + "/o.json", "-s", "1", "-q", "--set", "search.margin_s=2", "--stats", stats}, 30);
   EXPECT_EQ(code, 0) << err;
   EXPECT_NE(err.find("search.margin_s (2 s) is not below the budget"), std::string::npos) << err;
   rapidjson::Document st = readJson(stats);

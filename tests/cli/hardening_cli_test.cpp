@@ -2,6 +2,8 @@
 // temporary files, large inputs, signals (STOP/CONT, TERM, HUP, KILL, PIPE), absurd thread
 // counts and configs whose moves never apply. Every test runs the real binary (MLSYS_BIN) in a
 // child process, with generous time limits; children still running at the end are killed.
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,9 +11,6 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <atomic>
 #include <cerrno>
@@ -27,6 +26,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "cost/incremental.h"
 #include "tests/child_process.h"
@@ -116,7 +117,8 @@ static void checkStopCont(const std::string& p) {
   // Stop once the baseline is done (at least 0.5 s in): a slow build (TSan) or a loaded machine
   // would otherwise stop it mid-baseline and resume it past the deadline with the baseline's
   // schedule unwritten, which is the budget wall working, not what this test is about.
-  for (int i = 0; i < 2000 && test::readText(d + "/err.txt").find("] baseline:") == std::string::npos && c.running(); ++i)
+  for (int i = 0; i < 2000 && test::readText(d + "/err.txt").find("] baseline:") == std::string::npos && c.running();
+       ++i)
     sleepFor(0.01);
   sleepFor(std::max(0.0, 0.5 - secondsSince(c.start)));
   c.signal(SIGSTOP);
@@ -417,7 +419,8 @@ TEST(HardeningCli, PathCollisionsAreRefused) {
     for (const char* a : {"--seconds", "0.5", "-q"}) args.push_back(a);
     auto r = test::runMlsys(args);
     EXPECT_EQ(r.exit_code, 2) << k.name << "\n" << r.err;
-    EXPECT_NE(r.err.find("same file"), std::string::npos) << k.name << ": stderr does not say \"same file\":\n" << r.err;
+    EXPECT_NE(r.err.find("same file"), std::string::npos) << k.name << ": stderr does not say \"same file\":\n"
+                                                          << r.err;
     EXPECT_EQ(test::readText(p), kEx5) << k.name << ": the problem file was modified";
     struct stat st {};
     EXPECT_TRUE(::lstat(link.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) << k.name << ": the symlink was replaced";
@@ -483,7 +486,8 @@ TEST(HardeningCli, HugeThreadCountIsCapped) {
   ASSERT_TRUE(exited) << "solve --threads 2147483647 --seconds 1 still running after 60 s (killed)";
   std::string e = test::readText(err);
   EXPECT_EQ(c.code(), 0) << c.describe() << "\n" << e.substr(0, 3000);
-  EXPECT_NE(e.find("capped"), std::string::npos) << "no message that the thread count was capped:\n" << e.substr(0, 3000);
+  EXPECT_NE(e.find("capped"), std::string::npos) << "no message that the thread count was capped:\n"
+                                                 << e.substr(0, 3000);
   std::string msg;
   EXPECT_EQ(evaluateExit(p, out, &msg), 0) << msg;
 }

@@ -65,18 +65,23 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   // The keys in their documented order; numbers as the evaluator prints them.
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
-  EXPECT_EQ(keys, (std::vector<std::string>{"instance", "best_latency", "on_disk", "first_write_s", "best_found_s", "elapsed_s",
-                                            "evaluations", "evals_per_s", "writes", "threads", "workers", "seed", "lower_bound", "gap",
-                                            "optimal", "stop_reason", "model", "version"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"instance", "best_latency", "on_disk", "first_write_s", "best_found_s",
+                                      "elapsed_s", "evaluations", "evals_per_s", "writes", "threads", "workers", "seed",
+                                      "lower_bound", "gap", "optimal", "stop_reason", "model", "version"}));
   EXPECT_NE(text.find("\"best_latency\": 6915.2,\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\"evals_per_s\": 82304,\n"), std::string::npos) << text;
 }
 
 TEST(JsonOutput, InvalidUtf8InANameBecomesAReplacementCharacter) {
   SolveStats s;
-  s.instance = "a\xff" "b\xc3(c\xe2\x82";  // a stray byte, a cut 2-byte and a cut 3-byte sequence
+  s.instance =
+      "a\xff"
+      "b\xc3(c\xe2\x82";  // a stray byte, a cut 2-byte and a cut 3-byte sequence
   rapidjson::Document d = parse(statsJson(s));
-  EXPECT_EQ(str(d["instance"]), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD(c\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(str(d["instance"]),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD(c\xEF\xBF\xBD\xEF\xBF\xBD");
   s.instance = "caf\xc3\xa9 \xe2\x82\xac";  // valid UTF-8 passes unchanged
   EXPECT_EQ(str(parse(statsJson(s))["instance"]), s.instance);
 }
@@ -129,7 +134,8 @@ TEST(JsonOutput, EvaluationEscapesRuleReasonAndWarnings) {
 TEST(JsonOutput, StatsCountEvaluationsPerWorker) {
   const std::string problem = test::instancePath("examples/ex5.json");
   const std::string out = test::tempPath("per_worker.json"), stats = test::tempPath("per_worker.stats.json");
-  test::RunResult r = test::runMlsys({"solve", problem, out, "--threads", "2", "--max-evals", "3000", "--stats", stats});
+  test::RunResult r =
+      test::runMlsys({"solve", problem, out, "--threads", "2", "--max-evals", "3000", "--stats", stats});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   rapidjson::Document s = parse(test::readText(stats));
   ASSERT_TRUE(s.IsObject());
@@ -153,7 +159,8 @@ TEST(JsonOutput, CliOutputsParseForANastyFileName) {
   const std::string stem = "we\"ird\\name\t\x01";
   const std::string problem = dir + "/" + stem + ".json", out = dir + "/out.json", stats = dir + "/stats.json";
   fs::copy_file(test::instancePath("examples/ex5.json"), problem, fs::copy_options::overwrite_existing);
-  test::RunResult r = test::runMlsys({"solve", problem, out, "--threads", "1", "--max-evals", "500", "--stats", stats, "-q"});
+  test::RunResult r =
+      test::runMlsys({"solve", problem, out, "--threads", "1", "--max-evals", "500", "--stats", stats, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   rapidjson::Document s = parse(test::readText(stats));
   ASSERT_TRUE(s.IsObject());

@@ -19,10 +19,15 @@ struct Fields {
               base_costs = "[1000, 100]", op_types = "[\"Pointwise\", \"Pointwise\"]", capacity = "50000",
               bandwidth = "10", native = "[128, 128]";
   std::string json(const std::string& omit = "") const {
-    std::vector<std::pair<std::string, std::string>> kv = {
-        {"widths", widths},       {"heights", heights},     {"inputs", inputs},
-        {"outputs", outputs},     {"base_costs", base_costs}, {"op_types", op_types},
-        {"fast_memory_capacity", capacity}, {"slow_memory_bandwidth", bandwidth}, {"native_granularity", native}};
+    std::vector<std::pair<std::string, std::string>> kv = {{"widths", widths},
+                                                           {"heights", heights},
+                                                           {"inputs", inputs},
+                                                           {"outputs", outputs},
+                                                           {"base_costs", base_costs},
+                                                           {"op_types", op_types},
+                                                           {"fast_memory_capacity", capacity},
+                                                           {"slow_memory_bandwidth", bandwidth},
+                                                           {"native_granularity", native}};
     std::string s = "{\n";
     bool first = true;
     for (const auto& [k, v] : kv) {
@@ -154,12 +159,14 @@ std::vector<BadProblem> badProblems() {
   {
     Fields f = matmul();
     f.heights = "[128, 64, 128]";  // RHS is 64 x 128 but LHS is 128 wide
-    add("MatMulInnerMismatch", f.json(), {"op 0 (MatMul): shape mismatch: LHS tensor 0 width 128 != RHS tensor 1 height 64"});
+    add("MatMulInnerMismatch", f.json(),
+        {"op 0 (MatMul): shape mismatch: LHS tensor 0 width 128 != RHS tensor 1 height 64"});
   }
   {
     Fields f = matmul();
     f.widths = "[128, 128, 256]";
-    add("MatMulOutputMismatch", f.json(), {"op 0 (MatMul): shape mismatch: output tensor 2 width 256 != RHS tensor 1 width 128"});
+    add("MatMulOutputMismatch", f.json(),
+        {"op 0 (MatMul): shape mismatch: output tensor 2 width 256 != RHS tensor 1 width 128"});
   }
   {
     Fields f;
@@ -249,12 +256,13 @@ INSTANTIATE_TEST_SUITE_P(Problems, BadProblemTest, ::testing::ValuesIn(badProble
 
 TEST(MalformedProblem, UnreadableFile) {
   std::string missing = test::tempPath("does_not_exist.json");
-  for (const std::vector<std::string>& c :
-       {std::vector<std::string>{"evaluate", missing, ex("ex1a.schedule.json")}, {"bound", missing},
-        {"solve", missing, test::tempPath("never.json"), "--seconds", "1"}}) {
+  for (const std::vector<std::string>& c : {std::vector<std::string>{"evaluate", missing, ex("ex1a.schedule.json")},
+                                            {"bound", missing},
+                                            {"solve", missing, test::tempPath("never.json"), "--seconds", "1"}}) {
     test::RunResult r = test::runMlsys(c);
     EXPECT_EQ(r.exit_code, 1) << c[0];
-    EXPECT_NE(r.err.find("problem: cannot open '" + missing + "': No such file or directory"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("problem: cannot open '" + missing + "': No such file or directory"), std::string::npos)
+        << r.err;
   }
   std::string dir = test::tempPath("a_directory");
   std::filesystem::create_directories(dir);
@@ -291,7 +299,8 @@ std::vector<BadSchedule> badSchedules() {
       {"MissingSubgraphs",
        R"({"granularities": [[128,128,1]], "tensors_to_retain": [[]], "subgraph_latencies": [0]})",
        {"rule V1: missing key \"subgraphs\""}},
-      {"MissingLatencies", R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]]})",
+      {"MissingLatencies",
+       R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]]})",
        {"rule V1: missing key \"subgraph_latencies\""}},
       // Found by fuzz_schedule: this literal reads as infinity and was re-emitted as "inf".
       {"InfiniteLatency",
@@ -344,13 +353,16 @@ TEST(MalformedSchedule, UnreadableFile) {
   std::string missing = test::tempPath("no_such_schedule.json");
   test::RunResult r = test::runMlsys({"evaluate", ex("ex1.json"), missing});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("schedule: cannot open '" + missing + "': No such file or directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("schedule: cannot open '" + missing + "': No such file or directory"), std::string::npos)
+      << r.err;
 }
 
 TEST(MalformedSchedule, InvalidScheduleExitsOneWithRule) {
   // Well-formed but invalid (V2): exit 1 and the rule on stderr, not a parse error.
   std::string path = test::tempPath("v2.json");
-  test::writeText(path, R"({"subgraphs": [[0]], "granularities": [[128,128,1]], "tensors_to_retain": [[]], "subgraph_latencies": [0]})");
+  test::writeText(
+      path,
+      R"({"subgraphs": [[0]], "granularities": [[128,128,1]], "tensors_to_retain": [[]], "subgraph_latencies": [0]})");
   test::RunResult r = test::runMlsys({"evaluate", ex("ex1.json"), path});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("mlsys: invalid schedule (rule V2): op 1 appears in no subgraph"), std::string::npos) << r.err;

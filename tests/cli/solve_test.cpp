@@ -44,7 +44,8 @@ TEST_P(SeededRuns, AreByteIdentical) {
   }
   std::string a = test::tempPath("det_a_" + GetParam() + ".json"), b = test::tempPath("det_b_" + GetParam() + ".json");
   for (const auto& out : {a, b}) {
-    auto r = test::runMlsys({"solve", p, out, "--threads", "1", "--seed", "5", "--max-evals", "3000", "--seconds", "60", "-q"});
+    auto r = test::runMlsys(
+        {"solve", p, out, "--threads", "1", "--seed", "5", "--max-evals", "3000", "--seconds", "60", "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::string ta = test::readText(a), tb = test::readText(b);
@@ -54,7 +55,10 @@ TEST_P(SeededRuns, AreByteIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Solve, SeededRuns, ::testing::Values("generated", "mlsys-2026-13"),
-                         [](const auto& param_info) { return param_info.param == "generated" ? std::string("Generated") : std::string("Mlsys2026_13"); });
+                         [](const auto& param_info) {
+                           return param_info.param == "generated" ? std::string("Generated")
+                                                                  : std::string("Mlsys2026_13");
+                         });
 
 TEST(Solve, FindsTheSplitKFusionOnExample5) {
   std::string p = smallInstance(), out = test::tempPath("ex5_out.json");
@@ -74,7 +78,9 @@ TEST(Solve, SigtermLeavesAValidScheduleAndExits143) {
   if (p.empty()) p = smallInstance();
   for (const char* delay : {"0.15", "0.6", "1.5"}) {
     std::string out = test::tempPath(std::string("term_") + delay + ".json");
-    const int code = test::runMlsys({"solve", p, out, "--seconds", "30", "--threads", "2", "-q"}, {"timeout", "-s", "TERM", delay}).exit_code;
+    const int code =
+        test::runMlsys({"solve", p, out, "--seconds", "30", "--threads", "2", "-q"}, {"timeout", "-s", "TERM", delay})
+            .exit_code;
     EXPECT_EQ(code, 124) << "timeout reports 124 when it had to signal the process";
     auto e = test::runMlsys({"evaluate", p, out});
     EXPECT_EQ(e.exit_code, 0) << "after SIGTERM at " << delay << " s: " << e.out << e.err;

@@ -1,7 +1,8 @@
 // The lower bound never exceeds the latency of a valid schedule.
+#include "cost/bound.h"
+
 #include <gtest/gtest.h>
 
-#include "cost/bound.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

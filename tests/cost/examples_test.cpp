@@ -24,20 +24,22 @@ using namespace mlsys;
 namespace {
 
 struct ExampleCase {
-  std::string name;       // "ex1a": problem ex1.json, schedule ex1a.schedule.json
+  std::string name;  // "ex1a": problem ex1.json, schedule ex1a.schedule.json
   bool valid;
-  std::string rule;       // for invalid examples
-  double total;           // spec section 9 (ignored when invalid)
-  std::vector<double> sg_latency;                 // per subgraph, spec section 9
-  std::vector<std::optional<int64_t>> sg_ws;      // peak working set where W4 / section 9 gives it
-  std::vector<int64_t> sg_steps;                  // steps per subgraph (tiles x k-steps)
+  std::string rule;                           // for invalid examples
+  double total;                               // spec section 9 (ignored when invalid)
+  std::vector<double> sg_latency;             // per subgraph, spec section 9
+  std::vector<std::optional<int64_t>> sg_ws;  // peak working set where W4 / section 9 gives it
+  std::vector<int64_t> sg_steps;              // steps per subgraph (tiles x k-steps)
   // Compute-bound steps per subgraph where the spec's step table decides it (-1: not asserted).
   std::vector<int64_t> sg_compute_bound;
 };
 
 void PrintTo(const ExampleCase& c, std::ostream* os) { *os << c.name; }
 
-std::string problemFile(const std::string& name) { return test::instancePath("examples/" + name.substr(0, 3) + ".json"); }
+std::string problemFile(const std::string& name) {
+  return test::instancePath("examples/" + name.substr(0, 3) + ".json");
+}
 std::string scheduleFile(const std::string& name) { return test::instancePath("examples/" + name + ".schedule.json"); }
 
 const std::vector<ExampleCase>& cases() {
@@ -110,7 +112,8 @@ TEST_P(ExampleTest, MatchesSpecFigures) {
     if (ex.sg_ws[i]) {
       EXPECT_EQ(ev.subgraphs[i].cost.peak_ws, *ex.sg_ws[i]) << "subgraph " << i;
     }
-  for (size_t i = 0; i < ex.sg_steps.size(); ++i) EXPECT_EQ(ev.subgraphs[i].cost.steps, ex.sg_steps[i]) << "subgraph " << i;
+  for (size_t i = 0; i < ex.sg_steps.size(); ++i)
+    EXPECT_EQ(ev.subgraphs[i].cost.steps, ex.sg_steps[i]) << "subgraph " << i;
   for (size_t i = 0; i < ex.sg_compute_bound.size(); ++i) {
     EXPECT_EQ(ev.subgraphs[i].cost.compute_bound_steps, ex.sg_compute_bound[i]) << "subgraph " << i;
     EXPECT_EQ(ev.subgraphs[i].cost.compute_bound_steps + ev.subgraphs[i].cost.memory_bound_steps,
@@ -135,7 +138,8 @@ TEST_P(ExampleCliTest, Evaluate) {
     if (walk) args.push_back("--walk");
     SCOPED_TRACE(walk ? "--walk" : "default");
     test::RunResult r = test::runMlsys(args);
-    EXPECT_EQ(r.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u)
+        << r.out;
     if (ex.valid) {
       EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
       EXPECT_NE(r.out.find("total latency: " + formatDouble(ex.total) + "\n"), std::string::npos) << r.out;
@@ -156,7 +160,9 @@ TEST_P(ExampleCliTest, EvaluateJson) {
   test::RunResult r = test::runMlsys({"evaluate", "--json", problemFile(ex.name), scheduleFile(ex.name)});
   EXPECT_EQ(r.exit_code, ex.valid ? 0 : 1) << r.out << r.err;
   EXPECT_NE(r.out.find("\"valid\": " + std::string(ex.valid ? "true" : "false")), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"model\": \"matmul_compute=reduction_depth matmul_chains=literal k_limit=native\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"model\": \"matmul_compute=reduction_depth matmul_chains=literal k_limit=native\""),
+            std::string::npos)
+      << r.out;
   if (ex.valid) {
     EXPECT_NE(r.out.find("\"total_latency\": " + formatDouble(ex.total) + ","), std::string::npos) << r.out;
     for (double l : ex.sg_latency)

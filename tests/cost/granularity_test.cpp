@@ -1,12 +1,13 @@
 // The granularity module (cost/granularity.h): candidate values, the reduction limit, the
 // chooser and its callers, on tiny graphs with hand-computed expectations.
+#include "cost/granularity.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <string>
 
-#include "cost/granularity.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -21,7 +22,8 @@ namespace {
 Problem matmul(long capacity = 40000) {
   return test::problemFromJson(R"({"widths": [128, 128, 128], "heights": [128, 128, 128],
     "inputs": [[0, 1]], "outputs": [[2]], "base_costs": [1000], "op_types": ["MatMul"],
-    "fast_memory_capacity": )" + std::to_string(capacity) + R"(, "slow_memory_bandwidth": 10,
+    "fast_memory_capacity": )" +
+                               std::to_string(capacity) + R"(, "slow_memory_bandwidth": 10,
     "native_granularity": [128, 128]})");
 }
 
@@ -34,7 +36,8 @@ struct OneMatMul {
 // A MatMul T0 (128x256) x T1 (256x64) -> T2 (128x64), K = 256, then a Pointwise T2 -> T3; and
 // a second MatMul T4 (128x32) x T5 (32x64) -> T6, K = 32, unconnected to the others.
 Problem mixed() {
-  return test::problemFromJson(R"({"widths": [256, 64, 64, 64, 32, 64, 64], "heights": [128, 256, 128, 128, 128, 32, 128],
+  return test::problemFromJson(
+      R"({"widths": [256, 64, 64, 64, 32, 64, 64], "heights": [128, 256, 128, 128, 128, 32, 128],
     "inputs": [[0, 1], [2], [4, 5]], "outputs": [[2], [3], [6]], "base_costs": [1000, 100, 500],
     "op_types": ["MatMul", "Pointwise", "MatMul"], "fast_memory_capacity": 1000000, "slow_memory_bandwidth": 10,
     "native_granularity": [128, 128]})");
@@ -43,7 +46,8 @@ Problem mixed() {
 // A Pointwise T0 -> T1, 128x128: at [w,h] a step holds the input and the output tile, 2*w*h.
 Problem pointwise(long capacity) {
   return test::problemFromJson(R"({"widths": [128, 128], "heights": [128, 128], "inputs": [[0]], "outputs": [[1]],
-    "base_costs": [100], "op_types": ["Pointwise"], "fast_memory_capacity": )" + std::to_string(capacity) +
+    "base_costs": [100], "op_types": ["Pointwise"], "fast_memory_capacity": )" +
+                               std::to_string(capacity) +
                                R"(, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
 }
 
@@ -56,10 +60,10 @@ bool operator==(const std::vector<Granularity>& a, const std::vector<std::array<
 
 TEST(Granularity, ReductionLimitIsTheSmallestKCappedAtN) {
   Problem p = mixed();
-  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {0}), 128);     // K = 256 > N
-  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {2}), 32);      // K = 32
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {0}), 128);  // K = 256 > N
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {2}), 32);   // K = 32
   EXPECT_EQ(reductionLimit(p, ModelOptions{}, {0, 1, 2}), 32);
-  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {1}), 0);       // no MatMul
+  EXPECT_EQ(reductionLimit(p, ModelOptions{}, {1}), 0);  // no MatMul
 }
 
 TEST(Granularity, SideCandidates) {
@@ -79,9 +83,10 @@ TEST(Granularity, CandidatesKOutermostThenWThenH) {
 }
 
 TEST(Granularity, HalvingsHalveTheLargestSideKFirst) {
-  EXPECT_TRUE(halvings({128, 128, 128}, 6) == (std::vector<std::array<i64, 3>>{
-                                                  {128, 128, 128}, {128, 128, 64}, {64, 128, 64}, {64, 64, 64},
-                                                  {64, 64, 32}, {32, 64, 32}, {32, 32, 32}}));
+  EXPECT_TRUE(
+      halvings({128, 128, 128}, 6) ==
+      (std::vector<std::array<i64, 3>>{
+          {128, 128, 128}, {128, 128, 64}, {64, 128, 64}, {64, 64, 64}, {64, 64, 32}, {32, 64, 32}, {32, 32, 32}}));
   EXPECT_TRUE(halvings({3, 1, 1}, 6) == (std::vector<std::array<i64, 3>>{{3, 1, 1}, {2, 1, 1}, {1, 1, 1}}));
 }
 
@@ -107,8 +112,8 @@ TEST(Granularity, ChooserKeepsTheFirstCheapestValid) {
   EXPECT_EQ(best.cand, 2);  // 3 ties with it; 0 and 4 are cheaper but invalid
   EXPECT_EQ(priced, 5);
   priced = 0;
-  auto first = chooseCheapest(cands, [&](int c) { return ++priced, price[c]; },
-                              [](int, const Fake&, const auto& b) { return b.found; });
+  auto first = chooseCheapest(
+      cands, [&](int c) { return ++priced, price[c]; }, [](int, const Fake&, const auto& b) { return b.found; });
   EXPECT_EQ(first.cand, 1);
   EXPECT_EQ(priced, 2);
   auto none = chooseCheapest(std::vector<int>{0, 4}, [&](int c) { return price[c]; });

@@ -57,8 +57,8 @@ void runDifferential(const Problem& p, uint64_t seed, int moves, DiffStats& st) 
       if (!agree) {
         ++st.mismatches;
         ADD_FAILURE() << p.name << " move " << mv.name() << " #" << i << ": incremental valid=" << d.valid << " ("
-                      << d.rule << ") total=" << d.total << " vs full valid=" << full.valid << " (" << full.rule
-                      << ": " << full.reason << ") total=" << full.total;
+                      << d.rule << ") total=" << d.total << " vs full valid=" << full.valid << " (" << full.rule << ": "
+                      << full.reason << ") total=" << full.total;
         if (st.mismatches > 5) return;
       }
     }
@@ -85,8 +85,8 @@ TEST(Incremental, RandomMovesMatchFullEvaluatorOnSharedBenchmarks) {
     Problem p = parseProblemFile(f);
     runDifferential(p, 12345, movesPerInstance(), st);
   }
-  std::cout << "differential: " << st.evaluated << " moves evaluated, " << st.applied << " applied, "
-            << st.mismatches << " mismatches\n";
+  std::cout << "differential: " << st.evaluated << " moves evaluated, " << st.applied << " applied, " << st.mismatches
+            << " mismatches\n";
   EXPECT_EQ(st.mismatches, 0);
   EXPECT_GT(st.evaluated, 1000);
 }

@@ -42,7 +42,8 @@ std::string errorOf(F&& f) {
   return "";
 }
 
-#define EXPECT_MENTIONS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << "expected \"" << (part) << "\" in: " << (msg)
+#define EXPECT_MENTIONS(msg, part) \
+  EXPECT_NE((msg).find(part), std::string::npos) << "expected \"" << (part) << "\" in: " << (msg)
 
 std::string nested(size_t n) { return std::string(n, '[') + std::string(n, ']'); }
 
@@ -79,7 +80,8 @@ TEST(InputHardening, DeepNestingThroughTheCli) {
                            std::vector<std::string>{"solve", path, out, "--seconds", "1", "--threads", "1"}}) {
     test::RunResult r = test::runMlsys(args);
     EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
-    EXPECT_MENTIONS(r.err, "mlsys: error: problem '" + path + "': JSON nested deeper than 64 levels at line 1 (offset 74)");
+    EXPECT_MENTIONS(r.err,
+                    "mlsys: error: problem '" + path + "': JSON nested deeper than 64 levels at line 1 (offset 74)");
   }
   EXPECT_FALSE(std::filesystem::exists(out));
   const std::string spath = test::tempPath("deep_schedule.json");
@@ -172,16 +174,16 @@ TEST(InputHardening, UnknownKeysAreNotStored) {
   EXPECT_LT(grow, 4L << 20) << "parsing a schedule with an 8 MB unknown key grew the peak RSS by " << grow << " bytes";
   // A top-level array (not a problem at all) is not stored either.
   const std::string atext = junk.substr(junk.find('['));
-  grow = peakGrowth([&] {
-    EXPECT_MENTIONS(errorOf([&] { parseProblemText(atext, "p"); }), "p: top level must be a JSON object");
-  });
+  grow = peakGrowth(
+      [&] { EXPECT_MENTIONS(errorOf([&] { parseProblemText(atext, "p"); }), "p: top level must be a JSON object"); });
   EXPECT_LT(grow, 4L << 20) << "parsing an 8 MB top-level array as a problem grew the peak RSS by " << grow << " bytes";
 }
 
 TEST(InputHardening, UnknownKeysMustStillBeValidJson) {
   std::string msg = errorOf([] { parseProblemText(problemJson("\"junk\": [1, 2,,"), "p"); });
   EXPECT_MENTIONS(msg, "p: not valid JSON at line 1");
-  EXPECT_NO_THROW(parseProblemText(problemJson("\"junk\": {\"a\": [1, {\"b\": null}], \"s\": \"x\"}, \"z\": 1.5,"), "p"));
+  EXPECT_NO_THROW(
+      parseProblemText(problemJson("\"junk\": {\"a\": [1, {\"b\": null}], \"s\": \"x\"}, \"z\": 1.5,"), "p"));
 }
 
 // ---- 4. native_granularity -------------------------------------------------------------------
@@ -198,20 +200,24 @@ TEST(InputHardening, NativeGranularityNeedsExactlyTwoEntries) {
 // ---- 5. YAML integers ------------------------------------------------------------------------
 
 TEST(InputHardening, YamlIntegerKeysRejectFractions) {
-  struct Case { const char* yaml; const char* mention; };
-  for (const Case& c : {Case{"beam:\n  width: 2.7\n", "cfg: line 2: beam.width: expected an integer, got \"2.7\""},
-                        Case{"beam:\n  max_segment: 8.0\n", "cfg: line 2: beam.max_segment: expected an integer, got \"8.0\""},
-                        Case{"sa:\n  t0: 0.1\n  restart_after: 2.5e4\n",
-                             "cfg: line 3: sa.restart_after: expected an integer, got \"2.5e4\""},
-                        Case{"sa:\n  sync_every: 1000.5\n", "cfg: line 2: sa.sync_every: expected an integer, got \"1000.5\""},
-                        Case{"pool:\n  size: 3.9\n", "cfg: line 2: pool.size: expected an integer, got \"3.9\""},
-                        Case{"cache:\n  entries: 65536.5\n",
-                             "cfg: line 2: cache.entries: expected an integer, got \"65536.5\""}}) {
+  struct Case {
+    const char* yaml;
+    const char* mention;
+  };
+  for (const Case& c :
+       {Case{"beam:\n  width: 2.7\n", "cfg: line 2: beam.width: expected an integer, got \"2.7\""},
+        Case{"beam:\n  max_segment: 8.0\n", "cfg: line 2: beam.max_segment: expected an integer, got \"8.0\""},
+        Case{"sa:\n  t0: 0.1\n  restart_after: 2.5e4\n",
+             "cfg: line 3: sa.restart_after: expected an integer, got \"2.5e4\""},
+        Case{"sa:\n  sync_every: 1000.5\n", "cfg: line 2: sa.sync_every: expected an integer, got \"1000.5\""},
+        Case{"pool:\n  size: 3.9\n", "cfg: line 2: pool.size: expected an integer, got \"3.9\""},
+        Case{"cache:\n  entries: 65536.5\n", "cfg: line 2: cache.entries: expected an integer, got \"65536.5\""}}) {
     std::string msg = errorOf([&] { loadConfigText(c.yaml, "cfg"); });
     EXPECT_MENTIONS(msg, c.mention);
   }
-  SearchConfig cfg = loadConfigText("beam:\n  width: 3\n  max_segment: 5\nsa:\n  restart_after: 100\n"
-                                    "pool:\n  size: 2\ncache:\n  entries: 4096\n");
+  SearchConfig cfg = loadConfigText(
+      "beam:\n  width: 3\n  max_segment: 5\nsa:\n  restart_after: 100\n"
+      "pool:\n  size: 2\ncache:\n  entries: 4096\n");
   EXPECT_EQ(cfg.beam_width, 3);
   EXPECT_EQ(cfg.beam_max_segment, 5);
   EXPECT_EQ(cfg.sa_restart_after, 100);
@@ -232,29 +238,32 @@ TEST(InputHardening, YamlNonScalarValuesNameTheKey) {
 // ---- 6. Literals as written ------------------------------------------------------------------
 
 TEST(InputHardening, NonIntegerLiteralsAreQuotedAsWritten) {
-  struct Case { const char* widths; const char* mention; };
-  for (const Case& c : {Case{"[128, 128.0, 128]", "p: widths[1]: must be an integer, got 128.0"},
-                        Case{"[1e2, 128, 128]", "p: widths[0]: must be an integer, got 1e2"},
-                        Case{"[128, 128, 2.50]", "p: widths[2]: must be an integer, got 2.50"},
-                        Case{"[128, 128, -1.5E+3]", "p: widths[2]: must be an integer, got -1.5E+3"},
-                        Case{"[128, 99999999999999999999, 128]", "p: widths[1]: 99999999999999999999 is out of range [1, "},
-                        Case{"[128, 18446744073709551615, 128]", "p: widths[1]: 18446744073709551615 is out of range [1, "}}) {
+  struct Case {
+    const char* widths;
+    const char* mention;
+  };
+  for (const Case& c :
+       {Case{"[128, 128.0, 128]", "p: widths[1]: must be an integer, got 128.0"},
+        Case{"[1e2, 128, 128]", "p: widths[0]: must be an integer, got 1e2"},
+        Case{"[128, 128, 2.50]", "p: widths[2]: must be an integer, got 2.50"},
+        Case{"[128, 128, -1.5E+3]", "p: widths[2]: must be an integer, got -1.5E+3"},
+        Case{"[128, 99999999999999999999, 128]", "p: widths[1]: 99999999999999999999 is out of range [1, "},
+        Case{"[128, 18446744073709551615, 128]", "p: widths[1]: 18446744073709551615 is out of range [1, "}}) {
     std::string msg = errorOf([&] { parseProblemText(problemJson("", c.widths), "p"); });
     EXPECT_MENTIONS(msg, c.mention);
   }
   std::string msg = errorOf([] {
-    parseProblemText("{\"fast_memory_capacity\": 50000.000, \"slow_memory_bandwidth\": 10, \"widths\": [128],"
-                     " \"heights\": [128], \"inputs\": [], \"outputs\": [], \"base_costs\": [], \"op_types\": [],"
-                     " \"native_granularity\": [128, 128]}", "p");
+    parseProblemText(
+        "{\"fast_memory_capacity\": 50000.000, \"slow_memory_bandwidth\": 10, \"widths\": [128],"
+        " \"heights\": [128], \"inputs\": [], \"outputs\": [], \"base_costs\": [], \"op_types\": [],"
+        " \"native_granularity\": [128, 128]}",
+        "p");
   });
   EXPECT_MENTIONS(msg, "p: fast_memory_capacity: must be an integer, got 50000.000");
-  msg = errorOf([] {
-    parseProblemText(problemJson().replace(problemJson().find("[[0], [1]]"), 10, "[[0.0], [1]]"), "p");
-  });
+  msg = errorOf(
+      [] { parseProblemText(problemJson().replace(problemJson().find("[[0], [1]]"), 10, "[[0.0], [1]]"), "p"); });
   EXPECT_MENTIONS(msg, "p: inputs[0][0]: tensor index must be an integer, got 0.0");
-  msg = errorOf([] {
-    parseProblemText(problemJson().replace(problemJson().find("[[1], [2]]"), 10, "[1, 2.0]"), "p");
-  });
+  msg = errorOf([] { parseProblemText(problemJson().replace(problemJson().find("[[1], [2]]"), 10, "[1, 2.0]"), "p"); });
   EXPECT_MENTIONS(msg, "p: outputs[1][0]: tensor index must be an integer, got 2.0");
   Problem p = parseProblemFile(ex("ex1.json"));
   msg = errorOf([&] { parseScheduleText(scheduleJson("", "[128.0, 128, 1]"), p, "s"); });

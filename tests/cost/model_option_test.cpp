@@ -168,7 +168,8 @@ TEST(ModelOptionCli, EvaluatePrintsTheModel) {
   Files f = writeSingle();
   test::RunResult d = test::runMlsys({"evaluate", f.problem, f.schedule});
   EXPECT_EQ(d.exit_code, 0) << d.err;
-  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u) << d.out;
+  EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u)
+      << d.out;
   EXPECT_NE(d.out.find("total latency: 8000\n"), std::string::npos) << d.out;
   test::RunResult n = test::runMlsys({"evaluate", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
@@ -176,9 +177,12 @@ TEST(ModelOptionCli, EvaluatePrintsTheModel) {
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
   n = test::runMlsys({"evaluate", "--walk", "--model", "matmul_compute=native_depth", f.problem, f.schedule});
   EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
-  test::RunResult j = test::runMlsys({"evaluate", "--json", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
+  test::RunResult j =
+      test::runMlsys({"evaluate", "--json", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth matmul_chains=literal k_limit=native\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"model\": \"matmul_compute=native_depth matmul_chains=literal k_limit=native\""),
+            std::string::npos)
+      << j.out;
   EXPECT_NE(j.out.find("\"total_latency\": 16000,"), std::string::npos) << j.out;
 }
 
@@ -202,8 +206,8 @@ TEST(ModelOptionCli, EvaluateBoundAndReportTakeTheModelOfAConfig) {
   test::writeText(cfg, "model:\n  matmul_compute: native_depth\n");
   const std::string html = test::tempPath("model_native.html");
   const std::string native = "model: matmul_compute=native_depth matmul_chains=literal k_limit=native\n";
-  for (const std::vector<std::string>& how : std::vector<std::vector<std::string>>{{"-c", cfg}, {"--config", cfg},
-                                                                                    {"--set", "model.matmul_compute=native_depth"}}) {
+  for (const std::vector<std::string>& how : std::vector<std::vector<std::string>>{
+           {"-c", cfg}, {"--config", cfg}, {"--set", "model.matmul_compute=native_depth"}}) {
     std::vector<std::string> ev = {"evaluate", f.problem, f.schedule};
     ev.insert(ev.end(), how.begin(), how.end());
     test::RunResult e = test::runMlsys(ev);
@@ -222,7 +226,8 @@ TEST(ModelOptionCli, EvaluateBoundAndReportTakeTheModelOfAConfig) {
     EXPECT_NE(test::readText(html).find("matmul_compute=native_depth"), std::string::npos) << how[0];
   }
   // --model wins over the file and --set; --set over the file.
-  test::RunResult e = test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--model", "matmul_compute=reduction_depth"});
+  test::RunResult e =
+      test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--model", "matmul_compute=reduction_depth"});
   EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
   e = test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--set", "model.matmul_compute=reduction_depth"});
   EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
@@ -303,8 +308,8 @@ TEST(ModelOptionChains, SolveUnderRejectNeverUsesAThreeMatmulChain) {
   std::string prob = test::tempPath("model_chain3.json"), out = test::tempPath("model_chain3.out.json");
   test::writeText(prob, kChain3);
   Problem p = test::problemFromJson(kChain3);
-  test::RunResult r =
-      test::runMlsys({"solve", prob, out, "--seconds", "1", "--threads", "1", "--quiet", "--model", "matmul_chains=reject"});
+  test::RunResult r = test::runMlsys(
+      {"solve", prob, out, "--seconds", "1", "--threads", "1", "--quiet", "--model", "matmul_chains=reject"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Schedule sr = test::scheduleFromJson(test::readText(out), p);
   Evaluation ev = evaluateSchedule(p, sr, rejectChains());

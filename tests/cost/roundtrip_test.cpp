@@ -43,8 +43,7 @@ void expectSameSchedule(const Schedule& a, const Schedule& b) {
 TEST(RoundTrip, CustomAndNullTraversals) {
   Problem p = example("ex3");
   Schedule s;
-  s.subgraphs = {sg({0}, {64, 64, 1}, custom({3, 1, 0, 2}), {1}),
-                 sg({1, 2}, {128, 128, 1}, Traversal{}, {}),
+  s.subgraphs = {sg({0}, {64, 64, 1}, custom({3, 1, 0, 2}), {1}), sg({1, 2}, {128, 128, 1}, Traversal{}, {}),
                  sg({2, 0, 1}, {32, 128, 7}, custom({3, 2, 1, 0}), {3, 1, 2})};
   std::vector<double> lat = {1638.4, 3000, 0.1 + 0.2};
   std::string json = scheduleToJson(s, p, lat);
@@ -123,7 +122,8 @@ TEST(RoundTrip, SeventeenDigitLatencyIsWithinOneUlp) {
   auto withinUlp = [](double a, double b) { return a == b || std::nextafter(a, b) == b; };
   EXPECT_TRUE(withinUlp(back.reported[0], lat)) << "read back as " << formatDouble(back.reported[0]);
   back = parseScheduleText(R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]],
-                               "subgraph_latencies": [123456789.12345679]})", p);
+                               "subgraph_latencies": [123456789.12345679]})",
+                           p);
   EXPECT_TRUE(withinUlp(back.reported[0], lat)) << "read back as " << formatDouble(back.reported[0]);
 }
 
@@ -164,7 +164,8 @@ TEST(RoundTrip, SolverOutputReportsExactLatencies) {
     Evaluation ev = evaluateSchedule(p, s, ModelOptions{});
     ASSERT_TRUE(ev.valid) << name << ": " << ev.reason;
     ASSERT_EQ(s.reported.size(), ev.subgraphs.size());
-    for (size_t i = 0; i < s.reported.size(); ++i) EXPECT_EQ(s.reported[i], ev.subgraphs[i].cost.latency) << name << " " << i;
+    for (size_t i = 0; i < s.reported.size(); ++i)
+      EXPECT_EQ(s.reported[i], ev.subgraphs[i].cost.latency) << name << " " << i;
     // The file is in canonical form: re-serialising it reproduces it byte for byte.
     EXPECT_EQ(scheduleToJson(s, p, s.reported), test::readText(out)) << name;
   }

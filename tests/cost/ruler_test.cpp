@@ -2,13 +2,14 @@
 // where hand-derived bounds are, solve reports and uses it (gap, optimal, stop_reason), --exact,
 // and the model option k_limit.
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
@@ -179,7 +180,8 @@ TEST(Ruler, KLimitReductionAllowsKUpToTheReductionLength) {
   ModelOptions bad;
   EXPECT_THROW(bad.set("k_limit", "huge"), InputError);
   // The CLI: evaluate under each option, solve finds k = 256 under reduction.
-  std::string f = test::tempPath("ruler_k.json"), s = test::tempPath("ruler_k.sched.json"), out = test::tempPath("ruler_k.out.json");
+  std::string f = test::tempPath("ruler_k.json"), s = test::tempPath("ruler_k.sched.json"),
+              out = test::tempPath("ruler_k.out.json");
   test::writeText(f, kWideK);
   test::writeText(s, kWideKAt256);
   EXPECT_EQ(test::runMlsys({"evaluate", f, s}).exit_code, 1);
@@ -189,5 +191,6 @@ TEST(Ruler, KLimitReductionAllowsKUpToTheReductionLength) {
   Evaluation found = evaluateSchedule(p, parseScheduleFile(out, p), reduction());
   ASSERT_TRUE(found.valid);
   EXPECT_LE(found.total, loose.total);
-  EXPECT_FALSE(evaluateSchedule(p, parseScheduleFile(out, p), ModelOptions{}).valid) << "expected k > 128 in the result";
+  EXPECT_FALSE(evaluateSchedule(p, parseScheduleFile(out, p), ModelOptions{}).valid)
+      << "expected k > 128 in the result";
 }

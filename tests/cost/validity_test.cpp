@@ -14,15 +14,17 @@ namespace {
 
 // ---- problems ---------------------------------------------------------------------------------
 
-std::string example(const std::string& name) { return test::readText(test::instancePath("examples/" + name + ".json")); }
+std::string example(const std::string& name) {
+  return test::readText(test::instancePath("examples/" + name + ".json"));
+}
 
 std::string problemJson(const std::string& widths, const std::string& heights, const std::string& inputs,
-                        const std::string& outputs, const std::string& costs, const std::string& types,
-                        long capacity, long bandwidth = 10) {
-  return "{\"widths\": " + widths + ", \"heights\": " + heights + ", \"inputs\": " + inputs + ", \"outputs\": " + outputs +
-         ", \"base_costs\": " + costs + ", \"op_types\": " + types + ", \"fast_memory_capacity\": " +
-         std::to_string(capacity) + ", \"slow_memory_bandwidth\": " + std::to_string(bandwidth) +
-         ", \"native_granularity\": [128, 128]}";
+                        const std::string& outputs, const std::string& costs, const std::string& types, long capacity,
+                        long bandwidth = 10) {
+  return "{\"widths\": " + widths + ", \"heights\": " + heights + ", \"inputs\": " + inputs +
+         ", \"outputs\": " + outputs + ", \"base_costs\": " + costs + ", \"op_types\": " + types +
+         ", \"fast_memory_capacity\": " + std::to_string(capacity) +
+         ", \"slow_memory_bandwidth\": " + std::to_string(bandwidth) + ", \"native_granularity\": [128, 128]}";
 }
 
 // T0 -> T1 -> T2 -> T3, three Pointwise ops, all 128x128.
@@ -65,7 +67,8 @@ std::string sched(const std::string& subgraphs, const std::string& grans, const 
   std::string lat = "[";
   for (int i = 0; i < n; ++i) lat += i ? ", 0" : "0";
   lat += "]";
-  std::string s = "{\"subgraphs\": " + subgraphs + ", \"granularities\": " + grans + ", \"tensors_to_retain\": " + retain;
+  std::string s =
+      "{\"subgraphs\": " + subgraphs + ", \"granularities\": " + grans + ", \"tensors_to_retain\": " + retain;
   if (!trav.empty()) s += ", \"traversal_orders\": " + trav;
   return s + ", \"subgraph_latencies\": " + lat + "}";
 }
@@ -95,7 +98,8 @@ void expectInvalid(const Evaluation& ev, const std::string& rule, int subgraph,
   if (subgraph >= 0) {
     EXPECT_EQ(ev.reason.rfind("subgraph " + std::to_string(subgraph) + ": ", 0), 0u) << ev.reason;
   }
-  for (const char* m : mentions) EXPECT_NE(ev.reason.find(m), std::string::npos) << "expected \"" << m << "\" in: " << ev.reason;
+  for (const char* m : mentions)
+    EXPECT_NE(ev.reason.find(m), std::string::npos) << "expected \"" << m << "\" in: " << ev.reason;
 }
 
 void expectValid(const Evaluation& ev) { EXPECT_TRUE(ev.valid) << ev.rule << ": " << ev.reason; }
@@ -140,7 +144,8 @@ TEST(V1Format, MissingRequiredKeys) {
 TEST(V1Format, ListsOfDifferentLengths) {
   const std::string p = example("ex1");
   expectV1(v1Error(p, sched("[[0],[1]]", kG1, "[[],[]]")), {"\"granularities\" has 1 entries but \"subgraphs\" has 2"});
-  expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[]]")), {"\"tensors_to_retain\" has 1 entries but \"subgraphs\" has 2"});
+  expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[]]")),
+           {"\"tensors_to_retain\" has 1 entries but \"subgraphs\" has 2"});
   expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[],[]]", "[null]")),
            {"\"traversal_orders\" has 1 entries but \"subgraphs\" has 2"});
   expectV1(v1Error(p, R"({"subgraphs": [[0],[1]], "granularities": [[128,128,1],[128,128,1]],
@@ -158,7 +163,8 @@ TEST(V1Format, NonIntegerGranularity) {
            {"granularities[1][2] (k)", "must be an integer"});
   expectV1(v1Error(p, sched("[[0],[1]]", "[[128,128,0],[128,128,1]]", "[[],[]]")),
            {"granularities[0][2] (k)", "0 is out of range"});
-  expectV1(v1Error(p, sched("[[0],[1]]", "[[128,128],[128,128,1]]", "[[],[]]")), {"granularities[0] must be an array [w, h, k]"});
+  expectV1(v1Error(p, sched("[[0],[1]]", "[[128,128],[128,128,1]]", "[[],[]]")),
+           {"granularities[0] must be an array [w, h, k]"});
   expectV1(v1Error(p, sched("[[0],[1.0]]", kG2, "[[],[]]")), {"subgraphs[1][0] (op index)", "must be an integer"});
 }
 
@@ -166,13 +172,15 @@ TEST(V1Format, OtherFieldsAndEmptySchedule) {
   const std::string p = example("ex1");
   expectV1(v1Error(p, sched("[[0],[]]", kG2, "[[],[]]")), {"subgraphs[1] must be a non-empty array"});
   expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[],[0.5]]")), {"tensors_to_retain[1][0] (tensor index)"});
-  expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[],[]]", "[null, 3]")), {"traversal_orders[1] must be null or an array"});
+  expectV1(v1Error(p, sched("[[0],[1]]", kG2, "[[],[]]", "[null, 3]")),
+           {"traversal_orders[1] must be null or an array"});
   expectV1(v1Error(p, R"({"subgraphs": [[0,1]], "granularities": [[128,128,1]], "tensors_to_retain": [[]],
                           "subgraph_latencies": ["3276.8"]})"),
            {"subgraph_latencies[0] must be a number"});
   expectV1(v1Error(p, "[1, 2]"), {"top level must be a JSON object"});
   // An empty schedule parses but covers nothing.
-  Evaluation ev = eval(p, R"({"subgraphs": [], "granularities": [], "tensors_to_retain": [], "subgraph_latencies": []})");
+  Evaluation ev =
+      eval(p, R"({"subgraphs": [], "granularities": [], "tensors_to_retain": [], "subgraph_latencies": []})");
   expectInvalid(ev, "V1", -1, {"no subgraphs"});
 }
 
@@ -496,8 +504,9 @@ TEST(V11Capacity, SmallerTilesFit) {
 // op 0 MatMul T0 x T1 -> T2 (K = 128); op 1 MatMul T3 x T4 -> T5 (K = kk); op 2 Pointwise (T2,T5) -> T6.
 std::string twoMatmulsAdd(int kk) {
   std::string k = std::to_string(kk);
-  return problemJson("[128,128,128," + k + ",128,128,128]", "[128,128,128,128," + k + ",128,128]", "[[0,1],[3,4],[2,5]]",
-                     "[[2],[5],[6]]", "[1000,1000,100]", "[\"MatMul\",\"MatMul\",\"Pointwise\"]", 100000);
+  return problemJson("[128,128,128," + k + ",128,128,128]", "[128,128,128,128," + k + ",128,128]",
+                     "[[0,1],[3,4],[2,5]]", "[[2],[5],[6]]", "[1000,1000,100]", "[\"MatMul\",\"MatMul\",\"Pointwise\"]",
+                     100000);
 }
 
 TEST(E2KLoop, AccumulatingMatmulsWithDifferentKFail) {
@@ -515,7 +524,8 @@ TEST(E2KLoop, AccumulatingMatmulsWithEqualKPass) {
   // WS: 4 strips + T6 tile + 2 ephemeral accumulators (decision 8) = 81920.
   EXPECT_EQ(ev.subgraphs[0].cost.peak_ws, 81920);
   // Different K split into subgraphs is fine.
-  expectValid(eval(twoMatmulsAdd(256), sched("[[0],[1],[2]]", "[[128,128,64],[128,128,64],[128,128,1]]", "[[],[],[]]")));
+  expectValid(
+      eval(twoMatmulsAdd(256), sched("[[0],[1],[2]]", "[[128,128,64],[128,128,64],[128,128,1]]", "[[],[],[]]")));
 }
 
 TEST(E2KLoop, SplitKMatmulThatIsAlsoAnOperandFails) {

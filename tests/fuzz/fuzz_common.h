@@ -32,21 +32,30 @@ inline bool skipKnownBug(const uint8_t* data, size_t size) {
     return e && *e == '1';
   }();
   if (off) return false;
-  auto numChar = [](uint8_t c) { return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; };
+  auto numChar = [](uint8_t c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  };
   size_t i = 0;
   while (i < size) {
-    if (!numChar(data[i])) { ++i; continue; }
+    if (!numChar(data[i])) {
+      ++i;
+      continue;
+    }
     size_t j = i, zeros = 0;
     bool afterDot = false;
     for (; j < size && numChar(data[j]); ++j) {
       if ((data[j] == 'e' || data[j] == 'E') && j + 1 < size && data[j + 1] == '-') {
         long exp = 0;
-        for (size_t k = j + 2; k < size && data[k] >= '0' && data[k] <= '9' && exp < 100000; ++k) exp = exp * 10 + (data[k] - '0');
+        for (size_t k = j + 2; k < size && data[k] >= '0' && data[k] <= '9' && exp < 100000; ++k)
+          exp = exp * 10 + (data[k] - '0');
         if (exp >= 250) return true;
       }
-      if (data[j] == '.') { afterDot = true; zeros = 0; }
-      else if (afterDot && data[j] == '0') { if (++zeros >= 16) return true; }
-      else afterDot = false;
+      if (data[j] == '.') {
+        afterDot = true;
+        zeros = 0;
+      } else if (afterDot && data[j] == '0') {
+        if (++zeros >= 16) return true;
+      } else afterDot = false;
     }
     if (j - i > 40) return true;
     i = j;
@@ -82,7 +91,8 @@ inline WalkSteps walkSteps(const Problem& p, const Schedule& s, const ModelOptio
     if (sg.ops.empty()) continue;
     SubgraphPlan pl = planSubgraph(p, m, sg.ops, sg.gran, i ? s.subgraphs[i - 1].retain : kNone, sg.retain);
     if (!pl.valid) continue;
-    long double n = static_cast<long double>(pl.ntw) * static_cast<long double>(pl.nth) * static_cast<long double>(pl.nk);
+    long double n =
+        static_cast<long double>(pl.ntw) * static_cast<long double>(pl.nth) * static_cast<long double>(pl.nk);
     w.all += n;
     if (!pl.fast_ok) w.auto_walk += n;
   }

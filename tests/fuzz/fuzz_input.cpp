@@ -156,9 +156,11 @@ void excuseKnownBugs(std::string& m, const std::string& rawPath) {
 // An error message must be one printable line or a few (no raw control byte but '\n') and short.
 void checkMessage(std::string m, const std::string& where, const std::string& rawPath = "") {
   excuseKnownBugs(m, rawPath);
-  if (m.size() > kMaxMessage) fuzz::bug(where + ": error message of " + std::to_string(m.size()) + " bytes: " + shown(m));
+  if (m.size() > kMaxMessage)
+    fuzz::bug(where + ": error message of " + std::to_string(m.size()) + " bytes: " + shown(m));
   for (unsigned char c : m)
-    if (c < 0x20 && c != '\n') fuzz::bug(where + ": raw control byte " + std::to_string(c) + " in the error message " + shown(m));
+    if (c < 0x20 && c != '\n')
+      fuzz::bug(where + ": raw control byte " + std::to_string(c) + " in the error message " + shown(m));
 }
 
 struct ReadResult {
@@ -185,7 +187,8 @@ void onlyInputError(const std::string& where, F&& f, std::string* err) {
 ReadResult readChecked(const std::string& path, const ReadLimits& lim) {
   ReadResult r;
   const double t0 = steadyNow();
-  onlyInputError("readTextFile", [&] { r.text = readTextFile(path, "problem", lim); }, &r.error);
+  onlyInputError(
+      "readTextFile", [&] { r.text = readTextFile(path, "problem", lim); }, &r.error);
   r.seconds = steadyNow() - t0;
   if (!r.text) checkMessage(r.error, "readTextFile");
   return r;
@@ -244,7 +247,9 @@ class WriterThread {
   }
 
  private:
-  WriterThread() { std::thread([this] { loop(); }).detach(); }
+  WriterThread() {
+    std::thread([this] { loop(); }).detach();
+  }
   void loop() {
     for (;;) {
       std::function<void()> job;
@@ -359,14 +364,17 @@ void removePath(const std::string& path, bool dir = false) {
 
 // Parses the text read (and, for a file that can be read again, the file itself through the
 // parse*File entry points, which must agree).
-void parseChecked(const Input& in, const std::string& text, const std::string& path, const ReadLimits& lim, bool rereadable) {
+void parseChecked(const Input& in, const std::string& text, const std::string& path, const ReadLimits& lim,
+                  bool rereadable) {
   static const Problem fixed = parseProblemText(kProblem, "fixed");
   if (fuzz::skipKnownBug(reinterpret_cast<const uint8_t*>(text.data()), text.size())) return;
   std::string e1, e2;
-  onlyInputError("parseProblemText", [&] { (void)parseProblemText(text, "fuzz"); }, &e1);
+  onlyInputError(
+      "parseProblemText", [&] { (void)parseProblemText(text, "fuzz"); }, &e1);
   if (!e1.empty()) checkMessage(e1, "parseProblemText");
   if (rereadable) {
-    onlyInputError("parseProblemFile", [&] { (void)parseProblemFile(path, lim); }, &e2);
+    onlyInputError(
+        "parseProblemFile", [&] { (void)parseProblemFile(path, lim); }, &e2);
     if (!e2.empty()) checkMessage(e2, "parseProblemFile", path);
     if (e1.empty() != e2.empty())
       fuzz::bug("parseProblemText and parseProblemFile disagree: " + shown(e1) + " vs " + shown(e2));
@@ -374,10 +382,12 @@ void parseChecked(const Input& in, const std::string& text, const std::string& p
   if (!(in.flags & 2)) return;
   e1.clear();
   e2.clear();
-  onlyInputError("parseScheduleText", [&] { (void)parseScheduleText(text, fixed, "fuzz"); }, &e1);
+  onlyInputError(
+      "parseScheduleText", [&] { (void)parseScheduleText(text, fixed, "fuzz"); }, &e1);
   if (!e1.empty()) checkMessage(e1, "parseScheduleText");
   if (rereadable) {
-    onlyInputError("parseScheduleFile", [&] { (void)parseScheduleFile(path, fixed, lim); }, &e2);
+    onlyInputError(
+        "parseScheduleFile", [&] { (void)parseScheduleFile(path, fixed, lim); }, &e2);
     if (!e2.empty()) checkMessage(e2, "parseScheduleFile", path);
     if (e1.empty() != e2.empty())
       fuzz::bug("parseScheduleText and parseScheduleFile disagree: " + shown(e1) + " vs " + shown(e2));
@@ -391,8 +401,7 @@ bool has(const std::string& s, const char* part) { return s.find(part) != std::s
 std::string withoutPath(std::string m, const std::string& path) {
   for (const std::string& p : {printable(path), path}) {
     if (p.empty()) continue;
-    for (size_t at = m.find(p); at != std::string::npos; at = m.find(p, at))
-      m.replace(at, p.size(), "<path>");
+    for (size_t at = m.find(p); at != std::string::npos; at = m.find(p, at)) m.replace(at, p.size(), "<path>");
   }
   return m;
 }
@@ -413,8 +422,8 @@ void runOne(const Input& in) {
   bool isDir = false;
   Writer w;
   int pfd[2] = {-1, -1};
-  const char* mustSay = nullptr;     // an error is expected, saying this (nullptr: success or over-limit)
-  const char* orSay = nullptr;       // ... or this
+  const char* mustSay = nullptr;  // an error is expected, saying this (nullptr: success or over-limit)
+  const char* orSay = nullptr;    // ... or this
 
   switch (in.shape) {
     case kRegular:
@@ -459,16 +468,13 @@ void runOne(const Input& in) {
       if (in.shape == kDevNull) exact = "";
       else mustSay = "over the input limit";
       break;
-    case kMissing:
-      mustSay = "cannot open";
-      break;
+    case kMissing: mustSay = "cannot open"; break;
     case kDirectory:
       if (::mkdir(path.c_str(), 0700) != 0) fuzz::bug(std::string("harness: mkdir: ") + std::strerror(errno));
       isDir = true;
       mustSay = "it is a directory";
       break;
-    case kShapes:
-      break;
+    case kShapes: break;
   }
 
   // Waits: a short one where the read must time out, a generous one where it must not.
@@ -486,20 +492,14 @@ void runOne(const Input& in) {
   // Writers.
   const size_t prefix = in.content.size() * in.aux / 255;
   switch (in.shape) {
-    case kFifoFull:
-      fifoWriter(w, path, in.content, in.content.size(), chunk, yield, false);
-      break;
-    case kFifoEarlyClose:
-      fifoWriter(w, path, in.content, prefix, chunk, yield, false);
-      break;
+    case kFifoFull: fifoWriter(w, path, in.content, in.content.size(), chunk, yield, false); break;
+    case kFifoEarlyClose: fifoWriter(w, path, in.content, prefix, chunk, yield, false); break;
     case kFifoStall:
       fifoWriter(w, path, in.content, prefix, chunk, yield, true);
       mustSay = "within the time limit";
       orSay = "over the input limit";
       break;
-    case kFifoNoWriter:
-      mustSay = "no data within the time limit";
-      break;
+    case kFifoNoWriter: mustSay = "no data within the time limit"; break;
     case kPipe: {
       const int wfd = pfd[1];
       pfd[1] = -1;
@@ -510,7 +510,8 @@ void runOne(const Input& in) {
       break;
     }
     case kPipeClosed: {
-      w.written = writeChunks(pfd[1], in.content, in.content.size(), chunk, false, nullptr);  // what fits is the content
+      w.written =
+          writeChunks(pfd[1], in.content, in.content.size(), chunk, false, nullptr);  // what fits is the content
       exact = in.content.substr(0, w.written);
       ::close(pfd[1]);
       pfd[1] = -1;
@@ -523,14 +524,18 @@ void runOne(const Input& in) {
   r.error = withoutPath(r.error, readPath);  // messages were checked whole; phrases are checked without the path
   w.join();
   switch (in.shape) {
-    case kFifoFull: if (w.opened) exact = in.content; break;
-    case kFifoEarlyClose: if (w.opened) exact = in.content.substr(0, w.written); break;
+    case kFifoFull:
+      if (w.opened) exact = in.content;
+      break;
+    case kFifoEarlyClose:
+      if (w.opened) exact = in.content.substr(0, w.written);
+      break;
     case kPipe: exact = in.content.substr(0, w.written); break;
     default: break;
   }
   if (in.shape == kFifoFull && w.written != in.content.size() && r.text)
-    fuzz::bug("harness: the FIFO writer stopped at " + std::to_string(w.written) + " of " + std::to_string(in.content.size()) +
-        " bytes while the read succeeded");
+    fuzz::bug("harness: the FIFO writer stopped at " + std::to_string(w.written) + " of " +
+              std::to_string(in.content.size()) + " bytes while the read succeeded");
 
   const std::string shapeName = "shape " + std::to_string(in.shape) + " (limit " +
                                 std::to_string(static_cast<long long>(lim.max_bytes)) + ", " +
@@ -538,29 +543,35 @@ void runOne(const Input& in) {
   // Time: bounded by the wait asked for.
   if (lim.give_up_at > 0 && steadyNow() > lim.give_up_at + kSlack)
     fuzz::bug(shapeName + ": the read took " + std::to_string(r.seconds) + " s, past its give_up_at by more than " +
-        std::to_string(kSlack) + " s");
+              std::to_string(kSlack) + " s");
   if (mustSay) {
-    if (r.text) fuzz::bug(shapeName + ": the read succeeded (" + std::to_string(r.text->size()) + " bytes), expected an error saying '" + mustSay + "'");
+    if (r.text)
+      fuzz::bug(shapeName + ": the read succeeded (" + std::to_string(r.text->size()) +
+                " bytes), expected an error saying '" + mustSay + "'");
     if (!has(r.error, mustSay) && !(orSay && has(r.error, orSay)))
       fuzz::bug(shapeName + ": expected an error saying '" + mustSay + "', got " + shown(r.error));
-    if (in.shape == kFifoStall && has(r.error, "over the input limit") && !(static_cast<double>(prefix) > lim.max_bytes))
-      fuzz::bug(shapeName + ": over the limit with a prefix of " + std::to_string(prefix) + " bytes: " + shown(r.error));
+    if (in.shape == kFifoStall && has(r.error, "over the input limit") &&
+        !(static_cast<double>(prefix) > lim.max_bytes))
+      fuzz::bug(shapeName + ": over the limit with a prefix of " + std::to_string(prefix) +
+                " bytes: " + shown(r.error));
     if ((in.shape == kFifoNoWriter || in.shape == kFifoStall) && has(r.error, "within the time limit") &&
         steadyNow() < lim.give_up_at)
       fuzz::bug(shapeName + ": timed out before give_up_at");
   } else if (exact) {
     if (static_cast<double>(exact->size()) > lim.max_bytes) {
       if (r.text) fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes over the limit");
-      if (!has(r.error, "over the input limit")) fuzz::bug(shapeName + ": over the limit but the error says " + shown(r.error));
+      if (!has(r.error, "over the input limit"))
+        fuzz::bug(shapeName + ": over the limit but the error says " + shown(r.error));
     } else {
       if (!r.text) fuzz::bug(shapeName + ": a complete input within the limit failed: " + shown(r.error));
       if (*r.text != *exact)
-        fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes, not the " + std::to_string(exact->size()) +
-            " bytes written");
+        fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes, not the " +
+                  std::to_string(exact->size()) + " bytes written");
     }
   } else if (!r.text && (in.shape == kFifoFull || in.shape == kFifoEarlyClose)) {
     // The writer never got the FIFO open: only a timeout can explain that.
-    if (!has(r.error, "within the time limit")) fuzz::bug(shapeName + ": the writer never opened, yet " + shown(r.error));
+    if (!has(r.error, "within the time limit"))
+      fuzz::bug(shapeName + ": the writer never opened, yet " + shown(r.error));
   }
 
   if (r.text) parseChecked(in, *r.text, path, lim, rereadable);
@@ -595,7 +606,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int fds = countFds();
   runOne(in);
   const int after = countFds();
-  if (after != fds) fuzz::bug("file descriptors: " + std::to_string(fds) + " open before the execution, " + std::to_string(after) + " after");
+  if (after != fds)
+    fuzz::bug("file descriptors: " + std::to_string(fds) + " open before the execution, " + std::to_string(after) +
+              " after");
   std::error_code ec;
   if (!std::filesystem::is_empty(g_dir, ec)) fuzz::bug("harness: temporary files left in " + g_dir);
   return 0;

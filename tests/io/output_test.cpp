@@ -1,9 +1,10 @@
 // The output writer: every file on disk is a complete, valid schedule; writes are throttled; and
 // with a deadline a write that would end past it is not started (the previous file stays).
+#include "engine/io/output.h"
+
 #include <gtest/gtest.h>
 
 #include "cost/json_util.h"
-#include "engine/io/output.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -126,7 +127,7 @@ TEST(OutputWriter, FinalFlushWritesASmallBestJustPastTheDeadline) {
 TEST(OutputWriter, DefersAWriteThatWouldRunPastTheSearchStop) {
   Ex1 e;
   TimedWriter stopping(e, "writer_stop.json", 2, 5);  // the search stops 5 s before the deadline: already past
-  stopping.w.flushDue(1e9);                          // long past the write throttle's interval
+  stopping.w.flushDue(1e9);                           // long past the write throttle's interval
   EXPECT_EQ(stopping.w.writes(), 1);
   EXPECT_DOUBLE_EQ(stopping.w.writtenBest(), 6553.6);
   EXPECT_TRUE(stopping.w.flushFinal(false));  // the final write fits before the deadline

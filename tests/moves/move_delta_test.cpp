@@ -214,8 +214,8 @@ TEST(MoveDelta, FuseJoinsNonAdjacentLinkedSubgraphs) {
   // After: [0,2] fused (at s's place or at t's, the same price): T1 ephemeral,
   //   max(2000 + 1500, load T0 1638.4 + store T4 1638.4) = 3500; SG [1] 3276.8; total 6776.8
   // Delta 6776.8 - 9830.4 = -3053.6 (both orientations are checked).
-  const Problem p = square(5, "[[0],[2],[1]]", "[[1],[3],[4]]", "[2000,100,1500]",
-                           R"(["Pointwise","Pointwise","Pointwise"])", 50000);
+  const Problem p =
+      square(5, "[[0],[2],[1]]", "[[1],[3],[4]]", "[2000,100,1500]", R"(["Pointwise","Pointwise","Pointwise"])", 50000);
   const Schedule s = sched({sg({0}, kPw), sg({1}, kPw), sg({2}, kPw)});
   for (const auto& want : std::vector<std::vector<std::vector<OpId>>>{{{0, 2}, {1}}, {{1}, {0, 2}}}) {
     auto ev = start(p, s, 9830.4);
@@ -276,8 +276,8 @@ TEST(MoveDelta, MoveOpShiftsABoundaryOpToTheNextSubgraph) {
 TEST(MoveDelta, MoveOpThatHidesATensorIsRejected) {
   // op0: T0 -> T1, op1: T1 -> T2, op2: T1 + T2 -> T3. [[0],[1,2]] is valid (SG0 writes T1);
   // moving op1 back gives [[0,1],[2]]: T1 becomes ephemeral in SG0 and op2 cannot read it: V5.
-  const Problem p = square(4, "[[0],[1],[1,2]]", "[[1],[2],[3]]", "[100,100,100]",
-                           R"(["Pointwise","Pointwise","Pointwise"])", 50000);
+  const Problem p =
+      square(4, "[[0],[1],[1,2]]", "[[1],[2],[3]]", "[100,100,100]", R"(["Pointwise","Pointwise","Pointwise"])", 50000);
   // [[0],[1,2]]: 3276.8 + max(200, load T1 1638.4 + store T3 1638.4) = 6553.6.
   auto ev = start(p, sched({sg({0}, kPw), sg({1, 2}, kPw)}), 6553.6);
   expectRejected(p, *ev, proposeOps("move-op", *ev, {{0, 1}, {2}}), Rule::V5);
@@ -330,15 +330,12 @@ TEST(MoveDelta, UncomputeThatEmptiesTheOnlyWriterIsRejected) {
 // ---- granularity -------------------------------------------------------------------------------
 
 // One MatMul: T0 (LHS 128x128) x T1 (RHS 128x128) -> T2, base cost 5000, K = 128, capacity 40000.
-Problem oneMatMul() {
-  return square(3, "[[0,1]]", "[[2]]", "[5000]", R"(["MatMul"])", 40000);
-}
+Problem oneMatMul() { return square(3, "[[0,1]]", "[[2]]", "[5000]", R"(["MatMul"])", 40000); }
 
 // The granularity move's proposal that gives the one subgraph granularity `want`.
 Change proposeGranularity(IncrementalEvaluator& ev, const Granularity& want) {
-  return proposeWhere("granularity", ev, [&](const Change& c, const Schedule&) {
-    return c.repl.size() == 1 && c.repl[0].gran == want;
-  });
+  return proposeWhere("granularity", ev,
+                      [&](const Change& c, const Schedule&) { return c.repl.size() == 1 && c.repl[0].gran == want; });
 }
 
 TEST(MoveDelta, GranularityChangesATileSide) {
@@ -378,9 +375,12 @@ TEST(MoveDelta, TraversalRowSnakeReusesTheSharedOperand) {
   // Delta 6548 - 7096 = -548.
   const Problem p = square(3, "[[0,1]]", "[[2]]", "[1500]", R"(["MatMul"])", 25000);
   auto ev = start(p, sched({sg({0}, {64, 64, 128})}), 7096);
-  expectDelta(p, *ev, proposeWhere("traversal", *ev, [](const Change& c, const Schedule&) {
-                return c.repl.size() == 1 && c.repl[0].trav.kind == TraversalKind::RowSnake;
-              }), -548);
+  expectDelta(p, *ev,
+              proposeWhere("traversal", *ev,
+                           [](const Change& c, const Schedule&) {
+                             return c.repl.size() == 1 && c.repl[0].trav.kind == TraversalKind::RowSnake;
+                           }),
+              -548);
 }
 
 TEST(MoveDelta, TraversalOfASingleTileIsNeverProposed) {
@@ -400,9 +400,12 @@ TEST(MoveDelta, RetainKeepsATensorForTheNextSubgraph) {
   // Delta 3638.4 - 6553.6 = -2915.2.
   const Problem p = chain2(2000, 100);
   auto ev = start(p, sched({sg({0}, kPw), sg({1}, kPw)}), 6553.6);
-  expectDelta(p, *ev, proposeWhere("retain", *ev, [](const Change& c, const Schedule&) {
-                return c.first == 0 && c.repl.size() == 1 && c.repl[0].retain == std::vector<TensorId>{1};
-              }), -2915.2);
+  expectDelta(p, *ev,
+              proposeWhere("retain", *ev,
+                           [](const Change& c, const Schedule&) {
+                             return c.first == 0 && c.repl.size() == 1 && c.repl[0].retain == std::vector<TensorId>{1};
+                           }),
+              -2915.2);
 }
 
 TEST(MoveDelta, RetainOverTheCapacityIsRejected) {
@@ -412,9 +415,12 @@ TEST(MoveDelta, RetainOverTheCapacityIsRejected) {
   const Problem p = chain2(2000, 100, 20000);
   // Each subgraph: 2 tiles x max(cost, 819.2 + 819.2): SG0 2 x 2000, SG1 2 x 1638.4 = 7276.8.
   auto ev = start(p, sched({sg({0}, {64, 128, 1}), sg({1}, {64, 128, 1})}), 7276.8);
-  expectRejected(p, *ev, proposeWhere("retain", *ev, [](const Change& c, const Schedule&) {
-                   return c.repl.size() == 1 && c.repl[0].retain == std::vector<TensorId>{1};
-                 }), Rule::V11);
+  expectRejected(p, *ev,
+                 proposeWhere("retain", *ev,
+                              [](const Change& c, const Schedule&) {
+                                return c.repl.size() == 1 && c.repl[0].retain == std::vector<TensorId>{1};
+                              }),
+                 Rule::V11);
 }
 
 // ---- reorder -----------------------------------------------------------------------------------
@@ -446,8 +452,8 @@ TEST(MoveDelta, ReorderBeforeTheProducerIsRejected) {
 
 // Every registered move kind has a test above.
 TEST(MoveDelta, EveryRegisteredMoveIsCovered) {
-  const std::vector<std::string> covered = {"fuse",      "granularity", "merge",   "move-op", "recompute",
-                                            "reorder",   "retain",      "split",   "traversal", "uncompute"};
+  const std::vector<std::string> covered = {"fuse",    "granularity", "merge", "move-op",   "recompute",
+                                            "reorder", "retain",      "split", "traversal", "uncompute"};
   std::vector<std::string> names = moveNames();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, covered);

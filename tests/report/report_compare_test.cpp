@@ -49,12 +49,14 @@ TEST(ReportCompare, BothTotalsAndTheDifference) {
   EXPECT_NE(html.find("A total latency</div><div class=\"v\">9,830.4</div>"), std::string::npos);
   EXPECT_NE(html.find("B total latency</div><div class=\"v\">3,638.4</div>"), std::string::npos);
   // 3638.4 - 9830.4 = -6192, -62.99% of A.
-  EXPECT_NE(html.find("difference B &minus; A</div><div class=\"v\">&minus;6,192 (&minus;62.99%)</div>"), std::string::npos);
+  EXPECT_NE(html.find("difference B &minus; A</div><div class=\"v\">&minus;6,192 (&minus;62.99%)</div>"),
+            std::string::npos);
   EXPECT_NE(html.find("B is faster"), std::string::npos);
   EXPECT_NE(html.find("<svg id=\"timeline-a\""), std::string::npos);
   EXPECT_NE(html.find("<svg id=\"timeline-b\""), std::string::npos);
   // The split of the difference: shared {0}: 1638.4 - 3276.8; gone {1}, {2}: 6553.6; new {1,2}: 2000.
-  EXPECT_NE(html.find("shared subgraphs (1): B &minus; A</td><td class=\"n better\">&minus;1,638.4 (&minus;50%)"), std::string::npos);
+  EXPECT_NE(html.find("shared subgraphs (1): B &minus; A</td><td class=\"n better\">&minus;1,638.4 (&minus;50%)"),
+            std::string::npos);
   EXPECT_NE(html.find("only in A (2): their latency, gone in B</td><td class=\"n\">&minus;6,553.6"), std::string::npos);
   EXPECT_NE(html.find("only in B (1): their latency, new in B</td><td class=\"n\">+2,000"), std::string::npos);
   // No scripts, no network.
@@ -73,7 +75,8 @@ TEST(ReportCompare, SharedSubgraphsSideBySideAndUnmatchedApart) {
   EXPECT_NE(tr.find("0:PW"), std::string::npos) << tr;
   EXPECT_NE(tr.find(">3,276.8</td><td class=\"n\">1,638.4</td>"), std::string::npos) << tr;
   EXPECT_NE(tr.find("&minus;1,638.4 (&minus;50%)"), std::string::npos) << tr;
-  EXPECT_NE(tr.find("16,384 / 16,384</td><td class=\"n\">16,384 / 0</td>"), std::string::npos) << tr;  // loaded / stored
+  EXPECT_NE(tr.find("16,384 / 16,384</td><td class=\"n\">16,384 / 0</td>"), std::string::npos)
+      << tr;                                               // loaded / stored
   EXPECT_NE(tr.find("t1 (128"), std::string::npos) << tr;  // B retains t1
   EXPECT_EQ(tr.find(">same<"), std::string::npos) << "the retention differs";
   EXPECT_NE(html.find("<h2>Shared subgraphs (1)</h2>"), std::string::npos);
@@ -98,13 +101,15 @@ TEST(ReportCompare, SharedSubgraphsSideBySideAndUnmatchedApart) {
 
 TEST(ReportCompare, TracesAndStatsOfBothRuns) {
   Files f = writeFiles("cmptrace");
-  std::string ta = test::tempPath("cmp_a.csv"), tb = test::tempPath("cmp_b.csv"), sa = test::tempPath("cmp_a.stats.json"),
-              sb = test::tempPath("cmp_b.stats.json");
+  std::string ta = test::tempPath("cmp_a.csv"), tb = test::tempPath("cmp_b.csv"),
+              sa = test::tempPath("cmp_a.stats.json"), sb = test::tempPath("cmp_b.stats.json");
   test::writeText(ta, "seconds,worker,latency\n0.01,first,9830.4\n0.1,baseline,9830.4\n1,end,9830.4\n");
-  test::writeText(tb, "seconds,worker,latency\n0.01,first,9830.4\n0.1,baseline,5000\n0.7,anneal,3638.4\n3,end,3638.4\n");
+  test::writeText(tb,
+                  "seconds,worker,latency\n0.01,first,9830.4\n0.1,baseline,5000\n0.7,anneal,3638.4\n3,end,3638.4\n");
   test::writeText(sa, R"({"instance":"cmptrace_problem","best_latency":9830.4,"evaluations":10,"elapsed_s":1})");
   test::writeText(sb, R"({"instance":"cmptrace_problem","best_latency":3638.4,"evaluations":123456,"elapsed_s":3})");
-  std::string html = test::reportHtml("cmptrace", {f.problem, f.a, f.b, "--trace", ta, "--trace", tb, "--stats", sa, "--stats", sb});
+  std::string html =
+      test::reportHtml("cmptrace", {f.problem, f.a, f.b, "--trace", ta, "--trace", tb, "--stats", sa, "--stats", sb});
   EXPECT_NE(html.find("<svg id=\"convergence\""), std::string::npos);
   EXPECT_NE(html.find("A: best 9,830.4"), std::string::npos);
   EXPECT_NE(html.find("B: best 3,638.4"), std::string::npos);

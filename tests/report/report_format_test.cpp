@@ -1,11 +1,12 @@
 // The report's building blocks: the one number format (humanNumber) and the per-subgraph
 // traffic facts (subgraphTraffic: compute and memory time, elements loaded and stored).
+#include "engine/report/report_format.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/report/report_format.h"
 #include "engine/report/schedule_facts.h"
 #include "tests/test_util.h"
 
@@ -63,7 +64,8 @@ TEST(ScheduleFacts, TrafficOfAMatMulByHand) {
   Problem p = test::problemFromJson(R"({"widths":[128,128,128],"heights":[128,128,128],"inputs":[[0,1]],"outputs":[[2]],
     "base_costs":[1000],"op_types":["MatMul"],"fast_memory_capacity":50000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
   Schedule s = test::scheduleFromJson(R"({"subgraphs":[[0]],"granularities":[[128,128,32]],"tensors_to_retain":[[]],
-    "traversal_orders":[null],"subgraph_latencies":[4915.2]})", p);
+    "traversal_orders":[null],"subgraph_latencies":[4915.2]})",
+                                      p);
   Evaluation ev = evaluateSchedule(p, s, ModelOptions{});
   ASSERT_TRUE(ev.valid) << ev.reason;
   auto t = subgraphTraffic(p, s, ev);
@@ -78,11 +80,14 @@ TEST(ScheduleFacts, TrafficOfAMatMulByHand) {
 
 // Two Pointwise ops fused: t1 never reaches slow memory; retained out, the output is not stored.
 TEST(ScheduleFacts, TrafficOfFusedAndRetainedPointwise) {
-  Problem p = test::problemFromJson(R"({"widths":[128,128,128],"heights":[128,128,128],"inputs":[[0],[1]],"outputs":[[1],[2]],
+  Problem p =
+      test::problemFromJson(R"({"widths":[128,128,128],"heights":[128,128,128],"inputs":[[0],[1]],"outputs":[[1],[2]],
     "base_costs":[1000,1000],"op_types":["Pointwise","Pointwise"],"fast_memory_capacity":50000,"slow_memory_bandwidth":10,
     "native_granularity":[128,128]})");
-  Schedule fused = test::scheduleFromJson(R"({"subgraphs":[[0,1]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
-    "traversal_orders":[null],"subgraph_latencies":[3276.8]})", p);
+  Schedule fused =
+      test::scheduleFromJson(R"({"subgraphs":[[0,1]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
+    "traversal_orders":[null],"subgraph_latencies":[3276.8]})",
+                             p);
   Evaluation ev = evaluateSchedule(p, fused, ModelOptions{});
   ASSERT_TRUE(ev.valid) << ev.reason;
   auto t = subgraphTraffic(p, fused, ev);
@@ -93,7 +98,8 @@ TEST(ScheduleFacts, TrafficOfFusedAndRetainedPointwise) {
   EXPECT_DOUBLE_EQ(t[0].memory, 3276.8);
 
   Schedule retained = test::scheduleFromJson(R"({"subgraphs":[[0],[1]],"granularities":[[128,128,1],[128,128,1]],
-    "tensors_to_retain":[[1],[]],"traversal_orders":[null,null],"subgraph_latencies":[1638.4,1638.4]})", p);
+    "tensors_to_retain":[[1],[]],"traversal_orders":[null,null],"subgraph_latencies":[1638.4,1638.4]})",
+                                             p);
   ev = evaluateSchedule(p, retained, ModelOptions{});
   ASSERT_TRUE(ev.valid) << ev.reason;
   t = subgraphTraffic(p, retained, ev);
@@ -109,7 +115,8 @@ TEST(ScheduleFacts, TrafficOfFusedAndRetainedPointwise) {
 // memory-bound; elements moved = memory time x bandwidth.
 TEST(ScheduleFacts, TrafficIsConsistentWithTheLatencyOnBenchmarks) {
   std::vector<std::string> problems;
-  for (const char* ex : {"examples/ex1.json", "examples/ex3.json", "examples/ex5.json"}) problems.push_back(test::instancePath(ex));
+  for (const char* ex : {"examples/ex1.json", "examples/ex3.json", "examples/ex5.json"})
+    problems.push_back(test::instancePath(ex));
   for (const std::string& b : test::sharedBenchmarks()) problems.push_back(b);
   int checked = 0, mixed = 0;
   for (const std::string& path : problems) {
@@ -136,7 +143,8 @@ TEST(ScheduleFacts, TrafficIsConsistentWithTheLatencyOnBenchmarks) {
       }
       mixed += c.memory_bound_steps > 0 && c.compute_bound_steps > 0;
       const double moved = static_cast<double>(t[i].loaded + t[i].stored);
-      EXPECT_NEAR(moved, t[i].memory * static_cast<double>(p.bandwidth), 1e-9 * std::max(1.0, moved)) << "subgraph " << i;
+      EXPECT_NEAR(moved, t[i].memory * static_cast<double>(p.bandwidth), 1e-9 * std::max(1.0, moved))
+          << "subgraph " << i;
       EXPECT_GE(t[i].loaded, 0);
       EXPECT_GE(t[i].stored, 0);
       ++checked;
@@ -148,11 +156,13 @@ TEST(ScheduleFacts, TrafficIsConsistentWithTheLatencyOnBenchmarks) {
 }
 
 TEST(ScheduleFacts, InvalidSubgraphHasNoTraffic) {
-  Problem p = test::problemFromJson(R"({"widths":[128,128,128],"heights":[128,128,128],"inputs":[[0],[1]],"outputs":[[1],[2]],
+  Problem p =
+      test::problemFromJson(R"({"widths":[128,128,128],"heights":[128,128,128],"inputs":[[0],[1]],"outputs":[[1],[2]],
     "base_costs":[1000,1000],"op_types":["Pointwise","Pointwise"],"fast_memory_capacity":50000,"slow_memory_bandwidth":10,
     "native_granularity":[128,128]})");
   Schedule s = test::scheduleFromJson(R"({"subgraphs":[[0],[1]],"granularities":[[128,128,1],[256,128,1]],
-    "tensors_to_retain":[[],[]],"traversal_orders":[null,null],"subgraph_latencies":[0,0]})", p);
+    "tensors_to_retain":[[],[]],"traversal_orders":[null,null],"subgraph_latencies":[0,0]})",
+                                      p);
   Evaluation ev = evaluateSchedule(p, s, ModelOptions{});
   ASSERT_FALSE(ev.valid);
   auto t = subgraphTraffic(p, s, ev);

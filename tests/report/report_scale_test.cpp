@@ -69,11 +69,12 @@ Files writeChain(const std::string& tag, int n) {
     lat += sep + std::string(i % 2 ? "5000" : "3276.8");
   }
   Files f{test::tempPath(tag + "_problem.json"), test::tempPath(tag + "_schedule.json")};
-  test::writeText(f.problem, "{\"widths\":[" + w + "],\"heights\":[" + w + "],\"inputs\":[" + in + "],\"outputs\":[" + out +
-                                 "],\"base_costs\":[" + costs + "],\"op_types\":[" + types +
-                                 "],\"fast_memory_capacity\":50000,\"slow_memory_bandwidth\":10,\"native_granularity\":[128,128]}");
-  test::writeText(f.schedule, "{\"subgraphs\":[" + sgs + "],\"granularities\":[" + grans + "],\"tensors_to_retain\":[" + ret +
-                                  "],\"traversal_orders\":[" + trav + "],\"subgraph_latencies\":[" + lat + "]}");
+  test::writeText(
+      f.problem, "{\"widths\":[" + w + "],\"heights\":[" + w + "],\"inputs\":[" + in + "],\"outputs\":[" + out +
+                     "],\"base_costs\":[" + costs + "],\"op_types\":[" + types +
+                     "],\"fast_memory_capacity\":50000,\"slow_memory_bandwidth\":10,\"native_granularity\":[128,128]}");
+  test::writeText(f.schedule, "{\"subgraphs\":[" + sgs + "],\"granularities\":[" + grans + "],\"tensors_to_retain\":[" +
+                                  ret + "],\"traversal_orders\":[" + trav + "],\"subgraph_latencies\":[" + lat + "]}");
   return f;
 }
 
@@ -91,12 +92,14 @@ TEST(ReportScale, PrefixTotalsAreExactTotalOfEveryPrefix) {
       const int kind = static_cast<int>(rng() % 100);
       const i64 small[] = {1, 2, 3, 5, 7, 10, 12, 125, 1000003};
       i64 den = small[rng() % 9];
-      if (scenario % 3 == 1 && kind < 3) den = static_cast<i64>(rng() >> 2) | 1;  // huge: the common denominator overflows
-      if (scenario % 3 == 2 && kind < 2) den = kind == 0 ? 0 : -7;                // an invalid subgraph
+      if (scenario % 3 == 1 && kind < 3)
+        den = static_cast<i64>(rng() >> 2) | 1;                     // huge: the common denominator overflows
+      if (scenario % 3 == 2 && kind < 2) den = kind == 0 ? 0 : -7;  // an invalid subgraph
       r.cost.num = static_cast<i128>(rng() % 1000000007) * static_cast<i128>(den > 0 ? 1 + rng() % 1000 : 1);
       r.cost.den = den;
-      r.cost.latency = den > 0 ? static_cast<double>(static_cast<long double>(r.cost.num) / static_cast<long double>(den))
-                               : static_cast<double>(rng() % 1000) / 3;
+      r.cost.latency = den > 0
+                           ? static_cast<double>(static_cast<long double>(r.cost.num) / static_cast<long double>(den))
+                           : static_cast<double>(rng() % 1000) / 3;
     }
     const std::vector<double> pre = exactPrefixTotals(sg);
     ASSERT_EQ(pre.size(), sg.size() + 1);
@@ -172,7 +175,8 @@ TEST(ReportScale, SecondsBudgetDegradesTheBoundToQuickFloors) {
   test::ReportPage cmp = test::reportPage("budget_cmp", {problem, schedule, schedule, "-s", "0.001"});
   EXPECT_NE(cmp.html.find("the same for both &middot; quick floors"), std::string::npos);
   for (const char* bad : {"0", "-1", "abc", "nan"})
-    EXPECT_EQ(test::runMlsys({"report", problem, schedule, "-o", test::tempPath("bad_s.html"), "-s", bad}).exit_code, 2) << bad;
+    EXPECT_EQ(test::runMlsys({"report", problem, schedule, "-o", test::tempPath("bad_s.html"), "-s", bad}).exit_code, 2)
+        << bad;
 }
 
 // ---------------------------------------------------------------- item 9: thinning
@@ -190,7 +194,8 @@ TEST(ReportScale, ThinStepsKeepsFirstLastAndVisibleChanges) {
     std::vector<double> y(n);
     double at = 14;
     for (size_t i = 0; i < n; ++i) {
-      at += (rng() % 50 == 0 ? 2.0 : 0.004) * static_cast<double>(rng() % 1000) / 1000;  // mostly invisible steps, a few jumps
+      at += (rng() % 50 == 0 ? 2.0 : 0.004) * static_cast<double>(rng() % 1000) /
+            1000;  // mostly invisible steps, a few jumps
       y[i] = std::min(at, 274.0);
     }
     const std::vector<size_t> keep = thinSteps(y, 0.1, 2000);
@@ -245,13 +250,18 @@ TEST(ReportScale, MillionRowTraceIsThinned) {
 
 TEST(ReportScale, EscapeMakesValidUtf8) {
   const std::string fffd = "\xEF\xBF\xBD";
-  EXPECT_EQ(esc("a\xff" "b"), "a" + fffd + "b");
+  EXPECT_EQ(esc("a\xff"
+                "b"),
+            "a" + fffd + "b");
   EXPECT_EQ(esc("<\"&'>"), "&lt;&quot;&amp;&#39;&gt;");
-  EXPECT_EQ(esc("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\x97"), "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\x97");  // kept
-  EXPECT_EQ(esc("\xE2\x82" "x"), fffd + "x");                      // a truncated sequence: one U+FFFD
-  EXPECT_EQ(esc("\xED\xA0\x80"), fffd + fffd + fffd);              // a surrogate: three (as browsers decode)
-  EXPECT_EQ(esc("\xC0\xAF"), fffd + fffd);                         // an overlong '/'
-  EXPECT_EQ(esc("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);   // past U+10FFFF
+  EXPECT_EQ(esc("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\x97"),
+            "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xC3\x97");  // kept
+  EXPECT_EQ(esc("\xE2\x82"
+                "x"),
+            fffd + "x");                                          // a truncated sequence: one U+FFFD
+  EXPECT_EQ(esc("\xED\xA0\x80"), fffd + fffd + fffd);             // a surrogate: three (as browsers decode)
+  EXPECT_EQ(esc("\xC0\xAF"), fffd + fffd);                        // an overlong '/'
+  EXPECT_EQ(esc("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // past U+10FFFF
   EXPECT_EQ(esc(std::string("a\0b\x01\tc\nd\re", 10)), "a" + fffd + "b" + fffd + "\tc\nd\re");
   EXPECT_EQ(esc("\xF0\x9F\x98"), fffd);
   std::string all;
@@ -274,9 +284,9 @@ TEST(ReportScale, NonUtf8FileNamesGiveValidUtf8Html) {
   std::string html = test::reportHtml("utf8_one", {problem, a, "--trace", trace, "--stats", stats});
   ASSERT_FALSE(html.empty());
   EXPECT_TRUE(validUtf8(html));
-  EXPECT_NE(html.find("p\xEF\xBF\xBD.json"), std::string::npos);            // the problem's path
+  EXPECT_NE(html.find("p\xEF\xBF\xBD.json"), std::string::npos);              // the problem's path
   EXPECT_NE(html.find("a\xEF\xBF\xBD\xEF\xBF\xBD.json"), std::string::npos);  // 0xfe, then 0xc3 cut short by '.'
-  EXPECT_NE(html.find("worker w\xEF\xBF\xBD"), std::string::npos);          // a trace's worker name
+  EXPECT_NE(html.find("worker w\xEF\xBF\xBD"), std::string::npos);            // a trace's worker name
   EXPECT_EQ(html.find('\xff'), std::string::npos);
   std::string cmp = test::reportHtml("utf8_cmp", {problem, a, b});
   ASSERT_FALSE(cmp.empty());

@@ -144,9 +144,10 @@ TEST(Report, ManySubgraphs) {
     tr += c + "null";
     lat += c + "0";
   }
-  std::string problem = "{\"widths\":[" + w + "],\"heights\":[" + h + "],\"inputs\":[" + in + "],\"outputs\":[" + out +
-                        "],\"base_costs\":[" + bc + "],\"op_types\":[" + ty +
-                        "],\"fast_memory_capacity\":50000,\"slow_memory_bandwidth\":10,\"native_granularity\":[128,128]}";
+  std::string problem =
+      "{\"widths\":[" + w + "],\"heights\":[" + h + "],\"inputs\":[" + in + "],\"outputs\":[" + out +
+      "],\"base_costs\":[" + bc + "],\"op_types\":[" + ty +
+      "],\"fast_memory_capacity\":50000,\"slow_memory_bandwidth\":10,\"native_granularity\":[128,128]}";
   std::string schedule = "{\"subgraphs\":[" + sg + "],\"granularities\":[" + gr + "],\"tensors_to_retain\":[" + rt +
                          "],\"traversal_orders\":[" + tr + "],\"subgraph_latencies\":[" + lat + "]}";
   Files f = writeInstance("many", problem, schedule);
@@ -175,7 +176,8 @@ std::string rowOf(const std::string& html, const std::string& id) {
 TEST(Report, PerSubgraphTimeTrafficAndRetention) {
   Files f = writeInstance("columns", kProblem, kRetained);
   std::string html = test::reportHtml("columns", {f.problem, f.schedule});
-  for (const char* col : {">compute</th>", ">memory</th>", ">loaded</th>", ">stored</th>", ">retained in</th>", ">retained out</th>"})
+  for (const char* col :
+       {">compute</th>", ">memory</th>", ">loaded</th>", ">stored</th>", ">retained in</th>", ">retained out</th>"})
     EXPECT_NE(html.find(col), std::string::npos) << col;
   // Subgraph 0 loads t0 (16,384 elements, 1,638.4 time units), computes 1,000, stores nothing
   // (t1 is retained out); subgraph 1 loads nothing (t1 retained in) and stores t2.
@@ -185,8 +187,14 @@ TEST(Report, PerSubgraphTimeTrafficAndRetention) {
   EXPECT_NE(r0.find("<em>1,000</em>"), std::string::npos) << r0;  // compute
   EXPECT_NE(r0.find(">1,638.4</td><td class=\"n\">16,384</td><td class=\"n\">0</td>"), std::string::npos) << r0;
   EXPECT_NE(r1.find(">1,638.4</td><td class=\"n\">0</td><td class=\"n\">16,384</td>"), std::string::npos) << r1;
-  EXPECT_NE(r0.find("<td class=\"ret\"></td><td class=\"ret\">t1 (128\xC3\x97" "128)</td>"), std::string::npos) << r0;
-  EXPECT_NE(r1.find("<td class=\"ret\">t1 (128\xC3\x97" "128)</td><td class=\"ret\"></td>"), std::string::npos) << r1;
+  EXPECT_NE(r0.find("<td class=\"ret\"></td><td class=\"ret\">t1 (128\xC3\x97"
+                    "128)</td>"),
+            std::string::npos)
+      << r0;
+  EXPECT_NE(r1.find("<td class=\"ret\">t1 (128\xC3\x97"
+                    "128)</td><td class=\"ret\"></td>"),
+            std::string::npos)
+      << r1;
   // The header cards: totals of compute / memory time and of elements moved.
   EXPECT_NE(html.find("2,000 / 3,277"), std::string::npos);
   EXPECT_NE(html.find("loaded 16,384 &middot; stored 16,384"), std::string::npos);
@@ -247,16 +255,19 @@ TEST(Report, BadStatsAreErrors) {
 
 TEST(Report, ScheduleOfAnotherProblem) {
   // Op 5 does not exist in a 2-op problem.
-  Files f = writeInstance("other", kProblem, R"({"subgraphs":[[5]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
+  Files f =
+      writeInstance("other", kProblem, R"({"subgraphs":[[5]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
     "traversal_orders":[null],"subgraph_latencies":[1]})");
   auto pg = test::reportPage("other", {f.problem, f.schedule});
   EXPECT_EQ(pg.run.exit_code, 1);
   EXPECT_NE(pg.run.err.find("(op index)"), std::string::npos) << pg.run.err;
-  EXPECT_NE(pg.run.err.find("another problem? '" + f.problem + "' has 2 ops and 3 tensors"), std::string::npos) << pg.run.err;
+  EXPECT_NE(pg.run.err.find("another problem? '" + f.problem + "' has 2 ops and 3 tensors"), std::string::npos)
+      << pg.run.err;
   EXPECT_TRUE(pg.html.empty()) << "no page for a schedule that cannot be read";
   // In range but not a schedule of this problem (op 1 never runs, latencies far off): the page
   // says so, exit 1.
-  Files g = writeInstance("other2", kProblem, R"({"subgraphs":[[0]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
+  Files g =
+      writeInstance("other2", kProblem, R"({"subgraphs":[[0]],"granularities":[[128,128,1]],"tensors_to_retain":[[]],
     "traversal_orders":[null],"subgraph_latencies":[99999]})");
   std::string html = test::invalidReportHtml("other", {g.problem, g.schedule}, "V2");
   EXPECT_NE(html.find("INVALID schedule"), std::string::npos);
@@ -273,8 +284,13 @@ TEST(Report, OutputMustNotBeAnInput) {
   test::writeText(trace, "seconds,worker,latency\n");
   EXPECT_EQ(test::runMlsys({"report", f.problem, f.schedule, "-o", trace, "--trace", trace}).exit_code, 2);
   // One --trace / --stats per schedule at most; a problem and one or two schedules.
-  EXPECT_EQ(test::runMlsys({"report", f.problem, f.schedule, "-o", test::tempPath("x.html"), "--trace", trace, "--trace", trace}).exit_code, 2);
-  EXPECT_EQ(test::runMlsys({"report", f.problem, f.schedule, f.schedule, f.schedule, "-o", test::tempPath("x.html")}).exit_code, 2);
+  EXPECT_EQ(test::runMlsys(
+                {"report", f.problem, f.schedule, "-o", test::tempPath("x.html"), "--trace", trace, "--trace", trace})
+                .exit_code,
+            2);
+  EXPECT_EQ(test::runMlsys({"report", f.problem, f.schedule, f.schedule, f.schedule, "-o", test::tempPath("x.html")})
+                .exit_code,
+            2);
 }
 
 // A trace of a whole run (solve --trace): construction rows as marked points, the x axis up to
@@ -282,7 +298,9 @@ TEST(Report, OutputMustNotBeAnInput) {
 TEST(Report, WholeRunTraceSpansTheRun) {
   Files f = writeInstance("wholerun", kProblem, kSchedule);
   std::string trace = test::tempPath("wholerun.csv");
-  test::writeText(trace, "seconds,worker,latency\n0.01,first,9000\n0.2,baseline,8000\n0.5,anneal,7000.5\n1.5,lns,6553.6\n4,end,6553.6\n");
+  test::writeText(
+      trace,
+      "seconds,worker,latency\n0.01,first,9000\n0.2,baseline,8000\n0.5,anneal,7000.5\n1.5,lns,6553.6\n4,end,6553.6\n");
   std::string html = test::reportHtml("wholerun", {f.problem, f.schedule, "--trace", trace});
   std::string svg = html.substr(html.find("<svg id=\"convergence\""));
   svg = svg.substr(0, svg.find("</svg>"));
@@ -310,14 +328,16 @@ TEST(Report, WholeRunTraceSpansTheRun) {
 // PNGs are kept there (bench/report-small.png, report-large.png, report-compare.png).
 TEST(Report, ScreenshotIsNotBlank) {
   const char* chromium = "/usr/bin/chromium";
-  if (::access(chromium, X_OK) != 0) GTEST_SKIP() << "no " << chromium << "; install it with apt-get install -y chromium";
+  if (::access(chromium, X_OK) != 0)
+    GTEST_SKIP() << "no " << chromium << "; install it with apt-get install -y chromium";
   auto shoot = [&](const std::string& page, const std::string& png, int height) {
     std::string profile = test::tempPath("chromium-profile-" + std::filesystem::path(png).stem().string());
-    const int rc = test::runCommand({"timeout", "90", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                     "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                                     "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png,
-                                     "--window-size=1400," + std::to_string(height), "file://" + page})
-                       .exit_code;
+    const int rc =
+        test::runCommand({"timeout", "90", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                          "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                          "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png,
+                          "--window-size=1400," + std::to_string(height), "file://" + page})
+            .exit_code;
     std::error_code ec;
     std::filesystem::remove_all(profile, ec);
     return rc;
@@ -338,15 +358,18 @@ TEST(Report, ScreenshotIsNotBlank) {
     EXPECT_EQ(data.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
     auto size = std::filesystem::file_size(png);
     EXPECT_GT(size, 20000u) << "the screenshot looks blank";
-    EXPECT_GT(size, 5 * blank_size) << "the screenshot (" << size << " bytes) is not much richer than a blank page (" << blank_size
-                                    << " bytes)";
-    if (keep && *keep) std::filesystem::copy_file(png, std::string(keep) + "/" + name + ".png", std::filesystem::copy_options::overwrite_existing);
+    EXPECT_GT(size, 5 * blank_size) << "the screenshot (" << size << " bytes) is not much richer than a blank page ("
+                                    << blank_size << " bytes)";
+    if (keep && *keep)
+      std::filesystem::copy_file(png, std::string(keep) + "/" + name + ".png",
+                                 std::filesystem::copy_options::overwrite_existing);
   };
 
   // Small: two subgraphs, a hand-written trace and stats.
   Files f = writeInstance("shot", kProblem, kSchedule);
   std::string trace = test::tempPath("shot_trace.csv"), stats = test::tempPath("shot_stats.json");
-  test::writeText(trace, "seconds,worker,latency\n0.01,first,9000\n0.2,baseline,8000\n0.5,anneal,6553.6\n2,end,6553.6\n");
+  test::writeText(trace,
+                  "seconds,worker,latency\n0.01,first,9000\n0.2,baseline,8000\n0.5,anneal,6553.6\n2,end,6553.6\n");
   test::writeText(stats, kStats);
   std::string html = test::tempPath("shot.html");
   auto r = test::runMlsys({"report", f.problem, f.schedule, "-o", html, "--trace", trace, "--stats", stats});
@@ -358,14 +381,17 @@ TEST(Report, ScreenshotIsNotBlank) {
   std::string problem = test::sharedBenchmark("mlsys-2026-21");
   if (problem.empty()) {
     problem = test::tempPath("shot_large_problem.json");
-    ASSERT_EQ(test::runMlsys({"generate", "--family", "transformer", "--size", "150", "--seed", "1", "-o", problem}).exit_code, 0);
+    ASSERT_EQ(test::runMlsys({"generate", "--family", "transformer", "--size", "150", "--seed", "1", "-o", problem})
+                  .exit_code,
+              0);
   }
   std::string longOut = test::tempPath("shot_long.json"), longTrace = test::tempPath("shot_long.csv"),
               longStats = test::tempPath("shot_long.stats.json"), shortOut = test::tempPath("shot_short.json"),
               shortTrace = test::tempPath("shot_short.csv"), shortStats = test::tempPath("shot_short.stats.json");
   r = test::runMlsys({"solve", problem, longOut, "--seconds", "3", "--trace", longTrace, "--stats", longStats, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = test::runMlsys({"solve", problem, shortOut, "--seconds", "0.2", "--trace", shortTrace, "--stats", shortStats, "-q"});
+  r = test::runMlsys(
+      {"solve", problem, shortOut, "--seconds", "0.2", "--trace", shortTrace, "--stats", shortStats, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   html = test::tempPath("shot_large.html");
   r = test::runMlsys({"report", problem, longOut, "-o", html, "--trace", longTrace, "--stats", longStats});
@@ -373,8 +399,8 @@ TEST(Report, ScreenshotIsNotBlank) {
   check(html, "report-large", 2000);
 
   html = test::tempPath("shot_compare.html");
-  r = test::runMlsys({"report", problem, shortOut, longOut, "-o", html, "--trace", shortTrace, "--trace", longTrace, "--stats",
-                      shortStats, "--stats", longStats});
+  r = test::runMlsys({"report", problem, shortOut, longOut, "-o", html, "--trace", shortTrace, "--trace", longTrace,
+                      "--stats", shortStats, "--stats", longStats});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   check(html, "report-compare", 2200);
 }

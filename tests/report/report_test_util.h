@@ -1,11 +1,11 @@
 // Shared by the report tests (report_test.cpp, report_compare_test.cpp): run `mlsys report` and
 // read the page it wrote.
 #pragma once
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/test_util.h"
 
@@ -38,7 +38,8 @@ inline std::string reportHtml(const std::string& tag, const std::vector<std::str
 
 // The page of `mlsys report ARGS...` for an invalid schedule: exit code 1 and `rule` (e.g. "V8")
 // named on stderr; the page is still written.
-inline std::string invalidReportHtml(const std::string& tag, const std::vector<std::string>& args, const std::string& rule) {
+inline std::string invalidReportHtml(const std::string& tag, const std::vector<std::string>& args,
+                                     const std::string& rule) {
   ReportPage pg = reportPage(tag, args);
   EXPECT_EQ(pg.run.exit_code, 1) << pg.run.err;
   EXPECT_NE(pg.run.err.find(rule), std::string::npos) << pg.run.err;

@@ -57,7 +57,10 @@ struct AnnealRun {
   std::map<std::string, MoveStats> moves;
 
   AnnealRun(const SearchConfig& c, uint64_t seed, long max_evals, long spent = 0)
-      : p(problem()), cfg(c), out(p, ModelOptions{}, "/dev/null"), run(p, cfg, seed, dl, out, max_evals, nullptr, 0, true),
+      : p(problem()),
+        cfg(c),
+        out(p, ModelOptions{}, "/dev/null"),
+        run(p, cfg, seed, dl, out, max_evals, nullptr, 0, true),
         ev(p, cfg.model) {
     const Schedule start = baselineSchedule(p, cfg.model);
     start_total = evaluateSchedule(p, start, cfg.model).total;

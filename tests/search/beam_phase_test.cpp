@@ -64,9 +64,7 @@ TEST(BeamPhase, Example5IsNoWorseThanTheBaseline) {
   expectNoWorse(p, 2000);
 }
 
-TEST(BeamPhase, ASmallRandomGraphIsNoWorseThanTheBaseline) {
-  expectNoWorse(generateProblem("random", 12, 3), 2000);
-}
+TEST(BeamPhase, ASmallRandomGraphIsNoWorseThanTheBaseline) { expectNoWorse(generateProblem("random", 12, 3), 2000); }
 
 TEST(BeamPhase, AChainTooBigToRetainIsFused) {
   // op0: T0 -> T1, op1: T1 -> T2, Pointwise (base cost 100), tensors 512x512 = 262144 elements,

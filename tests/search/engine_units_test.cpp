@@ -16,15 +16,15 @@
 #include "cost/evaluator.h"
 #include "cost/granularity.h"
 #include "cost/incremental.h"
-#include "engine/search/beam.h"
-#include "engine/io/config.h"
-#include "engine/construct/construct.h"
 #include "engine/base/deadline.h"
-#include "engine/search/lns.h"
+#include "engine/construct/construct.h"
+#include "engine/construct/topo_order.h"
+#include "engine/io/config.h"
 #include "engine/io/output.h"
+#include "engine/search/beam.h"
+#include "engine/search/lns.h"
 #include "engine/search/pool.h"
 #include "engine/search/run_state.h"
-#include "engine/construct/topo_order.h"
 #include "moves/moves.h"
 #include "tests/test_util.h"
 
@@ -39,7 +39,8 @@ namespace {
 Problem ex1(long capacity = 50000) {
   return test::problemFromJson(R"({"widths": [128, 128, 128], "heights": [128, 128, 128],
     "inputs": [[0], [1]], "outputs": [[1], [2]], "base_costs": [1000, 100],
-    "op_types": ["Pointwise", "Pointwise"], "fast_memory_capacity": )" + std::to_string(capacity) +
+    "op_types": ["Pointwise", "Pointwise"], "fast_memory_capacity": )" +
+                               std::to_string(capacity) +
                                R"(, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
 }
 
@@ -195,10 +196,10 @@ TEST(EngineUnitsPool, DuplicatesAreTheSameEncodingWhateverTheLatency) {
   ElitePool pool(10);
   Schedule a = elite(0);
   EXPECT_TRUE(pool.offer(a, 10));
-  EXPECT_FALSE(pool.offer(a, 5));    // same schedule, better latency: still a duplicate
+  EXPECT_FALSE(pool.offer(a, 5));  // same schedule, better latency: still a duplicate
   EXPECT_FALSE(pool.offer(a, 10));
   Schedule r = a;
-  r.reported = {123.0};              // reported latencies are not part of the schedule
+  r.reported = {123.0};  // reported latencies are not part of the schedule
   EXPECT_FALSE(pool.offer(r, 10));
   EXPECT_EQ(pool.size(), 1);
   // Everything the contest output holds makes a distinct schedule: the ops, [w,h,k], the
@@ -213,7 +214,8 @@ TEST(EngineUnitsPool, DuplicatesAreTheSameEncodingWhateverTheLatency) {
   custom2.subgraphs[0].trav = {TraversalKind::Custom, {0, 1}};
   Schedule keep = schedule({sg({0}, {128, 128, 1}, {1})});
   Schedule two = schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1})});
-  for (const Schedule* s : {&ops, &gran, &trav, &custom, &custom2, &keep, &two}) EXPECT_TRUE(pool.offer(*s, 10)) << str(*s);
+  for (const Schedule* s : {&ops, &gran, &trav, &custom, &custom2, &keep, &two})
+    EXPECT_TRUE(pool.offer(*s, 10)) << str(*s);
   EXPECT_EQ(pool.size(), 8);
   // The first latency offered stays: the only elite at 10 with a's encoding was never replaced.
   ElitePool one(1);
@@ -226,13 +228,13 @@ TEST(EngineUnitsPool, KeepsTheKBestRankedByLatencyThenEncoding) {
   ElitePool pool(3);
   EXPECT_TRUE(pool.offer(elite(5), 50));
   EXPECT_TRUE(pool.offer(elite(2), 20));
-  EXPECT_TRUE(pool.offer(elite(4), 40));    // full: {20, 40, 50}
+  EXPECT_TRUE(pool.offer(elite(4), 40));  // full: {20, 40, 50}
   EXPECT_EQ(contents(pool), (std::vector<double>{20, 40, 50}));
-  EXPECT_TRUE(pool.offer(elite(3), 30));    // enters, 50 drops out
+  EXPECT_TRUE(pool.offer(elite(3), 30));  // enters, 50 drops out
   EXPECT_EQ(pool.size(), 3);
   EXPECT_EQ(contents(pool), (std::vector<double>{20, 30, 40}));
-  EXPECT_FALSE(pool.offer(elite(5), 50));   // the dropped one does not come back
-  EXPECT_FALSE(pool.offer(elite(6), 45));   // worse than the worst kept (40)
+  EXPECT_FALSE(pool.offer(elite(5), 50));  // the dropped one does not come back
+  EXPECT_FALSE(pool.offer(elite(6), 45));  // worse than the worst kept (40)
   // A tie with the worst (40, op 4) is decided by the encoding: op 7's key "7,|..." is greater,
   // op 1's "1,|..." smaller.
   EXPECT_FALSE(pool.offer(elite(7), 40));
@@ -416,7 +418,8 @@ TEST(EngineUnitsPolish, FrontierMovesBothTileSidesAtOnce) {
         c.repl = probe.schedule().subgraphs;
         (side == 0 ? c.repl[0].gran.w : c.repl[0].gran.h) = v;
         DeltaEval d = probe.evaluate(c);
-        if (d.valid && d.delta < 0 && (!bestD.valid || d.delta < bestD.delta)) bestD = std::move(d), best = std::move(c);
+        if (d.valid && d.delta < 0 && (!bestD.valid || d.delta < bestD.delta))
+          bestD = std::move(d), best = std::move(c);
       }
       if (bestD.valid) probe.apply(best, bestD), changed = true;
     }
@@ -493,8 +496,7 @@ TEST(EngineUnitsBeam, Ex1RetentionAlsoReaches3276_8) {
   BeamResult r = runBeam(p);
   ASSERT_TRUE(r.ok);
   EXPECT_DOUBLE_EQ(r.latency, 3276.8);
-  EXPECT_TRUE(sameSchedule(r.s, schedule({sg({0, 1}, {128, 128, 1})})) ||
-              sameSchedule(r.s, one.s)) << str(r.s);
+  EXPECT_TRUE(sameSchedule(r.s, schedule({sg({0, 1}, {128, 128, 1})})) || sameSchedule(r.s, one.s)) << str(r.s);
 }
 
 TEST(EngineUnitsBeam, Ex3SegmentLengthDecidesWhatItReaches) {
@@ -507,8 +509,8 @@ TEST(EngineUnitsBeam, Ex3SegmentLengthDecidesWhatItReaches) {
   BeamResult one = runBeam(p, 1);
   ASSERT_TRUE(one.ok);
   EXPECT_DOUBLE_EQ(one.latency, 8192);
-  EXPECT_TRUE(sameSchedule(one.s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}),
-                                            sg({2}, {128, 128, 1})})));
+  EXPECT_TRUE(
+      sameSchedule(one.s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}), sg({2}, {128, 128, 1})})));
   // Segments of two: [0,1] is inadmissible (T1 would be ephemeral but op2 reads it later), so
   // the best is Ex 3C: [0] retaining T1, then [1,2]: 1638.4 + max(3000, 0 + 1638.4) = 4638.4.
   BeamResult two = runBeam(p, 2);
@@ -619,8 +621,7 @@ TEST(EngineUnitsBaseline, Ex3RetainsOnlyWhereAllConsumersAreNext) {
   // Ex 3A's 11468.8 unretained; no fusion (the baseline never fuses).
   Problem p = ex3();
   Schedule s = baselineSchedule(p, ModelOptions{});
-  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}),
-                                        sg({2}, {128, 128, 1})})));
+  EXPECT_TRUE(sameSchedule(s, schedule({sg({0}, {128, 128, 1}), sg({1}, {128, 128, 1}, {2}), sg({2}, {128, 128, 1})})));
   EXPECT_DOUBLE_EQ(fullTotal(p, s), 8192);
 }
 
@@ -652,8 +653,7 @@ struct Fused {
   double total;
   bool unchanged;
 };
-Fused runFusion(FusionPass pass, const Problem& p, const Schedule& start,
-                const std::function<bool()>& stop = kNever) {
+Fused runFusion(FusionPass pass, const Problem& p, const Schedule& start, const std::function<bool()>& stop = kNever) {
   IncrementalEvaluator ev(p, ModelOptions{});
   ev.reset(start);
   pass(ev, stop);

@@ -1,7 +1,6 @@
 // The deep search (issue 14): windows (sub-problems of a part of a schedule), the LNS worker that
 // re-optimises them exactly, the traversal orders from every corner, and the portfolio keys.
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,13 +9,15 @@
 #include <sstream>
 #include <string>
 
+#include <rapidjson/document.h>
+
 #include "cost/evaluator.h"
+#include "cost/granularity.h"
 #include "cost/schedule.h"
-#include "engine/io/config.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
-#include "cost/granularity.h"
 #include "engine/generate/generator.h"
+#include "engine/io/config.h"
 #include "engine/search/order_beam.h"
 #include "engine/search/window.h"
 #include "tests/test_util.h"
@@ -171,9 +172,10 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("lns: {polish: 2}\n", "lns.polish"));
   EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
-  EXPECT_TRUE(fails("sa: {moves: {merge: 1, fuse: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, granularity: 0, "
-                    "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0}}\n",
-                    "lns.moves"));
+  EXPECT_TRUE(
+      fails("sa: {moves: {merge: 1, fuse: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, granularity: 0, "
+            "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0}}\n",
+            "lns.moves"));
 }
 
 // A small graph under the default portfolio: the LNS worker solves the whole graph exactly, so
@@ -214,8 +216,9 @@ TEST(Lns, AdaptiveWorkerRunsWindowsAndAnnealing) {
   ASSERT_EQ(test::runMlsys({"generate", "--family", "random", "--size", "40", "--seed", "3", "-o", f}).exit_code, 0);
   for (bool adaptive : {true, false}) {
     const std::string cfg = test::tempPath("lns_adaptive.yaml"), out = test::tempPath("lns_adaptive.out.json");
-    test::writeText(cfg, std::string("search: {workers: [lns]}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, adaptive: ") +
-                             (adaptive ? "true" : "false") + "}\n");
+    test::writeText(cfg,
+                    std::string("search: {workers: [lns]}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, adaptive: ") +
+                        (adaptive ? "true" : "false") + "}\n");
     auto r = test::runMlsys({"solve", f, out, "--seconds", "2", "--threads", "1", "-c", cfg});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_GT(test::movesEvaluated(r.err, "lns-window"), 0) << r.err;
@@ -233,7 +236,9 @@ TEST(Lns, GranularityPolishRunsAndImproves) {
   const std::string f = test::tempPath("lns_polish.json");
   ASSERT_EQ(test::runMlsys({"generate", "--family", "random", "--size", "40", "--seed", "3", "-o", f}).exit_code, 0);
   const std::string cfg = test::tempPath("lns_polish.yaml"), out = test::tempPath("lns_polish.out.json");
-  test::writeText(cfg, "search: {workers: [lns]}\nsa: {moves: {granularity: 0}}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, polish: true}\n");
+  test::writeText(
+      cfg,
+      "search: {workers: [lns]}\nsa: {moves: {granularity: 0}}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, polish: true}\n");
   auto r = test::runMlsys({"solve", f, out, "--seconds", "3", "--threads", "1", "-c", cfg});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(test::movesEvaluated(r.err, "lns-polish"), 0) << r.err;
@@ -270,14 +275,16 @@ TEST(OrderBeam, LibraryAndBeamGiveValidSchedules) {
     }
     Schedule s;
     double lat = 0;
-    ASSERT_TRUE(orderBeam(p, lib, 8, [] { return false; }, s, lat));
+    ASSERT_TRUE(orderBeam(
+        p, lib, 8, [] { return false; }, s, lat));
     const Evaluation e = evaluateSchedule(p, s, {});
     ASSERT_TRUE(e.valid) << e.reason;
     EXPECT_NEAR(e.total, lat, 1e-9 * lat);
     // A wider beam never does worse on these (dominance and width only add states).
     Schedule s2;
     double lat2 = 0;
-    ASSERT_TRUE(orderBeam(p, lib, 64, [] { return false; }, s2, lat2));
+    ASSERT_TRUE(orderBeam(
+        p, lib, 64, [] { return false; }, s2, lat2));
     EXPECT_LE(lat2, lat * (1 + 1e-12));
   }
 }

@@ -19,9 +19,11 @@ TEST(Property, SolveOnGeneratedGraphsIsValidAndAboveTheBound) {
       for (uint64_t seed : {11u, 12u}) {
         const std::string name = fam + "-" + std::to_string(size) + "-s" + std::to_string(seed);
         Problem p = generateProblem(fam, size, seed);
-        const std::string prob = test::tempPath("prop_" + name + ".json"), out = test::tempPath("prop_" + name + ".out.json");
+        const std::string prob = test::tempPath("prop_" + name + ".json"),
+                          out = test::tempPath("prop_" + name + ".out.json");
         test::writeText(prob, problemToJson(p));
-        auto r = test::runMlsys({"solve", prob, out, "--threads", "1", "--seed", "3", "--max-evals", "1500", "--seconds", "30", "-q"});
+        auto r = test::runMlsys(
+            {"solve", prob, out, "--threads", "1", "--seed", "3", "--max-evals", "1500", "--seconds", "30", "-q"});
         ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
         Problem q = parseProblemFile(prob);
         Schedule s = parseScheduleFile(out, q);

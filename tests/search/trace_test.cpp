@@ -61,7 +61,8 @@ void checkWholeRun(const std::vector<Row>& rows, const std::string& header, doub
 TEST(Trace, CoversTheWholeRunToTheDeadline) {
   std::string p = test::instancePath("examples/ex5.json"), out = test::tempPath("trace_deadline.json"),
               trace = test::tempPath("trace_deadline.csv"), stats = test::tempPath("trace_deadline.stats.json");
-  auto r = test::runMlsys({"solve", p, out, "--seconds", "1", "--threads", "2", "--trace", trace, "--stats", stats, "-q"});
+  auto r =
+      test::runMlsys({"solve", p, out, "--seconds", "1", "--threads", "2", "--trace", trace, "--stats", stats, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string header;
   auto rows = readRows(trace, &header);
