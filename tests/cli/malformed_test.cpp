@@ -54,8 +54,8 @@ Fields matmul() {
   return f;
 }
 
-std::vector<BadProblem> badProblems() {
-  std::vector<BadProblem> v;
+// Malformed JSON, missing keys, lists of the wrong shape, tensor indices out of range.
+void addBadShapes(std::vector<BadProblem>& v) {
   auto add = [&](const std::string& name, const std::string& json, std::vector<std::string> m) {
     v.push_back({name, json, std::move(m)});
   };
@@ -130,6 +130,13 @@ std::vector<BadProblem> badProblems() {
     f.op_types = "[\"Pointwise\", \"Pointwise\", \"Pointwise\", \"Pointwise\"]";
     add("InputIndexOutOfRange", f.json(), {"inputs[3][1]: tensor index 9 is out of range [0, 4]"});
   }
+}
+
+// The rest: indices, op types and values that no schedule can meet.
+void addBadValues(std::vector<BadProblem>& v) {
+  auto add = [&](const std::string& name, const std::string& json, std::vector<std::string> m) {
+    v.push_back({name, json, std::move(m)});
+  };
   {
     Fields f;
     f.outputs = "[[1], [-1]]";
@@ -206,6 +213,12 @@ std::vector<BadProblem> badProblems() {
     f.inputs = "[[0], []]";
     add("NoInputs", f.json(), {"inputs[1]: an op needs at least one input"});
   }
+}
+
+std::vector<BadProblem> badProblems() {
+  std::vector<BadProblem> v;
+  addBadShapes(v);
+  addBadValues(v);
   return v;
 }
 

@@ -22,28 +22,22 @@
 // file; no file descriptor leaks; every temporary file is removed (a per-process directory).
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "cost/json_util.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/fuzz_writers.h"
 
 namespace {
 
@@ -194,120 +188,6 @@ ReadResult readChecked(const std::string& path, const ReadLimits& lim) {
   return r;
 }
 
-// ---- writers ----------------------------------------------------------------------------------
-
-void sleepUs(int us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
-
-// At most this many writes per execution: a 1-byte chunk size on 8 KB of content, with the reader
-// woken for every byte, took seconds on a loaded machine (and sched_yield under contention more).
-constexpr size_t kMaxChunks = 64;
-
-// Writes s[0, n) to the non-blocking `fd` in chunks of at least n / kMaxChunks bytes. From a
-// writer thread (`stop` set): stops as soon as the reader is done, on an error (EPIPE once the
-// reader left), and waits for room otherwise. Without `stop`: stops when the pipe is full.
-// Returns the bytes written.
-size_t writeChunks(int fd, const std::string& s, size_t n, size_t chunk, bool yield, const std::atomic<bool>* stop) {
-  chunk = std::max(chunk, (n + kMaxChunks - 1) / kMaxChunks);
-  size_t off = 0;
-  while (off < n && !(stop && stop->load())) {
-    const ssize_t k = ::write(fd, s.data() + off, std::min(chunk, n - off));
-    if (k > 0) {
-      off += static_cast<size_t>(k);
-      if (yield) ::sched_yield();
-      continue;
-    }
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0 && errno == EAGAIN && stop) {
-      pollfd pf{fd, POLLOUT, 0};
-      ::poll(&pf, 1, 5);
-      continue;
-    }
-    break;
-  }
-  return off;
-}
-
-// One writer thread for the whole process, handed a job per execution: a new std::thread per
-// execution made ASan's thread registry grow by about 200 bytes each (400 MB in a 30-minute run).
-class WriterThread {
- public:
-  static WriterThread& get() {
-    static WriterThread* w = new WriterThread;  // never destroyed: the thread outlives main's statics
-    return *w;
-  }
-  void start(std::function<void()> job) {
-    std::lock_guard<std::mutex> lk(m_);
-    job_ = std::move(job);
-    busy_ = true;
-    cv_.notify_all();
-  }
-  void wait() {
-    std::unique_lock<std::mutex> lk(m_);
-    cv_.wait(lk, [&] { return !busy_; });
-  }
-
- private:
-  WriterThread() {
-    std::thread([this] { loop(); }).detach();
-  }
-  void loop() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock<std::mutex> lk(m_);
-        cv_.wait(lk, [&] { return static_cast<bool>(job_); });
-        job = std::move(job_);
-        job_ = nullptr;
-      }
-      job();
-      std::lock_guard<std::mutex> lk(m_);
-      busy_ = false;
-      cv_.notify_all();
-    }
-  }
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::function<void()> job_;
-  bool busy_ = false;
-};
-
-struct Writer {
-  std::atomic<bool> reader_done{false};
-  bool started = false;
-  size_t written = 0;  // valid after join()
-  bool opened = false;
-
-  void start(std::function<void()> job) {
-    started = true;
-    WriterThread::get().start(std::move(job));
-  }
-  void join() {
-    reader_done = true;
-    if (started) WriterThread::get().wait();
-    started = false;
-  }
-  ~Writer() { join(); }
-};
-
-// FIFO writer: opens without blocking (ENXIO until the reader is there), writes n bytes, then
-// closes, or with `stall` holds the FIFO open until the reader is done.
-void fifoWriter(Writer& w, std::string path, const std::string& s, size_t n, size_t chunk, bool yield, bool stall) {
-  w.start([&w, path = std::move(path), &s, n, chunk, yield, stall] {
-    int fd = -1;
-    while (!w.reader_done.load()) {
-      fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (fd >= 0 || (errno != ENXIO && errno != EINTR)) break;
-      sleepUs(20);
-    }
-    if (fd < 0) return;
-    w.opened = true;
-    w.written = writeChunks(fd, s, n, chunk, yield, &w.reader_done);
-    if (stall)
-      while (!w.reader_done.load()) sleepUs(100);
-    ::close(fd);
-  });
-}
-
 // ---- one execution ----------------------------------------------------------------------------
 
 struct Input {
@@ -338,28 +218,6 @@ bool parseInput(const uint8_t* data, size_t size, Input& in) {
   }
   in.content.assign(reinterpret_cast<const char*>(data) + pos, size - pos);
   return true;
-}
-
-void writeFile(const std::string& path, const std::string& s) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) fuzz::bug("harness: cannot create " + printable(path) + ": " + std::strerror(errno));
-  for (size_t off = 0; off < s.size();) {
-    const ssize_t k = ::write(fd, s.data() + off, s.size() - off);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) fuzz::bug(std::string("harness: cannot write the temporary file: ") + std::strerror(errno));
-    off += static_cast<size_t>(k);
-  }
-  ::close(fd);
-}
-
-void makeSymlink(const std::string& target, const std::string& link) {
-  if (::symlink(target.c_str(), link.c_str()) != 0)
-    fuzz::bug("harness: cannot create the symlink " + printable(link) + ": " + std::strerror(errno));
-}
-
-void removePath(const std::string& path, bool dir = false) {
-  if ((dir ? ::rmdir(path.c_str()) : ::unlink(path.c_str())) != 0 && errno != ENOENT)
-    fuzz::bug("harness: cannot remove " + printable(path) + ": " + std::strerror(errno));
 }
 
 // Parses the text read (and, for a file that can be read again, the file itself through the
@@ -406,181 +264,205 @@ std::string withoutPath(std::string m, const std::string& path) {
   return m;
 }
 
-void runOne(const Input& in) {
+// The state of one execution, set up, read and checked in steps by runOne.
+struct Run {
+  explicit Run(const Input& input) : in(input) {
+    if (in.limit_byte != 255) lim.max_bytes = 16.0 * in.limit_byte;
+  }
+
+  const Input& in;
   const std::string path = g_dir + "/" + in.name;
   const bool named = in.flags & 1;
   const bool yield = in.flags & 4;
   ReadLimits lim;
-  if (in.limit_byte != 255) lim.max_bytes = 16.0 * in.limit_byte;
   const size_t chunk = in.aux < 8 ? in.aux + 1u : 16u * in.aux;
   const double shortWait = (1 + in.aux % 8) / 1000.0;
+  const size_t prefix = in.content.size() * in.aux / 255;  // what an early-closing or stalling writer writes
 
   std::string readPath = path;       // what readTextFile is given
   std::optional<std::string> exact;  // the bytes a complete read returns (nullopt: no such promise)
   bool rereadable = false;           // a regular file: parse*File can read it again
   std::string extra;                 // a second path to remove (symlink target)
   bool isDir = false;
-  Writer w;
+  fuzz::Writer w;
   int pfd[2] = {-1, -1};
   const char* mustSay = nullptr;  // an error is expected, saying this (nullptr: success or over-limit)
   const char* orSay = nullptr;    // ... or this
 
-  switch (in.shape) {
-    case kRegular:
-    case kRegularOver:
-      if (in.shape == kRegularOver && !in.content.empty()) lim.max_bytes = in.limit_byte % in.content.size();
-      writeFile(path, in.content);
-      exact = in.content;
-      rereadable = true;
-      break;
-    case kSymlink:
-      extra = g_dir + "/target";
-      writeFile(extra, in.content);
-      makeSymlink(extra, path);
-      exact = in.content;
-      rereadable = true;
-      break;
-    case kFifoFull:
-    case kFifoEarlyClose:
-    case kFifoNoWriter:
-    case kFifoStall:
-      if (::mkfifo(path.c_str(), 0600) != 0) fuzz::bug(std::string("harness: mkfifo: ") + std::strerror(errno));
-      break;
-    case kPipe:
-    case kPipeClosed: {
-      if (::pipe2(pfd, O_CLOEXEC) != 0) fuzz::bug(std::string("harness: pipe2: ") + std::strerror(errno));
-      ::fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-      readPath = "/proc/self/fd/" + std::to_string(pfd[0]);
-      if (named) {
-        makeSymlink(readPath, path);
-        readPath = path;
+  // Creates the file, FIFO, pipe, symlink or directory the shape asks for.
+  void prepareInput() {
+    switch (in.shape) {
+      case kRegular:
+      case kRegularOver:
+        if (in.shape == kRegularOver && !in.content.empty()) lim.max_bytes = in.limit_byte % in.content.size();
+        fuzz::writeFile(path, in.content);
+        exact = in.content;
+        rereadable = true;
+        break;
+      case kSymlink:
+        extra = g_dir + "/target";
+        fuzz::writeFile(extra, in.content);
+        fuzz::makeSymlink(extra, path);
+        exact = in.content;
+        rereadable = true;
+        break;
+      case kFifoFull:
+      case kFifoEarlyClose:
+      case kFifoNoWriter:
+      case kFifoStall:
+        if (::mkfifo(path.c_str(), 0600) != 0) fuzz::bug(std::string("harness: mkfifo: ") + std::strerror(errno));
+        break;
+      case kPipe:
+      case kPipeClosed: {
+        if (::pipe2(pfd, O_CLOEXEC) != 0) fuzz::bug(std::string("harness: pipe2: ") + std::strerror(errno));
+        ::fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+        readPath = "/proc/self/fd/" + std::to_string(pfd[0]);
+        if (named) {
+          fuzz::makeSymlink(readPath, path);
+          readPath = path;
+        }
+        break;
       }
-      break;
+      case kDevZero:
+      case kDevNull:
+        readPath = in.shape == kDevZero ? "/dev/zero" : "/dev/null";
+        if (in.shape == kDevZero && in.limit_byte == 255) lim.max_bytes = 256 * 1024;
+        if (named) {
+          fuzz::makeSymlink(readPath, path);
+          readPath = path;
+        }
+        if (in.shape == kDevNull) exact = "";
+        else mustSay = "over the input limit";
+        break;
+      case kMissing: mustSay = "cannot open"; break;
+      case kDirectory:
+        if (::mkdir(path.c_str(), 0700) != 0) fuzz::bug(std::string("harness: mkdir: ") + std::strerror(errno));
+        isDir = true;
+        mustSay = "it is a directory";
+        break;
+      case kShapes: break;
     }
-    case kDevZero:
-    case kDevNull:
-      readPath = in.shape == kDevZero ? "/dev/zero" : "/dev/null";
-      if (in.shape == kDevZero && in.limit_byte == 255) lim.max_bytes = 256 * 1024;
-      if (named) {
-        makeSymlink(readPath, path);
-        readPath = path;
-      }
-      if (in.shape == kDevNull) exact = "";
-      else mustSay = "over the input limit";
-      break;
-    case kMissing: mustSay = "cannot open"; break;
-    case kDirectory:
-      if (::mkdir(path.c_str(), 0700) != 0) fuzz::bug(std::string("harness: mkdir: ") + std::strerror(errno));
-      isDir = true;
-      mustSay = "it is a directory";
-      break;
-    case kShapes: break;
   }
-
   // Waits: a short one where the read must time out, a generous one where it must not.
-  const double start = steadyNow();
-  switch (in.shape) {
-    case kFifoNoWriter:
-    case kFifoStall: lim.give_up_at = start + shortWait; break;
-    case kFifoFull:
-    case kFifoEarlyClose:
-    case kPipe:
-    case kPipeClosed: lim.give_up_at = start + 5; break;
-    default: break;  // 0: now + 10 s
+  void setWaits() {
+    const double start = steadyNow();
+    switch (in.shape) {
+      case kFifoNoWriter:
+      case kFifoStall: lim.give_up_at = start + shortWait; break;
+      case kFifoFull:
+      case kFifoEarlyClose:
+      case kPipe:
+      case kPipeClosed: lim.give_up_at = start + 5; break;
+      default: break;  // 0: now + 10 s
+    }
   }
-
   // Writers.
-  const size_t prefix = in.content.size() * in.aux / 255;
-  switch (in.shape) {
-    case kFifoFull: fifoWriter(w, path, in.content, in.content.size(), chunk, yield, false); break;
-    case kFifoEarlyClose: fifoWriter(w, path, in.content, prefix, chunk, yield, false); break;
-    case kFifoStall:
-      fifoWriter(w, path, in.content, prefix, chunk, yield, true);
-      mustSay = "within the time limit";
-      orSay = "over the input limit";
-      break;
-    case kFifoNoWriter: mustSay = "no data within the time limit"; break;
-    case kPipe: {
-      const int wfd = pfd[1];
-      pfd[1] = -1;
-      w.start([&w, wfd, &in, chunk, yield] {
-        w.written = writeChunks(wfd, in.content, in.content.size(), chunk, yield, &w.reader_done);
-        ::close(wfd);
-      });
-      break;
+  void startWriters() {
+    switch (in.shape) {
+      case kFifoFull: fuzz::fifoWriter(w, path, in.content, in.content.size(), chunk, yield, false); break;
+      case kFifoEarlyClose: fuzz::fifoWriter(w, path, in.content, prefix, chunk, yield, false); break;
+      case kFifoStall:
+        fuzz::fifoWriter(w, path, in.content, prefix, chunk, yield, true);
+        mustSay = "within the time limit";
+        orSay = "over the input limit";
+        break;
+      case kFifoNoWriter: mustSay = "no data within the time limit"; break;
+      case kPipe: {
+        const int wfd = pfd[1];
+        pfd[1] = -1;
+        w.start([&w = w, wfd, &in = in, chunk = chunk, yield = yield] {
+          w.written = fuzz::writeChunks(wfd, in.content, in.content.size(), chunk, yield, &w.reader_done);
+          ::close(wfd);
+        });
+        break;
+      }
+      case kPipeClosed: {
+        // What fits is the content.
+        w.written = fuzz::writeChunks(pfd[1], in.content, in.content.size(), chunk, false, nullptr);
+        exact = in.content.substr(0, w.written);
+        ::close(pfd[1]);
+        pfd[1] = -1;
+        break;
+      }
+      default: break;
     }
-    case kPipeClosed: {
-      w.written =
-          writeChunks(pfd[1], in.content, in.content.size(), chunk, false, nullptr);  // what fits is the content
-      exact = in.content.substr(0, w.written);
-      ::close(pfd[1]);
-      pfd[1] = -1;
-      break;
+  }
+  // After the read and the writer's join: what a complete read returns, given what was written.
+  void settleExpected(const ReadResult& r) {
+    switch (in.shape) {
+      case kFifoFull:
+        if (w.opened) exact = in.content;
+        break;
+      case kFifoEarlyClose:
+        if (w.opened) exact = in.content.substr(0, w.written);
+        break;
+      case kPipe: exact = in.content.substr(0, w.written); break;
+      default: break;
     }
-    default: break;
+    if (in.shape == kFifoFull && w.written != in.content.size() && r.text)
+      fuzz::bug("harness: the FIFO writer stopped at " + std::to_string(w.written) + " of " +
+                std::to_string(in.content.size()) + " bytes while the read succeeded");
   }
-
-  ReadResult r = readChecked(readPath, lim);
-  r.error = withoutPath(r.error, readPath);  // messages were checked whole; phrases are checked without the path
-  w.join();
-  switch (in.shape) {
-    case kFifoFull:
-      if (w.opened) exact = in.content;
-      break;
-    case kFifoEarlyClose:
-      if (w.opened) exact = in.content.substr(0, w.written);
-      break;
-    case kPipe: exact = in.content.substr(0, w.written); break;
-    default: break;
-  }
-  if (in.shape == kFifoFull && w.written != in.content.size() && r.text)
-    fuzz::bug("harness: the FIFO writer stopped at " + std::to_string(w.written) + " of " +
-              std::to_string(in.content.size()) + " bytes while the read succeeded");
-
-  const std::string shapeName = "shape " + std::to_string(in.shape) + " (limit " +
-                                std::to_string(static_cast<long long>(lim.max_bytes)) + ", " +
-                                std::to_string(in.content.size()) + " content bytes)";
-  // Time: bounded by the wait asked for.
-  if (lim.give_up_at > 0 && steadyNow() > lim.give_up_at + kSlack)
-    fuzz::bug(shapeName + ": the read took " + std::to_string(r.seconds) + " s, past its give_up_at by more than " +
-              std::to_string(kSlack) + " s");
-  if (mustSay) {
-    if (r.text)
-      fuzz::bug(shapeName + ": the read succeeded (" + std::to_string(r.text->size()) +
-                " bytes), expected an error saying '" + mustSay + "'");
-    if (!has(r.error, mustSay) && !(orSay && has(r.error, orSay)))
-      fuzz::bug(shapeName + ": expected an error saying '" + mustSay + "', got " + shown(r.error));
-    if (in.shape == kFifoStall && has(r.error, "over the input limit") &&
-        !(static_cast<double>(prefix) > lim.max_bytes))
-      fuzz::bug(shapeName + ": over the limit with a prefix of " + std::to_string(prefix) +
-                " bytes: " + shown(r.error));
-    if ((in.shape == kFifoNoWriter || in.shape == kFifoStall) && has(r.error, "within the time limit") &&
-        steadyNow() < lim.give_up_at)
-      fuzz::bug(shapeName + ": timed out before give_up_at");
-  } else if (exact) {
-    if (static_cast<double>(exact->size()) > lim.max_bytes) {
-      if (r.text) fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes over the limit");
-      if (!has(r.error, "over the input limit"))
-        fuzz::bug(shapeName + ": over the limit but the error says " + shown(r.error));
-    } else {
-      if (!r.text) fuzz::bug(shapeName + ": a complete input within the limit failed: " + shown(r.error));
-      if (*r.text != *exact)
-        fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes, not the " +
-                  std::to_string(exact->size()) + " bytes written");
+  // The checks on the read's result: its time, its error or the bytes it returned.
+  void checkRead(const ReadResult& r) const {
+    const std::string shapeName = "shape " + std::to_string(in.shape) + " (limit " +
+                                  std::to_string(static_cast<long long>(lim.max_bytes)) + ", " +
+                                  std::to_string(in.content.size()) + " content bytes)";
+    // Time: bounded by the wait asked for.
+    if (lim.give_up_at > 0 && steadyNow() > lim.give_up_at + kSlack)
+      fuzz::bug(shapeName + ": the read took " + std::to_string(r.seconds) + " s, past its give_up_at by more than " +
+                std::to_string(kSlack) + " s");
+    if (mustSay) {
+      if (r.text)
+        fuzz::bug(shapeName + ": the read succeeded (" + std::to_string(r.text->size()) +
+                  " bytes), expected an error saying '" + mustSay + "'");
+      if (!has(r.error, mustSay) && !(orSay && has(r.error, orSay)))
+        fuzz::bug(shapeName + ": expected an error saying '" + mustSay + "', got " + shown(r.error));
+      if (in.shape == kFifoStall && has(r.error, "over the input limit") &&
+          !(static_cast<double>(prefix) > lim.max_bytes))
+        fuzz::bug(shapeName + ": over the limit with a prefix of " + std::to_string(prefix) +
+                  " bytes: " + shown(r.error));
+      if ((in.shape == kFifoNoWriter || in.shape == kFifoStall) && has(r.error, "within the time limit") &&
+          steadyNow() < lim.give_up_at)
+        fuzz::bug(shapeName + ": timed out before give_up_at");
+    } else if (exact) {
+      if (static_cast<double>(exact->size()) > lim.max_bytes) {
+        if (r.text) fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes over the limit");
+        if (!has(r.error, "over the input limit"))
+          fuzz::bug(shapeName + ": over the limit but the error says " + shown(r.error));
+      } else {
+        if (!r.text) fuzz::bug(shapeName + ": a complete input within the limit failed: " + shown(r.error));
+        if (*r.text != *exact)
+          fuzz::bug(shapeName + ": read " + std::to_string(r.text->size()) + " bytes, not the " +
+                    std::to_string(exact->size()) + " bytes written");
+      }
+    } else if (!r.text && (in.shape == kFifoFull || in.shape == kFifoEarlyClose)) {
+      // The writer never got the FIFO open: only a timeout can explain that.
+      if (!has(r.error, "within the time limit"))
+        fuzz::bug(shapeName + ": the writer never opened, yet " + shown(r.error));
     }
-  } else if (!r.text && (in.shape == kFifoFull || in.shape == kFifoEarlyClose)) {
-    // The writer never got the FIFO open: only a timeout can explain that.
-    if (!has(r.error, "within the time limit"))
-      fuzz::bug(shapeName + ": the writer never opened, yet " + shown(r.error));
   }
-
-  if (r.text) parseChecked(in, *r.text, path, lim, rereadable);
-
   // Cleanup.
-  if (pfd[0] >= 0) ::close(pfd[0]);
-  if (pfd[1] >= 0) ::close(pfd[1]);
-  if (in.shape != kMissing) removePath(path, isDir);
-  if (!extra.empty()) removePath(extra);
+  void cleanup() {
+    if (pfd[0] >= 0) ::close(pfd[0]);
+    if (pfd[1] >= 0) ::close(pfd[1]);
+    if (in.shape != kMissing) fuzz::removePath(path, isDir);
+    if (!extra.empty()) fuzz::removePath(extra);
+  }
+};
+
+void runOne(const Input& in) {
+  Run run(in);
+  run.prepareInput();
+  run.setWaits();
+  run.startWriters();
+  ReadResult r = readChecked(run.readPath, run.lim);
+  r.error = withoutPath(r.error, run.readPath);  // messages were checked whole; phrases are checked without the path
+  run.w.join();
+  run.settleExpected(r);
+  run.checkRead(r);
+  if (r.text) parseChecked(in, *r.text, run.path, run.lim, run.rereadable);
+  run.cleanup();
 }
 
 }  // namespace
