@@ -28,8 +28,9 @@ struct ExactSum {
       return;
     }
     i128 a, b;
-    if (__builtin_mul_overflow(num, l / den, &a) || __builtin_mul_overflow(n, l / d, &b) ||
-        __builtin_add_overflow(a, b, &num)) {
+    // den starts at 1 and is only ever set to l >= 1.
+    if (__builtin_mul_overflow(num, l / den, &a) ||  // NOLINT(clang-analyzer-core.DivideZero)
+        __builtin_mul_overflow(n, l / d, &b) || __builtin_add_overflow(a, b, &num)) {
       ok = false;
       return;
     }

@@ -41,7 +41,7 @@ bool FuseMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   out.repl.clear();
   if (!atT) out.repl.push_back(std::move(m));
   for (int i = s + 1; i < t; ++i) out.repl.push_back(sgs[i]);
-  if (atT) out.repl.push_back(std::move(m));
+  if (atT) out.repl.push_back(std::move(m));  // NOLINT(bugprone-use-after-move): exclusive with the !atT push above
   return true;
 }
 

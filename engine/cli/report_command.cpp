@@ -22,6 +22,29 @@ namespace mlsys {
 // plus a multiple of what reading the traces took (measured 0.45 on 1M rows).
 constexpr double kDrawPerScheduleRead = 6.0, kDrawPerTraceRead = 0.5;
 
+// After the page is written: one line with the latencies on stderr, the first warnings and the
+// invalid schedules' rules. True when every schedule is valid.
+static bool reportWritten(const std::string& out, const Problem& p, const std::vector<ScheduleView>& views) {
+  bool allValid = true;
+  std::string summary;
+  for (const auto& v : views) {
+    summary += (summary.empty() ? "" : " vs ") + formatDouble(v.ev.total) +
+               (v.ev.valid ? "" : " INVALID rule " + std::string(ruleName(v.ev.rule)));
+    allValid &= v.ev.valid;
+  }
+  std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", latency " << summary << ")\n";
+  for (const auto& v : views) {
+    const size_t shown = std::min<size_t>(v.warnings.size(), 5);  // all of them are on the page
+    for (size_t i = 0; i < shown; ++i) std::cerr << "warning: " << v.warnings[i] << "\n";
+    if (v.warnings.size() > shown)
+      std::cerr << "warning: ... and " << v.warnings.size() - shown << " more (see the page)\n";
+    if (!v.ev.valid)
+      std::cerr << "mlsys: invalid schedule '" << v.path << "' (rule " << ruleName(v.ev.rule) << "): " << v.ev.reason
+                << "\n";
+  }
+  return allValid;
+}
+
 int cmdReport(int argc, char** argv) {
   cxxopts::Options o(
       "mlsys report",
@@ -129,24 +152,7 @@ int cmdReport(int argc, char** argv) {
     html = renderComparePage(p, files[0], lb, boundNote, vp, tp, sp);
   }
   writeFileAtomic(out, html);
-  bool allValid = true;
-  std::string summary;
-  for (const auto& v : views) {
-    summary += (summary.empty() ? "" : " vs ") + formatDouble(v.ev.total) +
-               (v.ev.valid ? "" : " INVALID rule " + std::string(ruleName(v.ev.rule)));
-    allValid &= v.ev.valid;
-  }
-  std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", latency " << summary << ")\n";
-  for (const auto& v : views) {
-    const size_t shown = std::min<size_t>(v.warnings.size(), 5);  // all of them are on the page
-    for (size_t i = 0; i < shown; ++i) std::cerr << "warning: " << v.warnings[i] << "\n";
-    if (v.warnings.size() > shown)
-      std::cerr << "warning: ... and " << v.warnings.size() - shown << " more (see the page)\n";
-    if (!v.ev.valid)
-      std::cerr << "mlsys: invalid schedule '" << v.path << "' (rule " << ruleName(v.ev.rule) << "): " << v.ev.reason
-                << "\n";
-  }
-  return allValid ? 0 : 1;
+  return reportWritten(out, p, views) ? 0 : 1;
 }
 
 }  // namespace mlsys
