@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "cost/bound_internal.h"
 
@@ -70,6 +71,7 @@ class Ruler {
   void buildComponents();
   LD floors(const std::vector<OpId>& ops);
   bool connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts);
+  std::vector<uint32_t> coverMasks(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) const;
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
   BoundGroup groupBound(const std::vector<OpId>& ops);
   std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
@@ -250,23 +252,87 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
   return !tooMany;
 }
 
+// What each part counts as covering: its ops less the *forced* ones. If a path leaves a part S
+// and comes back (o in S -> x not in S -> ... -> o' in S), o' reads the result of the path's last
+// op outside S as a boundary input, available only if that op ran in an earlier subgraph (V5:
+// produced earlier, or retained by the one just before); that op needed its predecessor's result
+// in turn (V5, or made in its own subgraph), and so on back to o: every schedule that runs S ran o
+// in an earlier subgraph too. So the first subgraph that runs an op never has it forced, every op
+// is covered by the unforced ops of the subgraph that first runs it, and the cover below may
+// count each part for its unforced ops only (it still pays the part's whole floor).
+// The ops between (reachable from the group and reaching it) lie between the group's first and
+// last op in topological order; a window past kMaxWindow ops, or past kMaxPairs distinct
+// (ancestors, descendants) pairs, keeps the plain masks (sound, only weaker).
+std::vector<uint32_t> Ruler::coverMasks(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) const {
+  constexpr int kMaxWindow = 1 << 16;
+  constexpr size_t kMaxPairs = 4096;
+  int lo = p_.numOps(), hi = -1;
+  for (OpId o : ops) {
+    lo = std::min(lo, p_.topo_pos[o]);
+    hi = std::max(hi, p_.topo_pos[o]);
+  }
+  if (hi - lo + 1 > kMaxWindow) return parts;
+  std::vector<uint32_t> self(hi - lo + 1, 0), anc(hi - lo + 1, 0), desc(hi - lo + 1, 0);
+  for (size_t j = 0; j < ops.size(); ++j) self[p_.topo_pos[ops[j]] - lo] = 1u << j;
+  for (int q = lo; q <= hi; ++q) {  // anc: the group's ops that reach this op (itself included)
+    uint32_t a = self[q - lo];
+    for (TensorId t : p_.ops[p_.topo[q]].inputs) {
+      const OpId pr = p_.producer[t];
+      if (pr >= 0 && p_.topo_pos[pr] >= lo) a |= anc[p_.topo_pos[pr] - lo];
+    }
+    anc[q - lo] = a;
+  }
+  for (int q = hi; q >= lo; --q) {  // desc: the group's ops this op reaches (itself included)
+    uint32_t d = self[q - lo];
+    for (TensorId t : p_.ops[p_.topo[q]].outputs)
+      for (OpId c : p_.consumers[t])
+        if (p_.topo_pos[c] <= hi) d |= desc[p_.topo_pos[c] - lo];
+    desc[q - lo] = d;
+  }
+  struct Between {
+    uint32_t self, anc, desc;
+    bool operator<(const Between& o) const { return std::tie(self, anc, desc) < std::tie(o.self, o.anc, o.desc); }
+    bool operator==(const Between& o) const { return self == o.self && anc == o.anc && desc == o.desc; }
+  };
+  std::vector<Between> between;
+  for (int q = 0; q <= hi - lo; ++q) {
+    const uint32_t a = anc[q] & ~self[q], d = desc[q] & ~self[q];
+    if (a && d) between.push_back({self[q], a, d});
+  }
+  std::sort(between.begin(), between.end());
+  between.erase(std::unique(between.begin(), between.end()), between.end());
+  if (between.size() > kMaxPairs) return parts;
+  std::vector<uint32_t> masks(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const uint32_t S = parts[i];
+    uint32_t forced = 0;
+    for (const Between& b : between)
+      if (!(b.self & S) && (b.anc & S) && (b.desc & S)) forced |= b.anc & S;
+    masks[i] = S & ~forced;
+  }
+  return masks;
+}
+
 // The cheapest cover of a group's ops by its connected parts (parts may overlap:
-// recomputation), each priced by partFloor: a dp over covered sets, where the lowest uncovered op
-// is covered next. Sets bg's method, value, parts and cover; false when no cover is finite.
+// recomputation), each priced by partFloor and counted for its unforced ops (coverMasks): a dp
+// over covered sets, where the lowest uncovered op is covered next. Sets bg's method, value, parts
+// and cover; false when no cover is finite.
 bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const {
   const int n = static_cast<int>(ops.size());
-  std::vector<double> f(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) {
+  auto opsOf = [&](uint32_t mask) {
     std::vector<OpId> part;
     for (int j = 0; j < n; ++j)
-      if (parts[i] >> j & 1) part.push_back(ops[j]);  // topological, as ops is
-    f[i] = partFloor(p_, m_, part).value;
-  }
+      if (mask >> j & 1) part.push_back(ops[j]);  // topological, as ops is
+    return part;
+  };
+  std::vector<PartFloor> f(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]));
+  const std::vector<uint32_t> covers = coverMasks(ops, parts);
   std::vector<std::vector<int>> byLow(n);
   for (size_t i = 0; i < parts.size(); ++i)
-    if (std::isfinite(f[i]))
+    if (std::isfinite(f[i].value))
       for (int j = 0; j < n; ++j)
-        if (parts[i] >> j & 1) byLow[j].push_back(static_cast<int>(i));
+        if (covers[i] >> j & 1) byLow[j].push_back(static_cast<int>(i));
   const uint32_t full = n == 32 ? ~0u : (1u << n) - 1;
   std::vector<LD> dp(size_t{full} + 1, std::numeric_limits<LD>::infinity());
   std::vector<int> how(size_t{full} + 1, -1);
@@ -276,8 +342,8 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
     if (!std::isfinite(static_cast<double>(dp[mask]))) continue;
     const int low = __builtin_ctz(~mask);
     for (int i : byLow[low]) {
-      const uint32_t nm = mask | parts[i];
-      const LD v = dp[mask] + f[i];
+      const uint32_t nm = mask | covers[i];
+      const LD v = dp[mask] + f[i].value;
       if (v < dp[nm]) {
         dp[nm] = v;
         how[nm] = i;
@@ -290,10 +356,10 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
   bg.parts = static_cast<long>(parts.size());
   bg.value = static_cast<double>(dp[full]);
   for (uint32_t mask = full; mask && how[mask] >= 0; mask = from[mask]) {
-    std::vector<OpId> part;
-    for (int j = 0; j < n; ++j)
-      if (parts[how[mask]] >> j & 1) part.push_back(ops[j]);
-    bg.cover.push_back({part, f[how[mask]]});
+    const int i = how[mask];
+    std::vector<OpId> recomputed = opsOf(parts[i] & ~covers[i]);
+    std::sort(recomputed.begin(), recomputed.end());
+    bg.cover.push_back({opsOf(parts[i]), f[i], std::move(recomputed)});
   }
   return true;
 }
@@ -382,6 +448,41 @@ BoundComponent Ruler::componentBound(const std::vector<OpId>& ops,
 }
 
 }  // namespace
+
+std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part) {
+  std::vector<char> in(p.numOps(), 0), down(p.numOps(), 0), up(p.numOps(), 0), back(p.numOps(), 0);
+  for (OpId o : part) in[o] = 1;
+  // down: reachable from the part by one edge or more; up: reaching it likewise.
+  std::vector<OpId> stack(part.begin(), part.end());
+  while (!stack.empty()) {
+    const OpId o = stack.back();
+    stack.pop_back();
+    for (TensorId t : p.ops[o].outputs)
+      for (OpId c : p.consumers[t])
+        if (!down[c]) down[c] = 1, stack.push_back(c);
+  }
+  stack.assign(part.begin(), part.end());
+  while (!stack.empty()) {
+    const OpId o = stack.back();
+    stack.pop_back();
+    for (TensorId t : p.ops[o].inputs)
+      if (const OpId pr = p.producer[t]; pr >= 0 && !up[pr]) up[pr] = 1, stack.push_back(pr);
+  }
+  // back: the ancestors of the ops outside the part that lie between (down and up).
+  for (int x = 0; x < p.numOps(); ++x)
+    if (!in[x] && down[x] && up[x]) stack.push_back(x);
+  while (!stack.empty()) {
+    const OpId o = stack.back();
+    stack.pop_back();
+    for (TensorId t : p.ops[o].inputs)
+      if (const OpId pr = p.producer[t]; pr >= 0 && !back[pr]) back[pr] = 1, stack.push_back(pr);
+  }
+  std::vector<OpId> forced;
+  for (OpId o : part)
+    if (back[o]) forced.push_back(o);
+  std::sort(forced.begin(), forced.end());
+  return forced;
+}
 
 double LowerBound::value() const { return std::max({compute, traffic, parts}); }
 

@@ -34,12 +34,23 @@ struct BoundOptions {
 
 // The floor of one part: every subgraph whose op set is `ops` has latency >= value, whatever its
 // granularity, traversal and retention. value is +infinity when no granularity is valid for it.
+// Retention is priced side by side: each tensor that crosses the part's border (a boundary input
+// some op produces, an output written for a later consumer) either moves (its loads or its store)
+// or stays in fast memory (V6, W1: |t| in the working set all through the part), whichever the
+// floor finds cheaper at each granularity; `retained` lists the ones it kept.
 struct PartFloor {
   double value = 0;
   double compute = 0, traffic = 0;  // at the granularity that gives the floor (seconds-free units)
   Granularity g;                    // that granularity (the floor is a minimum over all of them)
+  std::vector<TensorId> retained;   // crossing tensors kept in fast memory at that granularity
 };
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
+
+// The ops of a part that every schedule running the part as a subgraph also ran in an earlier
+// subgraph: those from which a path leaves the part and comes back (see coverMasks in bound.cpp
+// for the argument). Sorted. The cover counts a part only for its other ops. This is the plain
+// definition (searches over the whole graph), which the tests hold the cover's fast masks to.
+std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part);
 
 // How a group's floor was found.
 enum class BoundMethod : uint8_t {
@@ -55,13 +66,22 @@ inline const char* boundMethodName(BoundMethod m) {
   return "?";
 }
 
+// One part of a cheapest cover, with what priced it (bound --json lists these).
+struct CoverPart {
+  std::vector<OpId> ops;
+  PartFloor floor;  // its floor, and the granularity and sums that give it
+  // The ops of the part that every schedule running it also ran before it (forced: a path leaves
+  // the part and comes back); the part counts as covering only its other ops.
+  std::vector<OpId> recomputed;
+};
+
 // A group of ops that every subgraph of theirs stays inside, and its floor.
 struct BoundGroup {
   std::vector<OpId> ops;
   BoundMethod method = BoundMethod::Floors;
   double value = 0;
-  long parts = 0;                                           // connected parts priced (cover)
-  std::vector<std::pair<std::vector<OpId>, double>> cover;  // the cheapest cover's parts and floors
+  long parts = 0;                // connected parts priced (cover)
+  std::vector<CoverPart> cover;  // the cheapest cover's parts
 };
 
 // A fusion component: value = min(sum of its groups, edge_floor). The groups are what is left

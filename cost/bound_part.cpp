@@ -25,26 +25,45 @@ struct ClassFloor {
   const SubgraphPlan& pl;
   bool multiK;  // nk > 1 class: k free in [1, kHi]
   i64 kHi;      // largest k of the class
-  // Per tensor: its templates (canonicalised per (w,h,k) below).
+  // Per boundary-input tensor: its templates (canonicalised per (w,h,k) below), and its bit in
+  // the retention choices when it is retainable (0: always loaded).
   struct Tensor {
     TensorId t;
-    bool free;
+    uint32_t bit;
     std::vector<std::pair<Ext, Ext>> tpl;
   };
   std::vector<Tensor> tensors;
+  // Per written output: its bit when retainable (0: always stored).
+  std::vector<std::pair<TensorId, uint32_t>> outs;
+  // The crossing tensors that may stay in fast memory, in bit order. With more than kMaxChoices
+  // of them the floor does not choose: every one is free of traffic and counts at most |t| (the
+  // plain relaxation of retention, sound but weaker).
+  static constexpr int kMaxChoices = 6;
+  std::vector<TensorId> choices;
+  bool relaxed = false;
 
   ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_)
       : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_) {
     for (const SliceTpl& s : pl.slices) {
       auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
       if (it == tensors.end()) {
-        tensors.push_back({s.t, retainable(p, s.t), {}});
+        tensors.push_back({s.t, choiceBit(s.t), {}});
         it = tensors.end() - 1;
       }
       it->tpl.push_back({s.rk, s.ck});
     }
+    for (TensorId t : pl.written) outs.push_back({t, choiceBit(t)});
+    relaxed = static_cast<int>(choices.size()) > kMaxChoices;
     buildCanons();
   }
+  uint32_t choiceBit(TensorId t) {
+    if (!retainable(p, t)) return 0;
+    choices.push_back(t);
+    return choices.size() <= 32 ? 1u << (choices.size() - 1) : 0;
+  }
+  // Whether the tensor with this bit is kept in fast memory under the choice `kept` (a relaxed
+  // floor treats every retainable one as kept for traffic).
+  bool keptFor(uint32_t bit, uint32_t kept) const { return bit && (relaxed || (kept & bit)); }
 
   struct Grid {
     i64 w, h, k, ntw, nth, nk;
@@ -99,10 +118,12 @@ struct ClassFloor {
     return axisLen;
   }
 
-  // Working set of step (0,0,0), W1, with no retention; a retainable tensor counts at most |t|
-  // (if retained into S it counts |t| instead of its slices). A retained-out output counts |t|
-  // >= its tile. So every valid schedule of this part at (w,h,k) has WS >= this at that step.
-  i64 ws(const Grid& g) const {
+  // Working set of step (0,0,0), W1, under the retention choice `kept`: a kept input counts |t|
+  // (resident all through S) instead of its slices, a kept output |t| instead of its tile. Every
+  // valid schedule of this part at (w,h,k) that keeps exactly those has WS >= this at that step.
+  // A relaxed floor counts each retainable input at most |t| and each output as its tile (<= |t|),
+  // which is below both choices.
+  i64 ws(const Grid& g, uint32_t kept) const {
     i64 total = 0;
     const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -114,11 +135,15 @@ struct ClassFloor {
         mx = std::max(mx, sz);
       }
       i64 v = canon[i].allNever ? sum : mx;
-      if (x.free) v = std::min(v, p.size(x.t));
+      if (relaxed && x.bit) v = std::min(v, p.size(x.t));
+      else if (kept & x.bit) v = p.size(x.t);
       total += v;
     }
     const i64 tile = std::min(g.w, pl.W) * std::min(g.h, pl.H);
     total += tile * (pl.n_store + (g.nk > 1 ? pl.n_acc : 0));
+    if (!relaxed)
+      for (auto [t, bit] : outs)
+        if (kept & bit) total += p.size(t) - tile;
     return total;
   }
 
@@ -132,9 +157,9 @@ struct ClassFloor {
   //   once it reloads (R-1)(C-1) bands of the cheaper kind at least (each at least the smallest);
   // - a slice depending on neither is loaded once; a tensor needed whole in every step once.
   // A tensor with templates that might coincide by value counts only its largest template.
-  // Retainable tensors (retained in) load nothing. Outputs are stored once (tile regions sum to
-  // |t|) unless retainable.
-  LD traffic(const Grid& g) const {
+  // Kept tensors (retained in) load nothing. Outputs are stored once (tile regions sum to |t|)
+  // unless kept (retained out).
+  LD traffic(const Grid& g, uint32_t kept) const {
     LD total = 0, rowPool = 0, colPool = 0, rowMin = 0, colMin = 0;
     auto axisSum = [&](Ext e, i64 axisLen) -> LD {  // sum of the axis lengths over its index
       switch (e) {
@@ -148,7 +173,7 @@ struct ClassFloor {
     const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& x = tensors[i];
-      if (x.free) continue;
+      if (keptFor(x.bit, kept)) continue;
       const i64 Ht = p.heights[x.t], Wt = p.widths[x.t];
       const std::vector<std::pair<Ext, Ext>>& c = canon[i].tpl;
       const bool allNever = canon[i].allNever;
@@ -190,8 +215,8 @@ struct ClassFloor {
     total += rowPool + colPool;
     if (rowPool > 0 && colPool > 0)
       total += static_cast<LD>(g.nth - 1) * static_cast<LD>(g.ntw - 1) * std::min(rowMin, colMin);
-    for (TensorId t : pl.written)
-      if (!retainable(p, t)) total += static_cast<LD>(p.size(t));
+    for (auto [t, bit] : outs)
+      if (!keptFor(bit, kept)) total += static_cast<LD>(p.size(t));
     return total;
   }
 
@@ -225,41 +250,59 @@ struct ClassFloor {
     return v;
   }
 
+  // The grid of a side class pair with k = 1.
+  Grid gridOf(const SideClass& cw, const SideClass& ch) const {
+    Grid g{cw.lo, ch.lo, 1, cw.count, ch.count, 1, 0, 0};
+    g.rowLast = pl.H - (g.nth - 1) * ch.hi;
+    g.colLast = pl.W - (g.ntw - 1) * cw.hi;
+    return g;
+  }
+  Grid withK(Grid g, i64 k) const {
+    g.k = k;
+    g.nk = multiK ? (pl.Kacc + k - 1) / k : 1;
+    return g;
+  }
+
+  // The best k of the class for the retention choice `kept` (0: none fits): the largest k that
+  // fits, by bisection (the working set grows with k).
+  i64 bestK(const Grid& g, uint32_t kept) const {
+    if (!multiK) return ws(withK(g, kHi), kept) <= p.capacity ? kHi : 0;
+    if (ws(withK(g, 1), kept) > p.capacity) return 0;
+    i64 lo = 1, hi = kHi;  // ws(lo) fits
+    while (lo < hi) {
+      i64 mid = lo + (hi - lo + 1) / 2;
+      if (ws(withK(g, mid), kept) <= p.capacity) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   void minimise(PartFloor& best) const {
     const i64 N = p.native;
     const LD B = static_cast<LD>(p.bandwidth);
     const std::vector<SideClass> ws_ = sideClasses(pl.W, N), hs_ = sideClasses(pl.H, N);
+    const uint32_t nChoices = relaxed ? 1u : 1u << choices.size();
     // Largest tiles first: they give the least compute, so the pruning below bites early.
     for (const SideClass& cw : ws_)
       for (const SideClass& ch : hs_) {
-        Grid g{cw.lo, ch.lo, 1, cw.count, ch.count, 1, 0, 0};
-        g.rowLast = pl.H - (g.nth - 1) * ch.hi;
-        g.colLast = pl.W - (g.ntw - 1) * cw.hi;
-        if (multiK) {
-          auto at = [&](i64 k) {
-            Grid x = g;
-            x.k = k;
-            x.nk = (pl.Kacc + k - 1) / k;
-            return x;
-          };
-          // Compute only grows as h shrinks (more tile rows): nothing below can beat the best.
-          if (compute(at(kHi)) >= best.value) break;
-          if (ws(at(1)) > p.capacity) continue;
-          i64 lo = 1, hi = kHi;  // ws(at(lo)) fits
-          while (lo < hi) {
-            i64 mid = lo + (hi - lo + 1) / 2;
-            if (ws(at(mid)) <= p.capacity) lo = mid;
-            else hi = mid - 1;
-          }
-          g = at(lo);
-        } else {
-          g.k = kHi;
-          if (compute(g) >= best.value) break;
-          if (ws(g) > p.capacity) continue;
+        const Grid g = gridOf(cw, ch);
+        // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
+        // the best.
+        if (compute(withK(g, kHi)) >= best.value) break;
+        for (uint32_t kept = 0; kept < nChoices; ++kept) {
+          // Cheapest test first: the choice must fit at k = 1 (or the class's k).
+          if (ws(withK(g, multiK ? 1 : kHi), kept) > p.capacity) continue;
+          const LD m = traffic(withK(g, kHi), kept) / B;  // the same for every k of the class
+          if (static_cast<double>(m) >= best.value) continue;
+          const i64 k = bestK(g, kept);
+          if (k == 0) continue;
+          const LD c = compute(withK(g, k));
+          const double v = static_cast<double>(std::max(c, m));
+          if (v >= best.value) continue;
+          best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}};
+          for (size_t i = 0; i < choices.size() && !relaxed; ++i)
+            if (kept >> i & 1) best.retained.push_back(choices[i]);
         }
-        const LD c = compute(g), m = traffic(g) / B;
-        const double v = static_cast<double>(std::max(c, m));
-        if (v < best.value) best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, g.k}};
       }
   }
 };
@@ -267,14 +310,14 @@ struct ClassFloor {
 }  // namespace
 
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops) {
-  PartFloor best{kInf, kInf, kInf, {}};
+  PartFloor best{kInf, kInf, kInf, {}, {}};
   const i64 N = p.native;
   const i64 kmax = reductionLimit(p, m, ops);  // V8 (0: no MatMul)
   static const std::vector<TensorId> kNone;
   // The templates depend on the granularity only through nk > 1 or nk = 1, and validity only
   // through V9 (which fails at w = h = N, the most permissive sides, exactly when it fails for
   // every w, h of the class) and capacity (checked per (w,h,k) above). Retention changes the plan
-  // only by removing retained-in slices and stores (relaxed above) or by making a tensor consumed
+  // only by removing retained-in slices and stores (priced as a choice above) or by making a tensor consumed
   // inside S non-ephemeral (rule 11.7), which keeps every op's charge per tile and only adds
   // demanded regions, so the plan without retention gives the floor.
   SubgraphPlan multi = planSubgraph(p, m, ops, {N, N, 1}, kNone, kNone);

@@ -161,10 +161,14 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
       field(w, "value", g.value);
       if (g.method == BoundMethod::Cover) {
         field(w, "parts_priced", g.parts);
-        objects(w, "cover", g.cover, [&](const auto& part) {
-          const auto& [partOps, partFloor] = part;
-          array(w, "ops", partOps, true);
-          field(w, "floor", partFloor);
+        objects(w, "cover", g.cover, [&](const CoverPart& part) {
+          array(w, "ops", part.ops, true);
+          field(w, "floor", part.floor.value);
+          field(w, "compute", part.floor.compute);
+          field(w, "traffic", part.floor.traffic);
+          array(w, "granularity", std::array{part.floor.g.w, part.floor.g.h, part.floor.g.k}, true);
+          array(w, "retained", part.floor.retained, true);
+          array(w, "recomputed", part.recomputed, true);
         });
       }
     });
