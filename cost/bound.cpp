@@ -46,14 +46,8 @@ class Ruler {
     lb.compute = static_cast<double>(computeFloor());
     lb.traffic = static_cast<double>(trafficFloor());
     buildComponents();
-    LD total = 0;
-    std::map<std::vector<OpId>, BoundGroup> groupCache;
-    for (int r = 0; r < no_; ++r) {
-      if (members_[r].empty()) continue;
-      BoundComponent best = componentBound(members_[r], groupCache);
-      total += best.value;
-      lb.components.push_back(std::move(best));
-    }
+    LD total = componentsBound(lb.components);
+    tieRetention(lb.components, total);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
     // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
     lb.parts = static_cast<double>(total * (1 - 1e-12L));
@@ -77,6 +71,9 @@ class Ruler {
   std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
   BoundComponent cutAt(const std::vector<OpId>& ops, LD th, std::map<std::vector<OpId>, BoundGroup>& groupCache);
   BoundComponent componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache);
+  LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
+                     const std::vector<char>* touched = nullptr);
+  void tieRetention(std::vector<BoundComponent>& components, LD& total);
 
   const Problem& p_;
   const ModelOptions& m_;
@@ -91,6 +88,8 @@ class Ruler {
   std::vector<char> tensorMark_;                       // scratch: tensors counted
   std::vector<int> idx_;                               // scratch: position in the group being covered
   std::vector<int> sub_;                               // scratch: union-find inside one component
+  RetentionPrices prices_;                             // empty, or a priced pass's (tieRetention)
+  mutable long partsPriced_ = 0;                       // partFloor calls so far (the priced passes' budget)
 };
 
 // Step 1: the compute floor, and each op's share of it (opCompute_).
@@ -180,6 +179,7 @@ void Ruler::buildComponents() {
         }
   members_.assign(no_, {});
   for (OpId o : p_.topo) members_[findRoot(comp, o)].push_back(o);  // topological order inside each
+
   inGroup_.assign(no_, 0);
   tensorMark_.assign(p_.numTensors(), 0);
   idx_.assign(no_, -1);
@@ -326,7 +326,8 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
     return part;
   };
   std::vector<PartFloor> f(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]));
+  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_);
+  partsPriced_ += static_cast<long>(parts.size());
   const std::vector<uint32_t> covers = coverMasks(ops, parts);
   std::vector<std::vector<int>> byLow(n);
   for (size_t i = 0; i < parts.size(); ++i)
@@ -445,6 +446,101 @@ BoundComponent Ruler::componentBound(const std::vector<OpId>& ops,
     if (bc.value > best.value) best = std::move(bc);
   }
   return best;
+}
+
+// Step 5: every component's floor (one pass, under prices_), summed. With `previous` (the first
+// pass's components, in the same order), a component none of whose ops makes or reads a priced
+// tensor (touched[op] == 0) is taken from it as it was.
+LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous,
+                          const std::vector<char>* touched) {
+  LD total = 0;
+  std::map<std::vector<OpId>, BoundGroup> groupCache;
+  out.clear();
+  for (int r = 0; r < no_; ++r) {
+    if (members_[r].empty()) continue;
+    const size_t i = out.size();
+    bool reuse = previous != nullptr;
+    for (OpId o : members_[r]) reuse = reuse && !(*touched)[o];
+    BoundComponent best = reuse ? (*previous)[i] : componentBound(members_[r], groupCache);
+    total += best.value;
+    out.push_back(std::move(best));
+  }
+  return total;
+}
+
+// Retention in (+1) and out (-1) per tensor over the cover parts of `components`: the
+// subgradient of the bound in the prices (bound.h, RetentionPrices).
+std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components) {
+  std::vector<int> g(p.numTensors(), 0);
+  for (const BoundComponent& c : components)
+    for (const BoundGroup& grp : c.groups)
+      for (const CoverPart& part : grp.cover)
+        for (TensorId t : part.floor.retained)
+          g[t] += std::find(part.ops.begin(), part.ops.end(), p.producer[t]) == part.ops.end() ? 1 : -1;
+  return g;
+}
+
+// Step 6: tie the two sides of retention (bound.h, RetentionPrices). For any prices >= 0 the
+// bound stays a lower bound; this looks for good ones by subgradient steps from 0: a tensor the
+// covers keep in more often than out gets dearer, one kept out more often cheaper (steps of
+// |t| / B, one move of it, shrinking as 1 / (i + 1)), for at most kTieSteps passes and at most
+// half the first pass's work, keeping the best total. Prices go only to tensors whose producer and consumers all lie
+// in components priced by one exact cover: there every part's price is the minimum over its choices of floor + prices,
+// so the cover is a lower bound on the subgraphs' floors plus their price terms, whose sum is <= 0
+// in every schedule. (A component priced by "floors" or an edge floor ignores the terms: right for
+// the +price of a tensor kept in, which only lowers it, but it could not answer for the -price of
+// one kept out.) A pass in which the time runs out (a component's method changes) is dropped.
+void Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
+  constexpr int kTieSteps = 12;
+  std::vector<int> g = keptBalance(p_, components);
+  std::vector<char> exact(no_, 0), touched(no_, 0);
+  for (const BoundComponent& c : components)
+    for (OpId o : c.ops) exact[o] = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+  std::vector<TensorId> eligible;
+  for (int t = 0; t < p_.numTensors(); ++t) {
+    const OpId pr = p_.producer[t];
+    if (pr < 0 || !retainable(p_, t) || !exact[pr]) continue;
+    bool all = true;
+    for (OpId c : p_.consumers[t]) all = all && exact[c];
+    if (!all) continue;
+    eligible.push_back(t);
+    touched[pr] = 1;
+    for (OpId c : p_.consumers[t]) touched[c] = 1;
+  }
+  if (eligible.empty()) return;
+  const std::vector<BoundComponent> first = components;
+  prices_.assign(p_.numTensors(), 0);
+  // Work budget: the priced passes together price at most half as many parts as the first pass
+  // did (deterministic, unlike a clock, so seeded runs stay reproducible).
+  const long budget = partsPriced_ + partsPriced_ / 2;
+  long lastStep = 0;
+  for (int step = 0; step < kTieSteps && !(bo_.give_up && bo_.give_up()); ++step) {
+    if (partsPriced_ + lastStep > budget) break;
+    const long before = partsPriced_;
+    bool moved = false;
+    for (TensorId t : eligible) {
+      if (g[t] == 0) continue;
+      const double unit = static_cast<double>(p_.size(t)) / static_cast<double>(p_.bandwidth);
+      const double next = std::max(0.0, prices_[t] + unit * g[t] / (step + 1));
+      moved = moved || next != prices_[t];
+      prices_[t] = next;
+    }
+    if (!moved) break;  // a zero subgradient: these prices are the best
+    std::vector<BoundComponent> pass;
+    const LD passTotal = componentsBound(pass, &first, &touched);
+    lastStep = partsPriced_ - before;
+    bool sameMethods = true;
+    for (size_t i = 0; sameMethods && i < pass.size(); ++i)
+      sameMethods = pass[i].groups.size() == first[i].groups.size() &&
+                    (pass[i].groups.size() != 1 || pass[i].groups[0].method == first[i].groups[0].method);
+    if (!sameMethods) break;
+    g = keptBalance(p_, pass);
+    if (passTotal > total) {
+      total = passTotal;
+      components = std::move(pass);
+    }
+  }
+  prices_.clear();
 }
 
 }  // namespace

@@ -38,13 +38,22 @@ struct BoundOptions {
 // some op produces, an output written for a later consumer) either moves (its loads or its store)
 // or stays in fast memory (V6, W1: |t| in the working set all through the part), whichever the
 // floor finds cheaper at each granularity; `retained` lists the ones it kept.
+//
+// Tying the two sides (a Lagrangian argument): in every schedule each tensor is retained into a
+// subgraph at most as often as it is retained out of the one before (V6: one boundary), so for any
+// prices >= 0, sum over subgraphs of price x (kept in - kept out) <= 0, and adding it to the
+// subgraphs' floors keeps the sum a lower bound. With prices, keeping a tensor in costs its price
+// and keeping it out earns it; `retention` is that term at the floor (already in `value`).
+using RetentionPrices = std::vector<double>;  // per tensor id; empty: all 0
 struct PartFloor {
   double value = 0;
   double compute = 0, traffic = 0;  // at the granularity that gives the floor (seconds-free units)
   Granularity g;                    // that granularity (the floor is a minimum over all of them)
   std::vector<TensorId> retained;   // crossing tensors kept in fast memory at that granularity
+  double retention = 0;             // the prices' term, included in value
 };
-PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
+PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                    const RetentionPrices* prices = nullptr);
 
 // The ops of a part that every schedule running the part as a subgraph also ran in an earlier
 // subgraph: those from which a path leaves the part and comes back (see coverMasks in bound.cpp

@@ -41,9 +41,19 @@ struct ClassFloor {
   static constexpr int kMaxChoices = 6;
   std::vector<TensorId> choices;
   bool relaxed = false;
+  // The retention prices (bound.h, RetentionPrices): keeping choice i adds choicePen[i], +price
+  // for a tensor kept in, -price for one kept out. minPen: the least any choice adds.
+  const RetentionPrices* prices;
+  std::vector<LD> choicePen;
+  LD minPen = 0;
 
-  ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_)
-      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_) {
+  // Under prices, the tensors made and read inside the part that a later part also reads: kept
+  // out (V6 allows it), one counts |t| in the working set instead of 0 and earns its price.
+  std::vector<std::pair<TensorId, uint32_t>> inner;
+
+  ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
+             const std::vector<OpId>& ops)
+      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_), prices(prices_) {
     for (const SliceTpl& s : pl.slices) {
       auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
       if (it == tensors.end()) {
@@ -52,9 +62,30 @@ struct ClassFloor {
       }
       it->tpl.push_back({s.rk, s.ck});
     }
+    const size_t nIn = choices.size();
     for (TensorId t : pl.written) outs.push_back({t, choiceBit(t)});
+    if (prices && !prices->empty())
+      for (TensorId t : pl.produced) {
+        if ((*prices)[t] <= 0 || std::find(pl.written.begin(), pl.written.end(), t) != pl.written.end()) continue;
+        bool outside = false;
+        for (OpId c : p.consumers[t]) outside = outside || std::find(ops.begin(), ops.end(), c) == ops.end();
+        if (outside) inner.push_back({t, choiceBit(t)});
+      }
     relaxed = static_cast<int>(choices.size()) > kMaxChoices;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const LD price = prices && !prices->empty() ? static_cast<LD>((*prices)[choices[i]]) : 0;
+      choicePen.push_back(i < nIn ? price : -price);
+      minPen += std::min<LD>(0, choicePen.back());
+    }
     buildCanons();
+  }
+  // What the choice `kept` adds to the floor (a relaxed floor: the least any choice adds).
+  LD penalty(uint32_t kept) const {
+    if (relaxed) return minPen;
+    LD pen = 0;
+    for (size_t i = 0; i < choices.size(); ++i)
+      if (kept >> i & 1) pen += choicePen[i];
+    return pen;
   }
   uint32_t choiceBit(TensorId t) {
     if (!retainable(p, t)) return 0;
@@ -141,9 +172,12 @@ struct ClassFloor {
     }
     const i64 tile = std::min(g.w, pl.W) * std::min(g.h, pl.H);
     total += tile * (pl.n_store + (g.nk > 1 ? pl.n_acc : 0));
-    if (!relaxed)
+    if (!relaxed) {
       for (auto [t, bit] : outs)
         if (kept & bit) total += p.size(t) - tile;
+      for (auto [t, bit] : inner)
+        if (kept & bit) total += p.size(t);
+    }
     return total;
   }
 
@@ -288,18 +322,19 @@ struct ClassFloor {
         const Grid g = gridOf(cw, ch);
         // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
         // the best.
-        if (compute(withK(g, kHi)) >= best.value) break;
+        if (static_cast<double>(compute(withK(g, kHi)) + minPen) >= best.value) break;
         for (uint32_t kept = 0; kept < nChoices; ++kept) {
           // Cheapest test first: the choice must fit at k = 1 (or the class's k).
           if (ws(withK(g, multiK ? 1 : kHi), kept) > p.capacity) continue;
           const LD m = traffic(withK(g, kHi), kept) / B;  // the same for every k of the class
-          if (static_cast<double>(m) >= best.value) continue;
+          const LD pen = penalty(kept);
+          if (static_cast<double>(m + pen) >= best.value) continue;
           const i64 k = bestK(g, kept);
           if (k == 0) continue;
           const LD c = compute(withK(g, k));
-          const double v = static_cast<double>(std::max(c, m));
+          const double v = static_cast<double>(std::max(c, m) + pen);
           if (v >= best.value) continue;
-          best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}};
+          best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}, static_cast<double>(pen)};
           for (size_t i = 0; i < choices.size() && !relaxed; ++i)
             if (kept >> i & 1) best.retained.push_back(choices[i]);
         }
@@ -309,8 +344,9 @@ struct ClassFloor {
 
 }  // namespace
 
-PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops) {
-  PartFloor best{kInf, kInf, kInf, {}, {}};
+PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                    const RetentionPrices* prices) {
+  PartFloor best{kInf, kInf, kInf, {}, {}, 0};
   const i64 N = p.native;
   const i64 kmax = reductionLimit(p, m, ops);  // V8 (0: no MatMul)
   static const std::vector<TensorId> kNone;
@@ -321,10 +357,11 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
   // inside S non-ephemeral (rule 11.7), which keeps every op's charge per tile and only adds
   // demanded regions, so the plan without retention gives the floor.
   SubgraphPlan multi = planSubgraph(p, m, ops, {N, N, 1}, kNone, kNone);
-  if (multi.valid && multi.nk > 1) ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1)).minimise(best);
+  if (multi.valid && multi.nk > 1)
+    ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops).minimise(best);
   const i64 kOne = kmax ? kmax : 1;
   SubgraphPlan one = multi.valid && multi.nk == 1 ? multi : planSubgraph(p, m, ops, {N, N, kOne}, kNone, kNone);
-  if (one.valid && one.nk == 1) ClassFloor(p, one, false, one.Kacc ? one.Kacc : 1).minimise(best);
+  if (one.valid && one.nk == 1) ClassFloor(p, one, false, one.Kacc ? one.Kacc : 1, prices, ops).minimise(best);
   return best;
 }
 

@@ -168,6 +168,7 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
           field(w, "traffic", part.floor.traffic);
           array(w, "granularity", std::array{part.floor.g.w, part.floor.g.h, part.floor.g.k}, true);
           array(w, "retained", part.floor.retained, true);
+          if (part.floor.retention != 0) field(w, "retention_price", part.floor.retention);
           array(w, "recomputed", part.recomputed, true);
         });
       }
