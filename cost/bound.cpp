@@ -4,6 +4,7 @@
 #include "cost/bound.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -42,12 +43,20 @@ class Ruler {
       : p_(p), m_(m), bo_(bo), N_(p.native), no_(p.numOps()) {}
 
   LowerBound run() {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     LowerBound lb;
+    auto t = Clock::now();
     lb.compute = static_cast<double>(computeFloor());
     lb.traffic = static_cast<double>(trafficFloor());
     buildComponents();
+    lb.timing.floors_s = since(t);
+    t = Clock::now();
     LD total = componentsBound(lb.components);
-    tieRetention(lb.components, total);
+    lb.timing.components_s = since(t);
+    t = Clock::now();
+    lb.timing.price_passes = tieRetention(lb.components, total);
+    lb.timing.prices_s = since(t);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
     // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
     lb.parts = static_cast<double>(total * (1 - 1e-12L));
@@ -73,7 +82,7 @@ class Ruler {
   BoundComponent componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache);
   LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
                      const std::vector<char>* touched = nullptr);
-  void tieRetention(std::vector<BoundComponent>& components, LD& total);
+  int tieRetention(std::vector<BoundComponent>& components, LD& total);
 
   const Problem& p_;
   const ModelOptions& m_;
@@ -490,7 +499,7 @@ std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>
 // in every schedule. (A component priced by "floors" or an edge floor ignores the terms: right for
 // the +price of a tensor kept in, which only lowers it, but it could not answer for the -price of
 // one kept out.) A pass in which the time runs out (a component's method changes) is dropped.
-void Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
+int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
   constexpr int kTieSteps = 12;
   std::vector<int> g = keptBalance(p_, components);
   std::vector<char> exact(no_, 0), touched(no_, 0);
@@ -507,13 +516,14 @@ void Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
     touched[pr] = 1;
     for (OpId c : p_.consumers[t]) touched[c] = 1;
   }
-  if (eligible.empty()) return;
+  if (eligible.empty()) return 0;
   const std::vector<BoundComponent> first = components;
   prices_.assign(p_.numTensors(), 0);
   // Work budget: the priced passes together price at most half as many parts as the first pass
   // did (deterministic, unlike a clock, so seeded runs stay reproducible).
   const long budget = partsPriced_ + partsPriced_ / 2;
   long lastStep = 0;
+  int passes = 0;
   for (int step = 0; step < kTieSteps && !(bo_.give_up && bo_.give_up()); ++step) {
     if (partsPriced_ + lastStep > budget) break;
     const long before = partsPriced_;
@@ -528,6 +538,7 @@ void Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
     if (!moved) break;  // a zero subgradient: these prices are the best
     std::vector<BoundComponent> pass;
     const LD passTotal = componentsBound(pass, &first, &touched);
+    ++passes;
     lastStep = partsPriced_ - before;
     bool sameMethods = true;
     for (size_t i = 0; sameMethods && i < pass.size(); ++i)
@@ -541,6 +552,7 @@ void Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
     }
   }
   prices_.clear();
+  return passes;
 }
 
 }  // namespace

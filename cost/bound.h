@@ -108,6 +108,12 @@ struct LowerBound {
   double traffic = 0;  // graph inputs loaded once + graph outputs stored once, / bandwidth
   double parts = 0;    // sum over fusion components (see above)
   std::vector<BoundComponent> components;
+  // Where the time went (wall clock, seconds): the global floors and the components' edges, the
+  // first pass over the components, the priced passes (and how many ran).
+  struct Timing {
+    double floors_s = 0, components_s = 0, prices_s = 0;
+    int price_passes = 0;
+  } timing;
   double value() const;
 };
 

@@ -195,7 +195,10 @@ int cmdBound(int argc, char** argv) {
             << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
             << "parts: " << formatDouble(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
             << " groups priced by their cheapest cover, " << floors << " by floors; --json lists them)\n"
-            << "lower bound: " << formatDouble(lb.value()) << "\n";
+            << "lower bound: " << formatDouble(lb.value()) << "\n"
+            << "time: floors " << formatDouble(lb.timing.floors_s) << " s, components "
+            << formatDouble(lb.timing.components_s) << " s, priced passes " << formatDouble(lb.timing.prices_s)
+            << " s (" << lb.timing.price_passes << ")\n";
   return 0;
 }
 

@@ -151,6 +151,13 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   field(w, "compute_floor", lb.compute);
   field(w, "traffic_floor", lb.traffic);
   field(w, "parts_bound", lb.parts);
+  w.Key("seconds");
+  w.StartObject();
+  field(w, "floors", lb.timing.floors_s);
+  field(w, "components", lb.timing.components_s);
+  field(w, "priced_passes", lb.timing.prices_s);
+  field(w, "priced_pass_count", lb.timing.price_passes);
+  w.EndObject();
   objects(w, "components", lb.components, [&](const BoundComponent& c) {
     array(w, "ops", c.ops, true);
     field(w, "value", c.value);
