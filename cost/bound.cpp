@@ -74,7 +74,6 @@ class Ruler {
   void buildComponents();
   LD floors(const std::vector<OpId>& ops);
   bool connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts);
-  std::vector<uint32_t> coverMasks(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) const;
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
   BoundGroup groupBound(const std::vector<OpId>& ops);
   std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
@@ -261,67 +260,6 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
   return !tooMany;
 }
 
-// What each part counts as covering: its ops less the *forced* ones. If a path leaves a part S
-// and comes back (o in S -> x not in S -> ... -> o' in S), o' reads the result of the path's last
-// op outside S as a boundary input, available only if that op ran in an earlier subgraph (V5:
-// produced earlier, or retained by the one just before); that op needed its predecessor's result
-// in turn (V5, or made in its own subgraph), and so on back to o: every schedule that runs S ran o
-// in an earlier subgraph too. So the first subgraph that runs an op never has it forced, every op
-// is covered by the unforced ops of the subgraph that first runs it, and the cover below may
-// count each part for its unforced ops only (it still pays the part's whole floor).
-// The ops between (reachable from the group and reaching it) lie between the group's first and
-// last op in topological order; a window past kMaxWindow ops, or past kMaxPairs distinct
-// (ancestors, descendants) pairs, keeps the plain masks (sound, only weaker).
-std::vector<uint32_t> Ruler::coverMasks(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) const {
-  constexpr int kMaxWindow = 1 << 16;
-  constexpr size_t kMaxPairs = 4096;
-  int lo = p_.numOps(), hi = -1;
-  for (OpId o : ops) {
-    lo = std::min(lo, p_.topo_pos[o]);
-    hi = std::max(hi, p_.topo_pos[o]);
-  }
-  if (hi - lo + 1 > kMaxWindow) return parts;
-  std::vector<uint32_t> self(hi - lo + 1, 0), anc(hi - lo + 1, 0), desc(hi - lo + 1, 0);
-  for (size_t j = 0; j < ops.size(); ++j) self[p_.topo_pos[ops[j]] - lo] = 1u << j;
-  for (int q = lo; q <= hi; ++q) {  // anc: the group's ops that reach this op (itself included)
-    uint32_t a = self[q - lo];
-    for (TensorId t : p_.ops[p_.topo[q]].inputs) {
-      const OpId pr = p_.producer[t];
-      if (pr >= 0 && p_.topo_pos[pr] >= lo) a |= anc[p_.topo_pos[pr] - lo];
-    }
-    anc[q - lo] = a;
-  }
-  for (int q = hi; q >= lo; --q) {  // desc: the group's ops this op reaches (itself included)
-    uint32_t d = self[q - lo];
-    for (TensorId t : p_.ops[p_.topo[q]].outputs)
-      for (OpId c : p_.consumers[t])
-        if (p_.topo_pos[c] <= hi) d |= desc[p_.topo_pos[c] - lo];
-    desc[q - lo] = d;
-  }
-  struct Between {
-    uint32_t self, anc, desc;
-    bool operator<(const Between& o) const { return std::tie(self, anc, desc) < std::tie(o.self, o.anc, o.desc); }
-    bool operator==(const Between& o) const { return self == o.self && anc == o.anc && desc == o.desc; }
-  };
-  std::vector<Between> between;
-  for (int q = 0; q <= hi - lo; ++q) {
-    const uint32_t a = anc[q] & ~self[q], d = desc[q] & ~self[q];
-    if (a && d) between.push_back({self[q], a, d});
-  }
-  std::sort(between.begin(), between.end());
-  between.erase(std::unique(between.begin(), between.end()), between.end());
-  if (between.size() > kMaxPairs) return parts;
-  std::vector<uint32_t> masks(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const uint32_t S = parts[i];
-    uint32_t forced = 0;
-    for (const Between& b : between)
-      if (!(b.self & S) && (b.anc & S) && (b.desc & S)) forced |= b.anc & S;
-    masks[i] = S & ~forced;
-  }
-  return masks;
-}
-
 // The cheapest cover of a group's ops by its connected parts (parts may overlap:
 // recomputation), each priced by partFloor and counted for its unforced ops (coverMasks): a dp
 // over covered sets, where the lowest uncovered op is covered next. Sets bg's method, value, parts
@@ -337,7 +275,7 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
   std::vector<PartFloor> f(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_);
   partsPriced_ += static_cast<long>(parts.size());
-  const std::vector<uint32_t> covers = coverMasks(ops, parts);
+  const std::vector<uint32_t> covers = bound_detail::coverMasks(p_, ops, parts);
   std::vector<std::vector<int>> byLow(n);
   for (size_t i = 0; i < parts.size(); ++i)
     if (std::isfinite(f[i].value))
@@ -477,18 +415,6 @@ LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<Bo
   return total;
 }
 
-// Retention in (+1) and out (-1) per tensor over the cover parts of `components`: the
-// subgradient of the bound in the prices (bound.h, RetentionPrices).
-std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components) {
-  std::vector<int> g(p.numTensors(), 0);
-  for (const BoundComponent& c : components)
-    for (const BoundGroup& grp : c.groups)
-      for (const CoverPart& part : grp.cover)
-        for (TensorId t : part.floor.retained)
-          g[t] += std::find(part.ops.begin(), part.ops.end(), p.producer[t]) == part.ops.end() ? 1 : -1;
-  return g;
-}
-
 // Step 6: tie the two sides of retention (bound.h, RetentionPrices). For any prices >= 0 the
 // bound stays a lower bound; this looks for good ones by subgradient steps from 0: a tensor the
 // covers keep in more often than out gets dearer, one kept out more often cheaper (steps of
@@ -501,7 +427,7 @@ std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>
 // one kept out.) A pass in which the time runs out (a component's method changes) is dropped.
 int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
   constexpr int kTieSteps = 12;
-  std::vector<int> g = keptBalance(p_, components);
+  std::vector<int> g = bound_detail::keptBalance(p_, components);
   std::vector<char> exact(no_, 0), touched(no_, 0);
   for (const BoundComponent& c : components)
     for (OpId o : c.ops) exact[o] = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
@@ -545,7 +471,7 @@ int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
       sameMethods = pass[i].groups.size() == first[i].groups.size() &&
                     (pass[i].groups.size() != 1 || pass[i].groups[0].method == first[i].groups[0].method);
     if (!sameMethods) break;
-    g = keptBalance(p_, pass);
+    g = bound_detail::keptBalance(p_, pass);
     if (passTotal > total) {
       total = passTotal;
       components = std::move(pass);
@@ -556,41 +482,6 @@ int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
 }
 
 }  // namespace
-
-std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part) {
-  std::vector<char> in(p.numOps(), 0), down(p.numOps(), 0), up(p.numOps(), 0), back(p.numOps(), 0);
-  for (OpId o : part) in[o] = 1;
-  // down: reachable from the part by one edge or more; up: reaching it likewise.
-  std::vector<OpId> stack(part.begin(), part.end());
-  while (!stack.empty()) {
-    const OpId o = stack.back();
-    stack.pop_back();
-    for (TensorId t : p.ops[o].outputs)
-      for (OpId c : p.consumers[t])
-        if (!down[c]) down[c] = 1, stack.push_back(c);
-  }
-  stack.assign(part.begin(), part.end());
-  while (!stack.empty()) {
-    const OpId o = stack.back();
-    stack.pop_back();
-    for (TensorId t : p.ops[o].inputs)
-      if (const OpId pr = p.producer[t]; pr >= 0 && !up[pr]) up[pr] = 1, stack.push_back(pr);
-  }
-  // back: the ancestors of the ops outside the part that lie between (down and up).
-  for (int x = 0; x < p.numOps(); ++x)
-    if (!in[x] && down[x] && up[x]) stack.push_back(x);
-  while (!stack.empty()) {
-    const OpId o = stack.back();
-    stack.pop_back();
-    for (TensorId t : p.ops[o].inputs)
-      if (const OpId pr = p.producer[t]; pr >= 0 && !back[pr]) back[pr] = 1, stack.push_back(pr);
-  }
-  std::vector<OpId> forced;
-  for (OpId o : part)
-    if (back[o]) forced.push_back(o);
-  std::sort(forced.begin(), forced.end());
-  return forced;
-}
 
 double LowerBound::value() const { return std::max({compute, traffic, parts}); }
 

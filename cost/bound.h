@@ -13,8 +13,8 @@
 // - in a larger component the floor is max(its ops' compute, its forced traffic) (method
 //   "floors").
 // The total is the sum over components, never less than the old global floors (compute, traffic).
-// The arguments are stated next to the code in bound.cpp (the components), bound_part.cpp (the
-// floor of one part) and in the README.
+// The arguments are stated next to the code in bound.cpp (the components, the priced passes),
+// bound_part.cpp (the floor of one part), bound_sequence.cpp (forced ops) and in the README.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -56,8 +56,8 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
                     const RetentionPrices* prices = nullptr);
 
 // The ops of a part that every schedule running the part as a subgraph also ran in an earlier
-// subgraph: those from which a path leaves the part and comes back (see coverMasks in bound.cpp
-// for the argument). Sorted. The cover counts a part only for its other ops. This is the plain
+// subgraph: those from which a path leaves the part and comes back (coverMasks in
+// bound_sequence.cpp states the argument). Sorted. The cover counts a part only for its other ops. This is the plain
 // definition (searches over the whole graph), which the tests hold the cover's fast masks to.
 std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part);
 

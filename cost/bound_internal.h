@@ -1,6 +1,10 @@
 // Internal to the lower bound (cost/bound.cpp, the component bound; cost/bound_part.cpp, the
 // floor of one part): what both files price with.
 #pragma once
+#include <cstdint>
+#include <vector>
+
+#include "cost/bound.h"
 #include "cost/problem.h"
 
 namespace mlsys::bound_detail {
@@ -15,5 +19,12 @@ using LD = long double;
 inline bool retainable(const Problem& p, TensorId t) {
   return !p.is_graph_input[t] && !p.is_graph_output[t] && p.size(t) <= p.capacity;
 }
+
+// The ops each part (bit j: ops[j], a group in topological order) counts as covering: its ops
+// less the forced ones (bound_sequence.cpp states the argument).
+std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts);
+
+// Retention in (+1) and out (-1) per tensor over the cover parts of `components`.
+std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components);
 
 }  // namespace mlsys::bound_detail
