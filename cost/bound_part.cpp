@@ -263,6 +263,101 @@ struct ClassFloor {
     return T * per;
   }
 
+  // Step by step (L1, L2: a subgraph pays the sum of its steps' maxima, not the larger sum). In
+  // each step j of a tile, compute is a |k_j| + b (a = mm_coef / D, b = pw_every; the last step
+  // adds pw_last) and the loads include every k-dependent slice of a tensor not kept (a new k-strip
+  // in every step, never resident: the strip moves, and j restarts on the next tile; a tensor also
+  // needed whole is left out), at least e |k_j| (e: per tensor its largest such slice per unit of
+  // k, at the smallest tile sides of the class), and the last step stores the outputs' tile (at
+  // least sigma). So at a given k a tile costs at least (n - 1) f(k) + g(r), n = ceil(K / k),
+  // r = K - (n - 1) k, with f(x) = max(a x + b, e x) and g(x) = max(a x + b + pw_last, e x + sigma).
+  // The schedule may use any k <= kfit (the largest that fits), so the floor is the least of these
+  // over k = 1..kfit, times the tiles. (Beyond kMaxStepK values of k, a relaxation: f and g are
+  // convex with f(0) >= 0 and g's slope at most f's, so merging steps never raises the sum, and the
+  // n = ceil(K / kfit) pieces are best split evenly but for the last: min over y of
+  // (n - 1) f(y) + g(K - (n - 1) y), a convex piecewise-linear function, least at an end or a kink.)
+  // A range [lo, hi] of tile sides with the same tile count (see sideClasses below).
+  struct SideClass {
+    i64 count, lo, hi;
+  };
+
+  // One kind of tile (its smallest sides) for stepFloor: e and sigma, and how many such tiles.
+  struct TileKind {
+    LD e = 0, sigma = 0, count = 0;
+  };
+  TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const {
+    const LD B = static_cast<LD>(p.bandwidth);
+    TileKind tk;
+    tk.count = static_cast<LD>(count);
+    if (g.nk > 1) {
+      const std::vector<Canon>& canon = canonFor(g);
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        if (keptFor(tensors[i].bit, kept) || canon[i].whole) continue;
+        const TensorId t = tensors[i].t;
+        i64 most = 0;
+        for (auto [r, k] : canon[i].tpl) {
+          if (r == Ext::Kappa) most = std::max(most, k == Ext::Gamma ? wmin : k == Ext::Full ? p.widths[t] : 0);
+          if (k == Ext::Kappa) most = std::max(most, r == Ext::Rho ? hmin : r == Ext::Full ? p.heights[t] : 0);
+        }
+        tk.e += static_cast<LD>(most) / B;
+      }
+    }
+    for (auto [t, bit] : outs)
+      if (!keptFor(bit, kept)) tk.sigma += static_cast<LD>(hmin) * static_cast<LD>(wmin) / B;
+    return tk;
+  }
+
+  // The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
+  // a last row (the clipped band, at least rowLast / colLast), and the corner.
+  LD stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const {
+    const i64 hFull = ch.lo, wFull = cw.lo, hLast = std::min(ch.lo, g.rowLast), wLast = std::min(cw.lo, g.colLast);
+    std::vector<TileKind> kinds;
+    if (g.nth > 1 && g.ntw > 1) kinds.push_back(tileKind(g, kept, hFull, wFull, (g.nth - 1) * (g.ntw - 1)));
+    if (g.nth > 1) kinds.push_back(tileKind(g, kept, hFull, wLast, g.nth - 1));
+    if (g.ntw > 1) kinds.push_back(tileKind(g, kept, hLast, wFull, g.ntw - 1));
+    kinds.push_back(tileKind(g, kept, hLast, wLast, 1));
+    const LD a = pl.mm_coef ? static_cast<LD>(pl.mm_coef) / static_cast<LD>(pl.D) : 0;
+    const LD b = static_cast<LD>(pl.pw_every), last = static_cast<LD>(pl.pw_last);
+    const LD K = static_cast<LD>(pl.Kacc);
+    auto f = [&](const TileKind& t, LD x) { return std::max(a * x + b, t.e * x); };
+    auto gl = [&](const TileKind& t, LD x) { return std::max(a * x + b + last, t.e * x + t.sigma); };
+    // At one k, every tile: (n - 1) f(k) + g(r).
+    auto atK = [&](i64 k) {
+      const i64 nk = (pl.Kacc + k - 1) / k;
+      const LD x = static_cast<LD>(k), r = K - static_cast<LD>(nk - 1) * x;
+      LD sum = 0;
+      for (const TileKind& t : kinds) sum += t.count * (static_cast<LD>(nk - 1) * f(t, x) + gl(t, r));
+      return sum;
+    };
+    constexpr i64 kMaxStepK = 256;
+    const i64 n = g.nk > 1 ? (pl.Kacc + kfit - 1) / kfit : 1;
+    if (n <= 1) {
+      LD sum = 0;
+      for (const TileKind& t : kinds) sum += t.count * gl(t, K);
+      return sum;
+    }
+    LD best = std::numeric_limits<LD>::infinity();
+    if (kfit <= kMaxStepK) {
+      for (i64 k = 1; k <= kfit; ++k) best = std::min(best, atK(k));
+      return best;
+    }
+    // The relaxation: per kind, the even split's least value at an end or a kink (see above).
+    LD sum = 0;
+    const LD m = static_cast<LD>(n - 1), hi = K / m;
+    for (const TileKind& t : kinds) {
+      std::vector<LD> ys = {0, hi};
+      if (t.e > a) ys.push_back(b / (t.e - a));
+      if (a != t.e) ys.push_back((K - (t.sigma - b - last) / (a - t.e)) / m);
+      LD least = std::numeric_limits<LD>::infinity();
+      for (LD y : ys) {
+        y = std::clamp<LD>(y, 0, hi);
+        least = std::min(least, m * f(t, y) + gl(t, K - m * y));
+      }
+      sum += t.count * least;
+    }
+    return sum;
+  }
+
   // min over every w <= N, h <= N and k of the class that fits of max(compute, traffic / B).
   // Within the class the floor does not increase with k (the k-strip loads sum to K whatever k
   // is; strip Pointwise run nk times) while the working set does not decrease: the largest k
@@ -271,9 +366,6 @@ struct ClassFloor {
   // depend on the side only through the count, except the smallest band (the clipped last one),
   // smallest at hi; the working set grows with the side, least at lo. So a class is priced at hi
   // and admitted if it fits at lo (a relaxation of every side in it).
-  struct SideClass {
-    i64 count, lo, hi;
-  };
   static std::vector<SideClass> sideClasses(i64 dim, i64 N) {
     std::vector<SideClass> v;  // largest sides first
     for (i64 x = std::min(N, dim); x >= 1; --x) {
@@ -332,7 +424,8 @@ struct ClassFloor {
           const i64 k = bestK(g, kept);
           if (k == 0) continue;
           const LD c = compute(withK(g, k));
-          const double v = static_cast<double>(std::max(c, m) + pen);
+          const LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
+          const double v = static_cast<double>(std::max({c, m, steps}) + pen);
           if (v >= best.value) continue;
           best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}, static_cast<double>(pen)};
           for (size_t i = 0; i < choices.size() && !relaxed; ++i)
