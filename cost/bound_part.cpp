@@ -389,12 +389,11 @@ struct ClassFloor {
     return g;
   }
 
-  // The best k of the class for the retention choice `kept` (0: none fits): the largest k that
-  // fits, by bisection (the working set grows with k).
+  // The best k of the class for the retention choice `kept`, which fits at its least k (the
+  // caller checks): the largest k that fits, by bisection (the working set grows with k).
   i64 bestK(const Grid& g, uint32_t kept) const {
-    if (!multiK) return ws(withK(g, kHi), kept) <= p.capacity ? kHi : 0;
-    if (ws(withK(g, 1), kept) > p.capacity) return 0;
-    i64 lo = 1, hi = kHi;  // ws(lo) fits
+    if (!multiK) return kHi;
+    i64 lo = 1, hi = kHi;  // ws(lo) fits (checked by the caller)
     while (lo < hi) {
       i64 mid = lo + (hi - lo + 1) / 2;
       if (ws(withK(g, mid), kept) <= p.capacity) lo = mid;
@@ -422,7 +421,6 @@ struct ClassFloor {
           const LD pen = penalty(kept);
           if (static_cast<double>(m + pen) >= best.value) continue;
           const i64 k = bestK(g, kept);
-          if (k == 0) continue;
           const LD c = compute(withK(g, k));
           const LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
           const double v = static_cast<double>(std::max({c, m, steps}) + pen);
