@@ -1,0 +1,257 @@
+// The any-order floor of one subgraph at one granularity (the argument is in any_order.h).
+#include "cost/any_order.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>
+// (after the algorithm: it relies on the named-parameter headers that one includes)
+#include <boost/graph/find_flow_cost.hpp>
+
+#include "cost/step.h"
+
+namespace mlsys {
+namespace {
+
+using step::Slice;
+using step::StepIdx;
+constexpr i128 kNo = -1;  // the relation is impossible on this grid
+
+// c_N, c_R, c_C, c_X of one tile: its first k-step after no / a same-row / a same-column /
+// another tile, plus its later k-steps.
+struct TileCosts {
+  i128 n = kNo, r = kNo, c = kNo, x = kNo;
+};
+
+class FloorOf {
+ public:
+  FloorOf(const Problem& p, const SubgraphPlan& pl) : p_(p), pl_(pl), pr_(p, pl) {}
+  bool invalid = false;  // a step's working set exceeds the capacity
+
+  // The price of step `cur` after step `prev` (nullptr: the subgraph's first step); marks a
+  // working set over the capacity (W3; it does not depend on `prev`).
+  i128 step(const StepIdx& cur, const StepIdx* prev) {
+    if (prev) pr_.slicesAt(*prev, prevSl_);
+    else prevSl_.clear();
+    pr_.slicesAt(cur, curSl_);
+    auto res = pr_.price(cur, curSl_, prevSl_);
+    if (res.ws > p_.capacity) invalid = true;
+    return res.num;
+  }
+
+  // The k-steps after the first of tile (r, c) (E2: each follows the tile's own previous one).
+  i128 tail(i64 r, i64 c) {
+    const i64 nk = pl_.nk;
+    if (nk < 2) return 0;
+    if (pl_.fast_ok) {  // the middle k-steps have identical slices and price (step_classes.cpp)
+      StepIdx m0{r, c, 0}, m1{r, c, 1}, l0{r, c, nk - 2}, l1{r, c, nk - 1};
+      return (nk >= 3 ? step(m1, &m0) * (nk - 2) : 0) + step(l1, &l0);
+    }
+    i128 s = 0;
+    for (i64 j = 1; j < nk; ++j) {
+      StepIdx a{r, c, j - 1}, b{r, c, j};
+      s += step(b, &a);
+    }
+    return s;
+  }
+
+  // The first k-step of tile (r, c) after the last k-step of tile (pr, pc).
+  i128 head(i64 r, i64 c, i64 pr, i64 pc) {
+    StepIdx cur{r, c, 0}, prev{pr, pc, pl_.nk - 1};
+    return step(cur, &prev);
+  }
+  i128 first(i64 r, i64 c) { return step(StepIdx{r, c, 0}, nullptr); }
+
+ private:
+  const Problem& p_;
+  const SubgraphPlan& pl_;
+  step::StepPricer pr_;
+  std::vector<Slice> prevSl_, curSl_;
+};
+
+// One template per tensor: every tile of a (last row?, last column?) class has the same costs,
+// and one representative predecessor per relation gives them (any_order.h, 2). cls[k]: the
+// class with bit 0 = last row, bit 1 = last column (unset when the grid has no such tile).
+void classCosts(FloorOf& fo, i64 R, i64 C, TileCosts (&cls)[4]) {
+  for (int k = 0; k < 4; ++k) {
+    const bool rl = k & 1, cl = k & 2;
+    if ((!rl && R < 2) || (!cl && C < 2)) continue;
+    const i64 r = rl ? R - 1 : 0, c = cl ? C - 1 : 0;
+    const i64 r2 = r == 0 ? 1 : r - 1, c2 = c == 0 ? 1 : c - 1;  // another row / column
+    const i128 t = fo.tail(r, c);
+    TileCosts& x = cls[k];
+    x.n = fo.first(r, c) + t;
+    if (C >= 2) x.r = fo.head(r, c, r, c2) + t;
+    if (R >= 2) x.c = fo.head(r, c, r2, c) + t;
+    if (R >= 2 && C >= 2) x.x = fo.head(r, c, r2, c2) + t;
+  }
+}
+
+// Templates that may coincide by value: the least over every predecessor of each relation.
+void pairCosts(FloorOf& fo, i64 R, i64 C, std::vector<TileCosts>& tc) {
+  for (i64 r = 0; r < R; ++r)
+    for (i64 c = 0; c < C; ++c) {
+      TileCosts& x = tc[r * C + c];
+      const i128 t = fo.tail(r, c);
+      x.n = fo.first(r, c) + t;
+      for (i64 pr = 0; pr < R; ++pr)
+        for (i64 pc = 0; pc < C; ++pc) {
+          if (pr == r && pc == c) continue;
+          const i128 v = fo.head(r, c, pr, pc) + t;
+          i128& slot = pr == r ? x.r : pc == c ? x.c : x.x;
+          if (slot == kNo || v < slot) slot = v;
+        }
+    }
+}
+
+// What the savings problem needs of a tile (or a class of tiles): c_X (a stand-in where no
+// predecessor shares neither row nor column, any_order.h), and the savings sR = c_X - c_R,
+// sC = c_X - c_C (0 where the relation is impossible: its capacity is 0 anyway).
+struct Saving {
+  i128 cX = 0, sR = 0, sC = 0;
+};
+Saving savingOf(const TileCosts& x) {
+  Saving s;
+  i128 v = x.x;
+  // No order uses X on one row or one column, so any value keeps the relaxation valid; the
+  // least possible relation's keeps it tight. A single tile is the first.
+  if (v == kNo) v = x.r == kNo ? x.c : x.c == kNo ? x.r : std::min(x.r, x.c);
+  if (v == kNo) v = x.n;
+  s.cX = v;
+  s.sR = x.r == kNo ? 0 : std::max<i128>(0, v - x.r);
+  s.sC = x.c == kNo ? 0 : std::max<i128>(0, v - x.c);
+  return s;
+}
+
+// The savings problem of any_order.h (4) solved exactly, as a min-cost flow (Boost.Graph's
+// successive shortest paths): the source sends `units[i]` to group i (a tile, or a class of
+// interchangeable tiles); group i sends to its row set row[i] at cost M - sR_i, to its column
+// set col[i] at cost M - sC_i, or to "no saving" at cost M; row set j takes at most rowCap[j],
+// column set j colCap[j]. Every unit routes, so the least cost is units * M - the most savings.
+// It is a transportation problem, so the optimum is integral. -1 when 64-bit costs could
+// overflow (the caller then bounds the savings by every unit's best saving).
+struct SavingsNet {
+  std::vector<i64> units, row, col;
+  std::vector<Saving> sv;
+  std::vector<i64> rowCap, colCap;
+};
+i128 maxSavings(const SavingsNet& n) {
+  i128 M = 0, units = 0;
+  for (size_t i = 0; i < n.units.size(); ++i) {
+    M = std::max({M, n.sv[i].sR, n.sv[i].sC});
+    units += n.units[i];
+  }
+  if (M > (i128{1} << 40) || units > (i128{1} << 20)) return -1;
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  using Graph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+      boost::property<boost::edge_capacity_t, long,
+                      boost::property<boost::edge_residual_capacity_t, long,
+                                      boost::property<boost::edge_reverse_t, Traits::edge_descriptor,
+                                                      boost::property<boost::edge_weight_t, long>>>>>;
+  // Nodes: groups, row sets, column sets, then "no saving", source, sink.
+  const long G = static_cast<long>(n.units.size()), nr = static_cast<long>(n.rowCap.size());
+  const long nc = static_cast<long>(n.colCap.size());
+  const long none = G + nr + nc, src = none + 1, snk = none + 2;
+  Graph g(static_cast<size_t>(snk + 1));
+  auto cap = boost::get(boost::edge_capacity, g);
+  auto rev = boost::get(boost::edge_reverse, g);
+  auto wt = boost::get(boost::edge_weight, g);
+  auto arc = [&](long u, long v, long c, long w) {
+    if (c <= 0) return;
+    auto e = boost::add_edge(u, v, g).first, r = boost::add_edge(v, u, g).first;
+    cap[e] = c;
+    cap[r] = 0;
+    wt[e] = w;
+    wt[r] = -w;
+    rev[e] = r;
+    rev[r] = e;
+  };
+  const long m = static_cast<long>(M), all = static_cast<long>(units);
+  for (long i = 0; i < G; ++i) {
+    const long u = static_cast<long>(n.units[i]);
+    arc(src, i, u, 0);
+    arc(i, G + n.row[i], u, m - static_cast<long>(n.sv[i].sR));
+    arc(i, G + nr + n.col[i], u, m - static_cast<long>(n.sv[i].sC));
+    arc(i, none, u, m);
+  }
+  for (long j = 0; j < nr; ++j) arc(G + j, snk, static_cast<long>(n.rowCap[j]), 0);
+  for (long j = 0; j < nc; ++j) arc(G + nr + j, snk, static_cast<long>(n.colCap[j]), 0);
+  arc(none, snk, all, 0);
+  boost::successive_shortest_path_nonnegative_weights(g, src, snk);
+  return units * M - boost::find_flow_cost(g);
+}
+
+// The floor for first tile(s) of group `f`: c_N(f) + sum of c_X over the other tiles - the most
+// savings (exactly, or bounded by each unit's best saving when the flow could overflow).
+i128 floorWithFirst(SavingsNet n, size_t f, i128 cN) {
+  --n.units[f];
+  i128 sumX = 0, loose = 0;
+  for (size_t i = 0; i < n.units.size(); ++i) {
+    sumX += n.sv[i].cX * n.units[i];
+    loose += std::max(n.sv[i].sR, n.sv[i].sC) * n.units[i];
+  }
+  i128 u = maxSavings(n);
+  if (u < 0) u = loose;
+  return cN + sumX - u;
+}
+
+}  // namespace
+
+AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pairs_tiles) {
+  AnyOrderFloor out;
+  if (!pl.valid) {
+    out.kind = AnyOrderFloor::Kind::Invalid;
+    return out;
+  }
+  const i64 R = pl.nth, C = pl.ntw, T = pl.tiles();
+  if (!pl.fast_ok && T > max_pairs_tiles) return out;
+  FloorOf fo(p, pl);
+  SavingsNet net;
+  std::vector<i128> firstCost;  // c_N per group
+  if (pl.fast_ok) {
+    // Groups: the four tile classes; row sets: the rows before the last (capacity (R-1)(C-1))
+    // and the last row (C-1); column sets likewise. Rows of one set are interchangeable, so the
+    // per-row capacities summed over a set give the same optimum (a symmetric optimal solution
+    // exists; with the first tile taken out the sums are a relaxation: still a lower bound).
+    TileCosts cls[4];
+    classCosts(fo, R, C, cls);
+    net.rowCap = {(R - 1) * (C - 1), C - 1};
+    net.colCap = {(C - 1) * (R - 1), R - 1};
+    for (int k = 0; k < 4; ++k) {
+      const bool rl = k & 1, cl = k & 2;
+      if ((!rl && R < 2) || (!cl && C < 2)) continue;
+      net.units.push_back((rl ? 1 : R - 1) * (cl ? 1 : C - 1));
+      net.row.push_back(rl ? 1 : 0);
+      net.col.push_back(cl ? 1 : 0);
+      net.sv.push_back(savingOf(cls[k]));
+      firstCost.push_back(cls[k].n);
+    }
+  } else {
+    std::vector<TileCosts> tc(static_cast<size_t>(T));
+    pairCosts(fo, R, C, tc);
+    net.rowCap.assign(static_cast<size_t>(R), C - 1);
+    net.colCap.assign(static_cast<size_t>(C), R - 1);
+    for (i64 t = 0; t < T; ++t) {
+      net.units.push_back(1);
+      net.row.push_back(t / C);
+      net.col.push_back(t % C);
+      net.sv.push_back(savingOf(tc[t]));
+      firstCost.push_back(tc[t].n);
+    }
+  }
+  if (fo.invalid) {
+    out.kind = AnyOrderFloor::Kind::Invalid;
+    return out;
+  }
+  bool any = false;
+  for (size_t f = 0; f < net.units.size(); ++f) {
+    const i128 lb = floorWithFirst(net, f, firstCost[f]);
+    if (!any || lb < out.num) out.num = lb;
+    any = true;
+  }
+  out.num = std::max<i128>(out.num, 0);
+  out.kind = AnyOrderFloor::Kind::Floor;
+  return out;
+}
+
+}  // namespace mlsys
