@@ -1,10 +1,11 @@
 // mlsys_exact: the exact solver (engine/exact.h) on one problem, for bench/exact_sweep.py.
 //
 //   mlsys_exact PROBLEM.json OUT.json [--seconds S] [--incumbent SCHEDULE.json] [--model K=V]
-//               [--max-subgraph-ops N] [--no-snakes] [--verify] [--every-side]
+//               [--max-subgraph-ops N] [--no-snakes] [--verify] [--every-side] [--full-space]
 //
 // --verify: no pruning by bounds (slow); every bound is checked instead (lb_violations).
 // --every-side: every w, h, k allowed by V8, not only the smallest side per count.
+// --full-space: the spec's whole space, every order included (exact.h, full_space): a certificate.
 // Writes the schedule (contest format) to OUT.json and one JSON object of results to stdout.
 // Exit 0 when a schedule was written, 1 otherwise (bad input, nothing found), 2 on usage errors.
 #include <chrono>
@@ -24,7 +25,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: mlsys_exact PROBLEM.json OUT.json [--seconds S] [--incumbent SCHEDULE.json] "
-               "[--model K=V] [--max-subgraph-ops N] [--no-snakes] [--verify] [--every-side]\n";
+               "[--model K=V] [--max-subgraph-ops N] [--no-snakes] [--verify] [--every-side] [--full-space]\n";
   return 2;
 }
 
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
       else if (a == "--no-snakes") opt.snakes = false;
       else if (a == "--verify") opt.verify = true;
       else if (a == "--every-side") opt.every_side = true;
+      else if (a == "--full-space") opt.full_space = true;
       else if (a == "-h" || a == "--help") return usage(), 0;
       else if (!a.empty() && a[0] == '-') return usage();
       else if (problemPath.empty()) problemPath = a;

@@ -171,8 +171,11 @@ std::vector<TensorId> Solver::tensorsOf(u64 bits) const {
 
 Cost Solver::price(const Edge& e, Cost cap) {
   PriceEntry& en = memo_[PriceKey{e.s, e.rin, e.rout}];
-  if (!en.exact && cap > en.lb) gs_.run(subs_[e.s].list, tensorsOf(e.rin), tensorsOf(e.rout), cap, en);
-  return en.exact && en.best < cap ? en.best : kInf;
+  if (!en.exact && cap > en.lb) {
+    if (o_.full_space) gs_.runFull(subs_[e.s].list, tensorsOf(e.rin), tensorsOf(e.rout), cap, en);
+    else gs_.run(subs_[e.s].list, tensorsOf(e.rin), tensorsOf(e.rout), cap, en);
+  }
+  return en.exact && en.floor < cap ? en.floor : kInf;
 }
 
 std::vector<Edge> Solver::pathTo(int id) const {
@@ -245,7 +248,7 @@ void Solver::chainIncumbent() {
       for (size_t i = 0; i < subs_.size(); ++i)
         if (subs_[i].ops == u64{1} << o) s = static_cast<int>(i);
       Edge e{s, 0, 0};
-      Cost c = s >= 0 ? price(e, kInf) : kInf;
+      Cost c = s >= 0 && price(e, kInf) < kInf ? entry(e).best : kInf;  // the price, not the floor
       if (c >= kInf) {
         tot = kInf;
         break;
@@ -296,7 +299,9 @@ void Solver::answer(const SearchEnd& end) {
   res_.latency = ev.total;
   res_.proven_optimal = end.proven && st.lb_violations == 0;
   Cost lb = ub_;
-  if (!end.proven) {
+  if (end.bounded) {
+    lb = std::min(lb, end.relaxed);
+  } else if (!end.proven) {
     Cost qmin = end.frontierLb;
     while (!pq_.empty()) {
       qmin = std::min(qmin, pq_.top().f);
@@ -305,7 +310,7 @@ void Solver::answer(const SearchEnd& end) {
     lb = std::min(lb, qmin);
   }
   res_.lower_bound = res_.proven_optimal ? ev.total : sc_.toDouble(lb);
-  res_.status = res_.proven_optimal ? ExactStatus::Optimal : ExactStatus::Stopped;
+  res_.status = res_.proven_optimal ? ExactStatus::Optimal : end.bounded ? ExactStatus::Bounded : ExactStatus::Stopped;
 }
 
 }  // namespace exact_detail

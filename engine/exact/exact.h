@@ -84,6 +84,17 @@ struct ExactOptions {
   // Widen the granularity space to EVERY w <= min(N, W), h <= min(N, H), k <= min(N, K...)
   // (not only the smallest side per count): the full V8 range, slower.
   bool every_side = false;
+  // THE SPEC'S WHOLE SPACE (a certificate): every (w, h, k) that V8 allows (k up to K under
+  // k_limit=reduction) and EVERY tile order (V10), for any number of steps. Raster, snakes and
+  // mirrored starts are priced; every other order is bounded by cost/any_order.h's floor, so
+  // a transition carries two figures: the best price found (achievable) and a floor (no
+  // configuration of the space costs less). The A* runs on the floors; `proven_optimal` then
+  // means optimal over the spec's whole space, and when a cheaper floor path completes first
+  // the result is Bounded: the best schedule found and `lower_bound`, the least any schedule
+  // can cost. Granularities are visited by tile counts (nw, nh, nk), each count's bound
+  // shared by all its sides, and a count's sides are expanded only while it can beat the best.
+  // `every_side` and `verify` are ignored in this mode.
+  bool full_space = false;
   const Schedule* incumbent = nullptr;  // optional valid schedule to start from (e.g. from solve)
   bool greedy_incumbent = true;         // also start from the engine's greedy construction (construct.h)
   // For tests: no pruning by lower bounds anywhere (every configuration of every transition is
@@ -111,6 +122,7 @@ enum class ExactStatus {
   Stopped,     // `stop` fired first (the best found so far is returned)
   TooLarge,    // more than ExactOptions::max_ops ops: not attempted
   NoSchedule,  // the space holds no valid schedule
+  Bounded,     // full_space: the search completed with a gap (lower_bound < latency)
   Error,       // an internal error (ExactResult::message says which)
 };
 // "optimal", "stopped", "too_large", "no_schedule", "error": the name in --json outputs.
@@ -120,6 +132,7 @@ inline const char* exactStatusName(ExactStatus s) {
     case ExactStatus::Stopped: return "stopped";
     case ExactStatus::TooLarge: return "too_large";
     case ExactStatus::NoSchedule: return "no_schedule";
+    case ExactStatus::Bounded: return "bounded";
     case ExactStatus::Error: return "error";
   }
   return "?";

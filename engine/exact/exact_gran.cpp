@@ -31,10 +31,6 @@ void GranSearch::verifyInvalid(const std::vector<OpId>& ops, const std::vector<T
       }
 }
 
-namespace {
-constexpr TraversalKind kKinds[3] = {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake};
-}  // namespace
-
 // Step 1: the grid shape (every non-ephemeral output has it, A-6: take any output of S), the
 // largest k (V8: k <= N, or up to the MatMuls' K under k_limit=reduction) and the sides V9 may
 // need. False when S has no output (invalid).
@@ -255,20 +251,25 @@ void GranSearch::price(const Space& s, Pricing& pr, const Cand& c) {
     it = pr.plans.emplace(gk, planSubgraph(p_, m_, pr.ops, {g.w, g.h, g.k}, pr.rin, pr.rout)).first;
     ++st_.plans;
   }
-  const SubgraphPlan& pl = it->second;
+  priceOrder(pr, it->second, g, c.tk, c.lb, c.wsPruned);
+}
+
+// Prices one order (kind | flip << 2) of one planned grid exactly; a better price becomes the
+// entry's best.
+void GranSearch::priceOrder(Pricing& pr, const SubgraphPlan& pl, const Grid& g, int tk, Cost lb, bool wsPruned) {
   if (!pl.valid) return;
   if (!pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) return;  // excluded from the space (exact.h)
-  SubgraphCost sc = costSubgraph(p_, pl, exactTraversal(kKinds[c.tk & 3], c.tk >> 2, g.nw, g.nh));
+  SubgraphCost sc = costSubgraph(p_, pl, exactTraversal(kKinds[tk & 3], tk >> 2, g.nw, g.nh));
   ++st_.configs_priced;
   if (!sc.valid) return;
   Cost v = sc_.of(sc.num, sc.den, false);
-  if (v < c.lb || c.wsPruned) ++st_.lb_violations;
+  if (v < lb || wsPruned) ++st_.lb_violations;
   if (v < pr.best) {
     pr.best = v;
     pr.e.best = v;
     pr.e.g = {g.w, g.h, g.k};
-    pr.e.tk = kKinds[c.tk & 3];
-    pr.e.flip = static_cast<uint8_t>(c.tk >> 2);
+    pr.e.tk = kKinds[tk & 3];
+    pr.e.flip = static_cast<uint8_t>(tk >> 2);
   }
 }
 
@@ -306,23 +307,31 @@ void GranSearch::fullPass(const Space& s, Pricing& pr, Cost cap) {
   }
 }
 
+// The first steps of run and runFull: the grid shape and the plan at the largest granularity.
+// False (and e final at kInf) when the subgraph is invalid at every granularity: V8, V9 and E2
+// only get harder as w, h, k shrink, so one invalid at the largest is invalid everywhere.
+bool GranSearch::probeSpace(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+                            const std::vector<TensorId>& rout, Space& s, SubgraphPlan& probe, PriceEntry& e) {
+  ++st_.subgraphs_priced;
+  bool ok = shapeOf(ops, s);
+  if (ok) {
+    probe = planSubgraph(p_, m_, ops, {s.wTop, s.hTop, s.kmax}, rin, rout);
+    ++st_.plans;
+    ok = probe.valid;
+    if (!ok && o_.verify) verifyInvalid(ops, rin, rout, s.W, s.H, s.kmax);
+  }
+  if (!ok) {
+    e.best = e.floor = kInf;
+    e.exact = true;
+  }
+  return ok;
+}
+
 void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                      Cost cap, PriceEntry& e) {
-  ++st_.subgraphs_priced;
-  auto invalid = [&] {
-    e.best = kInf;
-    e.exact = true;
-  };
   Space s;
-  if (!shapeOf(ops, s)) return invalid();
-  // V8, V9 and E2 only get harder as w, h, k shrink: a subgraph invalid at the largest
-  // granularity is invalid at every granularity.
-  SubgraphPlan probe = planSubgraph(p_, m_, ops, {s.wTop, s.hTop, s.kmax}, rin, rout);
-  ++st_.plans;
-  if (!probe.valid) {
-    if (o_.verify) verifyInvalid(ops, rin, rout, s.W, s.H, s.kmax);
-    return invalid();
-  }
+  SubgraphPlan probe;
+  if (!probeSpace(ops, rin, rout, s, probe, e)) return;
   listSides(probe, s);
   boundFacts(probe, s);
   Pricing pr(ops, rin, rout, e);
@@ -330,6 +339,7 @@ void GranSearch::run(const std::vector<OpId>& ops, const std::vector<TensorId>& 
   fullPass(s, pr, cap);
   if (pr.best < cap || o_.verify) {
     e.exact = true;
+    e.floor = e.best;
   } else {
     e.lb = std::max(e.lb, cap);
   }

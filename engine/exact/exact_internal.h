@@ -85,11 +85,17 @@ inline void addSide(std::vector<i64>& v, i64 s, i64 limit) {
 struct PriceEntry {
   Cost best = kInf;    // best price found (an upper bound; exact when `exact`)
   bool exact = false;  // `best` is the minimum over the granularity space (kInf: invalid)
-  Cost lb = 0;         // when not exact: every configuration costs >= lb
+  // The least any configuration of the space can cost, when `exact` (== best, except in the
+  // full space, where orders that are not priced are bounded by their any-order floor).
+  Cost floor = kInf;
+  Cost lb = 0;  // when not exact: every configuration costs >= lb
   Granularity g;
   TraversalKind tk = TraversalKind::Raster;
   uint8_t flip = 0;  // exactTraversal's mirror bits
 };
+
+// The orders the solver prices, by index (kind | flip << 2 in a candidate).
+inline constexpr TraversalKind kKinds[3] = {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake};
 
 // Grids of at most this many tiles also try the traversals from the other corners.
 inline constexpr i64 kMaxMirroredTiles = 4096;
@@ -123,6 +129,10 @@ class GranSearch {
   // Returns false when the subgraph is invalid at every granularity (e then exact with kInf).
   void run(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout, Cost cap,
            PriceEntry& e);
+  // The same over the spec's whole space (ExactOptions::full_space; exact_full.cpp): e.floor
+  // is final when e.exact; e.best is the best priced configuration (kInf when none is).
+  void runFull(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+               Cost cap, PriceEntry& e);
   bool ignoreStop = false;  // while building the first incumbent (it must be complete)
 
  private:
@@ -173,6 +183,8 @@ class GranSearch {
   };
 
   // The steps of run (exact_gran.cpp says what each does).
+  bool probeSpace(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                  Space& s, SubgraphPlan& probe, PriceEntry& e);
   bool shapeOf(const std::vector<OpId>& ops, Space& s) const;
   void listSides(const SubgraphPlan& probe, Space& s) const;
   void boundFacts(const SubgraphPlan& probe, Space& s) const;
@@ -185,6 +197,13 @@ class GranSearch {
   void price(const Space& s, Pricing& pr, const Cand& c);
   void seedPass(const Space& s, Pricing& pr, Cost cap);
   void fullPass(const Space& s, Pricing& pr, Cost cap);
+  // The full space's steps (exact_full.cpp).
+  Cost anyOrderWeak(const Space& s, const Grid& g) const;
+  Cost gridFloor(const Space& s, Pricing& pr, const Grid& g);
+  Cost classFloor(const Space& s, Pricing& pr, const Grid& lo, const Grid& hi);
+  void priceOrders(const Space& s, Pricing& pr, const Grid& g);
+  const SubgraphPlan& planAt(Pricing& pr, const Grid& g);
+  void priceOrder(Pricing& pr, const SubgraphPlan& pl, const Grid& g, int tk, Cost lb, bool wsPruned);
 
   // Verify mode: a subgraph rejected at the largest granularity must be invalid at every
   // granularity of the space (k over the k-step counts of every MatMul's K); counts violations.
@@ -251,7 +270,8 @@ class Solver {
  private:
   struct Node {
     StateKey key;
-    Cost d;
+    Cost d;  // distance over the transitions' floors
+    Cost b;  // the price of the same path (its transitions' best prices; kInf if one has none)
     Cost h;
     int parent;
     Edge edge;
@@ -278,6 +298,8 @@ class Solver {
   // How the A* search ended.
   struct SearchEnd {
     bool proven = false, stopped = false;
+    bool bounded = false;    // full space: a goal's floor path popped below the incumbent
+    Cost relaxed = kInf;     // its floor distance: the least any schedule costs
     Cost frontierLb = kInf;  // bound on what an interrupted expansion could still reach
   };
 
@@ -294,7 +316,7 @@ class Solver {
   SearchEnd search();
   void expand(int curId);
   void appendSubgraph(const Step& x);
-  void reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd);
+  void reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd, Cost nb);
   void answer(const SearchEnd& end);
   Cost heuristic(u64 cov, u64 wr) const;
   Cost hOf(u64 cov, u64 wr) const { return o_.verify ? Cost(0) : heuristic(cov, wr); }  // none in verify mode

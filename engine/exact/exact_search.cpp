@@ -11,7 +11,7 @@ Solver::SearchEnd Solver::search() {
   ExactStats& st = res_.stats;
   StateKey start{0, 0, 0};
   Cost h0 = hOf(0, 0);
-  nodes_.push_back({start, 0, h0, -1, {-1, 0, 0}, false});
+  nodes_.push_back({start, 0, 0, h0, -1, {-1, 0, 0}, false});
   index_[start] = 0;
   ++st.states_generated;
   pq_.push({h0, 0, 0});
@@ -33,6 +33,13 @@ Solver::SearchEnd Solver::search() {
     pq_.pop();
     Node& cur = nodes_[top.id];
     if (cur.closed || top.d != cur.d) continue;
+    if (goal(cur.key)) {
+      // Only in the full space (elsewhere a goal's distance is its price, the incumbent's at
+      // most): no path of floors is shorter, so no schedule costs less than this distance.
+      end.bounded = true;
+      end.relaxed = top.d;
+      break;
+    }
     cur.closed = true;
     ++st.states_expanded;
     try {
@@ -87,7 +94,10 @@ void Solver::appendSubgraph(const Step& x) {
       if (verify || addCost(addCost(x.d, lbT), x.h2) < ub_) {
         const Edge e{x.si, x.k.ret, rout};
         const Cost cap = verify ? kInf : ub_ - x.d - x.h2;
-        const Cost c = price(e, cap);
+        // The transition's floor, at least its bound lbT (full space: keeps the heuristic
+        // consistent over floors; elsewhere the price is >= lbT already).
+        Cost c = price(e, cap);
+        if (c < kInf) c = std::max(c, lbT);
         if (verify && c < kInf) {
           // The bounds the normal mode prunes with, against the exact price: the
           // transition bound, the capacity of the retained tensors, and the heuristic's
@@ -95,7 +105,7 @@ void Solver::appendSubgraph(const Step& x) {
           if (c < lbT || c < x.lbS || rs > p_.capacity) ++st.lb_violations;
           if (heuristic(x.k.cov, x.k.wr) > addCost(c, heuristic(nk.cov, nk.wr))) ++st.lb_violations;
         }
-        if (c < kInf) reach(x, nk, e, addCost(x.d, c));
+        if (c < kInf) reach(x, nk, e, addCost(x.d, c), addCost(nodes_[x.from].b, entry(e).best));
       }
     }
     rout = (rout - R) & R;  // next subset of R
@@ -104,23 +114,24 @@ void Solver::appendSubgraph(const Step& x) {
 
 // State nk reached at distance nd by edge e: opened, or its distance lowered; a goal becomes the
 // incumbent at once.
-void Solver::reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd) {
+void Solver::reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd, Cost nb) {
   if (addCost(nd, x.h2) >= ub_) return;
   ExactStats& st = res_.stats;
   auto [it, fresh] = index_.try_emplace(nk, static_cast<int>(nodes_.size()));
   if (fresh) {
-    nodes_.push_back({nk, nd, x.h2, x.from, e, false});
+    nodes_.push_back({nk, nd, nb, x.h2, x.from, e, false});
     ++st.states_generated;
     pq_.push({addCost(nd, x.h2), nd, it->second});
   } else if (!nodes_[it->second].closed && nd < nodes_[it->second].d) {
     Node& nn = nodes_[it->second];
     nn.d = nd;
+    nn.b = nb;
     nn.parent = x.from;
     nn.edge = e;
     pq_.push({addCost(nd, x.h2), nd, it->second});
   }
-  if (goal(nk) && nd < ub_) {
-    ub_ = nd;
+  if (goal(nk) && nb < ub_) {
+    ub_ = nb;
     incPath_ = pathTo(x.from);
     incPath_.push_back(e);
     incIsPath_ = true;

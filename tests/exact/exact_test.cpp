@@ -15,6 +15,7 @@
 #include "cost/evaluator.h"
 #include "cost/schedule.h"
 #include "engine/generate/generator.h"
+#include "tests/exact/tiny_problems.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
@@ -210,81 +211,11 @@ TEST(Exact, TooLargeIsNotAttempted) {
 
 // --- The pruning against the unpruned search --------------------------------------------------
 
-namespace {
-
-// A random tiny problem: 2-5 ops, small dimensions (some not multiples of N, some above N), so
-// that the unpruned search (every configuration of every transition) stays fast.
-Problem tinyProblem(uint64_t seed) {
-  std::mt19937_64 g(seed);
-  auto pick = [&](std::vector<i64> v) { return v[g() % v.size()]; };
-  Problem p;
-  p.native = pick({8, 16, 32});
-  auto tensor = [&](i64 h, i64 w) {
-    p.heights.push_back(h);
-    p.widths.push_back(w);
-    return static_cast<TensorId>(p.widths.size() - 1);
-  };
-  auto dim = [&] { return pick({4, 8, 12, 16, 20, 24, 32, 40}); };
-  std::vector<TensorId> avail{tensor(dim(), dim())};
-  const int nops = 2 + static_cast<int>(g() % 4);
-  for (int i = 0; i < nops; ++i) {
-    TensorId a = avail[g() % avail.size()];
-    Op op;
-    if (g() % 2) {
-      op.type = OpType::MatMul;
-      TensorId b = -1;
-      for (TensorId t : avail)
-        if (t != a && p.heights[t] == p.widths[a] && g() % 2) b = t;
-      if (b < 0) b = tensor(p.widths[a], dim());
-      op.inputs = {a, b};
-      op.outputs = {tensor(p.heights[a], p.widths[b])};
-      op.base_cost = static_cast<i64>(50 + g() % 3000);
-    } else {
-      op.type = OpType::Pointwise;
-      op.inputs = {a};
-      for (TensorId t : avail)
-        if (t != a && p.heights[t] == p.heights[a] && p.widths[t] == p.widths[a] && g() % 3 == 0) {
-          op.inputs.push_back(t);
-          break;
-        }
-      op.outputs = {tensor(p.heights[a], p.widths[a])};
-      op.base_cost = static_cast<i64>(g() % 400);
-    }
-    avail.push_back(op.outputs[0]);
-    p.ops.push_back(std::move(op));
-  }
-  p.bandwidth = pick({1, 2, 5, 10});
-  i64 ref = 0;
-  for (const Op& op : p.ops) {
-    i64 n = std::min<i64>(p.native, p.heights[op.outputs[0]]), w = std::min<i64>(p.native, p.widths[op.outputs[0]]);
-    ref = std::max<i64>(ref, n * w * static_cast<i64>(op.inputs.size() + 1));
-  }
-  p.capacity = std::max<i64>(4, ref * pick({1, 2, 3, 5, 10}) / 4);
-  p.name = "tiny-" + std::to_string(seed);
-  finalizeProblem(p, p.name);
-  return p;
-}
-
-// The first `n` seeds' tiny problems that are problems (an op that does not fit at [1,1,1] is
-// not), with their seeds.
-std::vector<std::pair<uint64_t, Problem>> tinyProblems(size_t n) {
-  std::vector<std::pair<uint64_t, Problem>> v;
-  for (uint64_t seed = 1; seed <= 100 && v.size() < n; ++seed) {
-    try {
-      v.emplace_back(seed, tinyProblem(seed));
-    } catch (const InputError&) {
-    }
-  }
-  return v;
-}
-
-}  // namespace
-
 // Under both MatMul compute models, with the default and the full granularity space: the
 // optimum with every pruning on equals the unpruned search's, which also checks every bound the
 // pruning uses against the exact prices.
 TEST(Exact, PruningAgreesWithTheUnprunedSearch) {
-  const auto problems = tinyProblems(40);
+  const auto problems = test::tinyProblems(40);
   EXPECT_GE(problems.size(), 35u);
   for (const auto& [seed, p] : problems) {
     ModelOptions m;
@@ -304,7 +235,7 @@ TEST(Exact, PruningAgreesWithTheUnprunedSearch) {
 // strictly better on a generated CNN graph (11,618.9 -> 11,439.7: an order that meets the clipped
 // edge tiles first).
 TEST(Exact, MirroredStartsAreNeverWorse) {
-  const auto problems = tinyProblems(40);
+  const auto problems = test::tinyProblems(40);
   EXPECT_GE(problems.size(), 35u);
   for (const auto& [seed, p] : problems) {
     SCOPED_TRACE(p.name);

@@ -1,0 +1,175 @@
+// The exact solver's granularity search over the spec's whole space (ExactOptions::full_space;
+// exact.h): every (w, h, k) that V8 allows and every tile order. Orders other than raster, the
+// snakes and their mirrored starts are not priced but bounded by cost/any_order.h's floor.
+//
+// Granularities are visited best-first by a sound bound, at four levels:
+//  1. a tile-count class (nw, nh, nk): every side w with ceil(W / w) = nw lies between the
+//     smallest such side and the next larger count's smallest side (likewise h and k). Its
+//     bound (anyOrderWeak) depends on the counts only, so it holds for every member; a class
+//     whose smallest sides already overflow the capacity at the first step is dropped (the
+//     working set only grows with w, h, k, and the full-size tile (0, 0) is in every order);
+//  1b. the class's floor (classFloor): an any-order floor that holds for every member;
+//  2. one grid (w, h, k) of a class: its any-order floor (cost/any_order.h), at least the
+//     class bound;
+//  3. the same grid with that floor: its orders are priced; if the best price found so far
+//     is still above the floor, the floor stands for the orders not priced.
+// The search ends when the least bound left reaches the best price (or the cap). The
+// transition's floor is then min(best price, every floor that stood): nothing in the space
+// costs less.
+#include "cost/any_order.h"
+#include "engine/exact/exact_internal.h"
+
+namespace mlsys::exact_detail {
+
+namespace {
+// Templates that may coincide by value need every predecessor: O(tiles^2) step prices.
+constexpr i64 kFloorPairTiles = 64;
+constexpr i64 kSideBits = 21;  // w, h, k in a plan key
+}  // namespace
+
+// Every order's price at grid g, at least, from the tile counts alone: the compute of every tile
+// (each tile pays its compute whatever the order), or the stores plus the loads each tensor must
+// do in any order (loads() of the cheaper of raster and column snake: each row strip and each
+// column strip at least once, every k-strip every step, several templates every element once).
+Cost GranSearch::anyOrderWeak(const Space& s, const Grid& g) const {
+  i128 mem = s.stores;
+  for (const Tensor& x : s.tens)
+    mem += std::min(loads(s, x, g, TraversalKind::Raster, 0), loads(s, x, g, TraversalKind::ColSnake, 0));
+  const i128 comp = static_cast<i128>(g.nw) * g.nh * s.cTile;
+  return sc_.of(std::max(comp, mem * s.D), s.den, true);
+}
+
+const SubgraphPlan& GranSearch::planAt(Pricing& pr, const Grid& g) {
+  const u64 key = (static_cast<u64>(g.w) << (2 * kSideBits)) | (static_cast<u64>(g.h) << kSideBits) |
+                  static_cast<u64>(g.k);
+  auto it = pr.plans.find(key);
+  if (it == pr.plans.end()) {
+    it = pr.plans.emplace(key, planSubgraph(p_, m_, pr.ops, {g.w, g.h, g.k}, pr.rin, pr.rout)).first;
+    ++st_.plans;
+  }
+  return it->second;
+}
+
+// The any-order floor of grid g (kInf: no order is valid there).
+Cost GranSearch::gridFloor(const Space& s, Pricing& pr, const Grid& g) {
+  const SubgraphPlan& pl = planAt(pr, g);
+  if (!pl.valid) return kInf;
+  const AnyOrderFloor f = anyOrderFloor(p_, pl, kFloorPairTiles);
+  if (f.kind == AnyOrderFloor::Kind::Invalid) return kInf;
+  const Cost weak = anyOrderWeak(s, g);
+  if (f.kind == AnyOrderFloor::Kind::Unknown) return weak;
+  return std::max(weak, sc_.of(f.num, static_cast<i128>(pl.D) * p_.bandwidth, true));
+}
+
+// A floor of every grid of one tile-count class (sides from lo to hi, counts equal), from one
+// synthetic plan: the class's smallest sides for the full tiles and, for the clipped last row,
+// column and k-strip, the smallest extent any member has (W - (nw - 1) * hi.w, ...). With one
+// template per tensor (fast_ok, the same for every member: it depends on the counts) which
+// slices are resident in a step depends on the counts and the tile relation only, and every
+// slice, store and k-strip of the synthetic plan is no larger than the member's, so every step
+// (and so every tile cost of cost/any_order.h) is no dearer; its floor bounds every member.
+// kInf: no member fits (the synthetic working sets, the least, overflow). Without one template
+// per tensor, or when the smallest member is invalid, the class bound alone (anyOrderWeak).
+Cost GranSearch::classFloor(const Space& s, Pricing& pr, const Grid& lo, const Grid& hi) {
+  const Cost weak = anyOrderWeak(s, lo);
+  const SubgraphPlan& base = planAt(pr, lo);
+  if (!base.valid || !base.fast_ok || base.ntw != lo.nw || base.nth != lo.nh || base.nk != lo.nk) return weak;
+  SubgraphPlan syn = base;
+  syn.W = (lo.nw - 1) * lo.w + (s.W - (lo.nw - 1) * hi.w);
+  syn.H = (lo.nh - 1) * lo.h + (s.H - (lo.nh - 1) * hi.h);
+  if (s.Kacc) syn.Kacc = (lo.nk - 1) * lo.k + (s.Kacc - (lo.nk - 1) * hi.k);
+  const AnyOrderFloor f = anyOrderFloor(p_, syn, kFloorPairTiles);
+  if (f.kind == AnyOrderFloor::Kind::Invalid) return kInf;
+  if (f.kind == AnyOrderFloor::Kind::Unknown) return weak;
+  return std::max(weak, sc_.of(f.num, static_cast<i128>(syn.D) * p_.bandwidth, true));
+}
+
+// Every order the solver prices at grid g (forEach's orders: raster, the snakes on grids of at
+// least 2 x 2 tiles, the mirrored starts along a clipped axis).
+void GranSearch::priceOrders(const Space& s, Pricing& pr, const Grid& g) {
+  const SubgraphPlan& pl = planAt(pr, g);
+  const bool snakes = o_.snakes && g.nw >= 2 && g.nh >= 2 && g.nw * g.nh <= kMaxWrittenOrderTiles;
+  const bool mirrors = o_.mirrors && g.nw * g.nh >= 2 && g.nw * g.nh <= kMaxMirroredTiles;
+  const int flips = mirrors ? (s.W % g.w != 0 && g.nw >= 2 ? 1 : 0) | (s.H % g.h != 0 && g.nh >= 2 ? 2 : 0) : 0;
+  for (int t = 0; t < (snakes ? 3 : 1); ++t)
+    for (int f = 0; f <= 3; ++f)
+      if ((f & flips) == f) priceOrder(pr, pl, g, t | f << 2, 0, false);
+}
+
+void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+                         const std::vector<TensorId>& rout, Cost cap, PriceEntry& e) {
+  Space s;
+  SubgraphPlan probe;
+  if (!probeSpace(ops, rin, rout, s, probe, e)) return;
+  s.Kacc = probe.Kacc;
+  s.ws = smallestSides(s.W, s.wTop);
+  s.hs = smallestSides(s.H, s.hTop);
+  s.ks = s.anyMM ? smallestSides(s.Kacc, s.kmax) : std::vector<i64>{1};
+  for (auto* v : {&s.ws, &s.hs, &s.ks}) std::sort(v->begin(), v->end(), std::greater<>());
+  if (s.ws[0] >= (i64{1} << kSideBits) || s.hs[0] >= (i64{1} << kSideBits) || s.ks[0] >= (i64{1} << kSideBits))
+    throw Overflow{};  // not reachable with the parser's limits; refuse rather than alias keys
+  boundFacts(probe, s);
+  Pricing pr(ops, rin, rout, e);
+
+  struct Item {
+    Cost lb;
+    // 0: a count class to bound, 1: a count class to expand (indices into ws, hs, ks); 2: a grid
+    // (sides) to bound; 3: a grid to price
+    int level;
+    i64 a, b, c;
+    bool operator<(const Item& o) const { return lb > o.lb; }  // min-heap
+  };
+  std::priority_queue<Item> q;
+  auto limit = [&] { return pr.best < cap ? pr.best : cap; };
+  auto grid = [&](i64 w, i64 h, i64 k) {
+    return Grid{w, h, k, (s.W + w - 1) / w, (s.H + h - 1) / h, s.Kacc ? (s.Kacc + k - 1) / k : 1};
+  };
+  for (size_t wi = 0; wi < s.ws.size(); ++wi)
+    for (size_t hi = 0; hi < s.hs.size(); ++hi)
+      for (size_t ki = 0; ki < s.ks.size(); ++ki) {
+        const Grid g = gridOf(s, wi, hi, ki);
+        if (firstWs(s, g) > p_.capacity) continue;
+        const Cost lb = anyOrderWeak(s, g);
+        if (lb < limit()) q.push({lb, 0, static_cast<i64>(wi), static_cast<i64>(hi), static_cast<i64>(ki)});
+      }
+  // The sides of count class i of a list (largest first): from its smallest side up to just below
+  // the next larger count's (the previous entry), or to the largest side allowed.
+  auto top = [](const std::vector<i64>& v, i64 i, i64 largest) { return i == 0 ? largest : v[i - 1] - 1; };
+  auto classTop = [&](const Item& it) {
+    return Grid{top(s.ws, it.a, s.wTop), top(s.hs, it.b, s.hTop), s.anyMM ? top(s.ks, it.c, s.kmax) : 1, 0, 0, 0};
+  };
+  Cost floorMin = kInf;
+  u64 n = 0;
+  while (!q.empty() && q.top().lb < limit()) {
+    if ((++n & 63) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    const Item it = q.top();
+    q.pop();
+    if (it.level == 0 || it.level == 1) {
+      const Grid lo = gridOf(s, it.a, it.b, it.c), hi = classTop(it);
+      if (it.level == 0) {  // the class floor first: most classes end here
+        const Cost f = classFloor(s, pr, lo, hi);
+        if (f < kInf) q.push({std::max(f, it.lb), 1, it.a, it.b, it.c});
+        continue;
+      }
+      for (i64 w = lo.w; w <= hi.w; ++w)
+        for (i64 h = lo.h; h <= hi.h; ++h)
+          for (i64 k = lo.k; k <= hi.k; ++k)
+            if (firstWs(s, grid(w, h, k)) <= p_.capacity) q.push({it.lb, 2, w, h, k});
+    } else if (it.level == 2) {
+      const Cost f = gridFloor(s, pr, grid(it.a, it.b, it.c));
+      if (f < kInf) q.push({std::max(f, it.lb), 3, it.a, it.b, it.c});
+    } else {
+      const Grid g = grid(it.a, it.b, it.c);
+      priceOrders(s, pr, g);
+      if (pr.best > it.lb) floorMin = std::min(floorMin, it.lb);  // orders not priced may cost this little
+    }
+  }
+  if (pr.best < cap || floorMin < cap) {
+    e.exact = true;
+    e.floor = std::min(pr.best, floorMin);
+  } else {
+    e.lb = std::max(e.lb, cap);
+  }
+}
+
+}  // namespace mlsys::exact_detail

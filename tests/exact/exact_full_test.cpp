@@ -1,0 +1,105 @@
+// The exact solver over the spec's whole space (ExactOptions::full_space): a certificate. Its
+// lower bound must hold for every schedule - those of the restricted spaces, `mlsys solve`'s,
+// under both k_limit readings - and the static bound (cost/bound.h) must never exceed an optimum
+// it proves. These are a share of the soundness sweep (bench/exact_sweep.py --full-space).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cost/bound.h"
+#include "cost/evaluator.h"
+#include "engine/exact/exact.h"
+#include "engine/generate/generator.h"
+#include "tests/exact/tiny_problems.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+using mlsys::test::neverStop;
+
+namespace {
+
+ModelOptions reading(bool reduction) {
+  ModelOptions m;
+  if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+  return m;
+}
+
+// The whole space's result, checked: a schedule the evaluator accepts at the reported latency,
+// and a lower bound at or below it (equal when proven).
+ExactResult solveFull(const Problem& p, const ModelOptions& m) {
+  ExactOptions o;
+  o.full_space = true;
+  ExactResult r = solveExact(p, m, o, neverStop());
+  EXPECT_TRUE(r.found) << exactStatusName(r.status) << " " << r.message;
+  if (!r.found) return r;
+  Evaluation ev = evaluateSchedule(p, r.schedule, m);
+  EXPECT_TRUE(ev.valid) << ev.reason;
+  EXPECT_EQ(ev.total, r.latency);
+  EXPECT_LE(r.lower_bound, r.latency);
+  if (r.proven_optimal) EXPECT_EQ(r.lower_bound, r.latency);
+  EXPECT_TRUE(r.status == ExactStatus::Optimal || r.status == ExactStatus::Bounded) << exactStatusName(r.status);
+  return r;
+}
+
+}  // namespace
+
+// On 40 tiny graphs, both k_limit readings and both compute models: the whole space's lower bound
+// is at or below the optimum of the restricted space and of the every-side space (both lie
+// inside it), its schedule no worse than theirs, and the static bound at or below a proven
+// optimum. Most are proven.
+TEST(FullSpace, BelowEverySmallerSpaceAndAboveTheBound) {
+  const auto problems = test::tinyProblems(40);
+  ASSERT_GE(problems.size(), 35u);
+  int proven = 0, runs = 0;
+  for (const auto& [seed, p] : problems)
+    for (bool reduction : {false, true}) {
+      ModelOptions m = reading(reduction);
+      if (seed % 2) m.matmul_compute = ModelOptions::MatmulCompute::NativeDepth;
+      SCOPED_TRACE(p.name + " " + m.describe());
+      ExactResult full = solveFull(p, m);
+      ExactOptions every;
+      every.every_side = true;
+      ExactResult rs = solveExact(p, m, ExactOptions{}, neverStop()), re = solveExact(p, m, every, neverStop());
+      ASSERT_TRUE(rs.proven_optimal && re.proven_optimal);
+      EXPECT_LE(full.lower_bound, rs.latency);
+      EXPECT_LE(full.lower_bound, re.latency);
+      EXPECT_LE(full.latency, re.latency);
+      const double bound = lowerBound(p, m).value();
+      EXPECT_LE(bound, full.latency * (1 + 1e-9));
+      if (full.proven_optimal) EXPECT_LE(bound, full.lower_bound * (1 + 1e-9));
+      proven += full.proven_optimal;
+      ++runs;
+    }
+  EXPECT_GE(proven * 10, runs * 9) << proven << " of " << runs << " proven";
+}
+
+// Generated graphs of 3-5 ops (and the smallest mixer), both readings: the static bound at or
+// below the certified optimum, and `mlsys solve` (1 s) never below the certificate's lower bound.
+TEST(FullSpace, GeneratedGraphsAgainstBoundAndSolve) {
+  struct Case {
+    const char* family;
+    int size;
+    uint64_t seed;
+  };
+  const std::vector<Case> cases = {{"gemm-chain", 3, 2}, {"cnn", 4, 5}, {"random", 4, 6}, {"random", 5, 8},
+                                   {"mixer", 3, 3}};
+  for (const Case& c : cases)
+    for (bool reduction : {false, true}) {
+      Problem p = generateProblem(c.family, c.size, c.seed);
+      const ModelOptions m = reading(reduction);
+      SCOPED_TRACE(p.name + " " + m.describe());
+      ExactResult full = solveFull(p, m);
+      EXPECT_LE(lowerBound(p, m).value(), full.lower_bound * (1 + 1e-9));
+      const std::string in = test::tempPath(p.name + ".json"), out = test::tempPath(p.name + ".solve.json");
+      test::writeText(in, problemToJson(p));
+      std::vector<std::string> args{"solve", in, out, "--seconds", "1", "-q"};
+      if (reduction) args.insert(args.end(), {"--model", "k_limit=reduction"});
+      test::RunResult run = test::runMlsys(args);
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+      Problem pr = parseProblemFile(in);
+      Evaluation ev = evaluateSchedule(pr, parseScheduleFile(out, pr), m);
+      ASSERT_TRUE(ev.valid) << ev.reason;
+      EXPECT_GE(ev.total, full.lower_bound * (1 - 1e-9)) << "solve below the certificate";
+    }
+}
