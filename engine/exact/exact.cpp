@@ -192,7 +192,8 @@ Schedule Solver::build(const std::vector<Edge>& path) {
     SubgraphSched sg;
     sg.ops = subs_[e.s].list;
     sg.gran = en.g;
-    sg.trav = exactTraversal(p_, sg.ops, en.g, en.tk, en.flip);
+    sg.trav = en.tk == TraversalKind::Custom ? Traversal{TraversalKind::Custom, en.order}
+                                             : exactTraversal(p_, sg.ops, en.g, en.tk, en.flip);
     sg.retain = tensorsOf(e.rout);
     s.subgraphs.push_back(std::move(sg));
   }

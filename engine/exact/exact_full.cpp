@@ -12,7 +12,8 @@
 //  2. one grid (w, h, k) of a class: its any-order floor (cost/any_order.h), at least the
 //     class bound;
 //  3. the same grid with that floor: its orders are priced; if the best price found so far
-//     is still above the floor, the floor stands for the orders not priced.
+//     is still above the floor, every permutation of a grid of at most 6 tiles is priced, and
+//     on a larger grid the floor stands for the orders not priced.
 // The search ends when the least bound left reaches the best price (or the cap). The
 // transition's floor is then min(best price, every floor that stood): nothing in the space
 // costs less.
@@ -25,6 +26,9 @@ namespace {
 // Templates that may coincide by value need every predecessor: O(tiles^2) step prices.
 constexpr i64 kFloorPairTiles = 64;
 constexpr i64 kSideBits = 21;  // w, h, k in a plan key
+// Grids where every permutation is priced when the floor stays below the best (720 orders).
+constexpr i64 kPermTiles = 6;
+constexpr i64 kPermSteps = 256;
 }  // namespace
 
 // Every order's price at grid g, at least, from the tile counts alone: the compute of every tile
@@ -40,8 +44,8 @@ Cost GranSearch::anyOrderWeak(const Space& s, const Grid& g) const {
 }
 
 const SubgraphPlan& GranSearch::planAt(Pricing& pr, const Grid& g) {
-  const u64 key = (static_cast<u64>(g.w) << (2 * kSideBits)) | (static_cast<u64>(g.h) << kSideBits) |
-                  static_cast<u64>(g.k);
+  const u64 key =
+      (static_cast<u64>(g.w) << (2 * kSideBits)) | (static_cast<u64>(g.h) << kSideBits) | static_cast<u64>(g.k);
   auto it = pr.plans.find(key);
   if (it == pr.plans.end()) {
     it = pr.plans.emplace(key, planSubgraph(p_, m_, pr.ops, {g.w, g.h, g.k}, pr.rin, pr.rout)).first;
@@ -94,6 +98,33 @@ void GranSearch::priceOrders(const Space& s, Pricing& pr, const Grid& g) {
   for (int t = 0; t < (snakes ? 3 : 1); ++t)
     for (int f = 0; f <= 3; ++f)
       if ((f & flips) == f) priceOrder(pr, pl, g, t | f << 2, 0, false);
+}
+
+// On a grid of at most kPermTiles tiles, every order is priced (all permutations): the grid's
+// minimum is then exact and no floor needs to stand for it. Templates that coincide by value can
+// make an order outside the listed ones cheaper (a tile whose operand strip the previous tile
+// loaded under another role). False when the grid is too large for this.
+bool GranSearch::priceEveryOrder(Pricing& pr, const Grid& g) {
+  const SubgraphPlan& pl = planAt(pr, g);
+  const i64 T = pl.tiles();
+  if (!pl.valid || T > kPermTiles || pl.steps() > kPermSteps) return false;
+  std::vector<int32_t> perm(static_cast<size_t>(T));
+  for (i64 t = 0; t < T; ++t) perm[static_cast<size_t>(t)] = static_cast<int32_t>(t);
+  do {
+    if ((++pr.attempts & 63) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    SubgraphCost sc = costSubgraph(p_, pl, Traversal{TraversalKind::Custom, perm});
+    ++st_.configs_priced;
+    if (!sc.valid) continue;
+    const Cost v = sc_.of(sc.num, sc.den, false);
+    if (v < pr.best) {
+      pr.best = pr.e.best = v;
+      pr.e.g = {g.w, g.h, g.k};
+      pr.e.tk = TraversalKind::Custom;
+      pr.e.flip = 0;
+      pr.e.order = perm;
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return true;
 }
 
 void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
@@ -161,7 +192,8 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
     } else {
       const Grid g = grid(it.a, it.b, it.c);
       priceOrders(s, pr, g);
-      if (pr.best > it.lb) floorMin = std::min(floorMin, it.lb);  // orders not priced may cost this little
+      // Orders not priced may cost this little: the floor stands, unless every order is priced.
+      if (pr.best > it.lb && !priceEveryOrder(pr, g)) floorMin = std::min(floorMin, it.lb);
     }
   }
   if (pr.best < cap || floorMin < cap) {

@@ -270,6 +270,7 @@ void GranSearch::priceOrder(Pricing& pr, const SubgraphPlan& pl, const Grid& g, 
     pr.e.g = {g.w, g.h, g.k};
     pr.e.tk = kKinds[tk & 3];
     pr.e.flip = static_cast<uint8_t>(tk >> 2);
+    pr.e.order.clear();
   }
 }
 

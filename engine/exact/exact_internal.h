@@ -91,7 +91,8 @@ struct PriceEntry {
   Cost lb = 0;  // when not exact: every configuration costs >= lb
   Granularity g;
   TraversalKind tk = TraversalKind::Raster;
-  uint8_t flip = 0;  // exactTraversal's mirror bits
+  uint8_t flip = 0;            // exactTraversal's mirror bits
+  std::vector<int32_t> order;  // tk Custom (full space, small grids): the tile order
 };
 
 // The orders the solver prices, by index (kind | flip << 2 in a candidate).
@@ -202,6 +203,7 @@ class GranSearch {
   Cost gridFloor(const Space& s, Pricing& pr, const Grid& g);
   Cost classFloor(const Space& s, Pricing& pr, const Grid& lo, const Grid& hi);
   void priceOrders(const Space& s, Pricing& pr, const Grid& g);
+  bool priceEveryOrder(Pricing& pr, const Grid& g);
   const SubgraphPlan& planAt(Pricing& pr, const Grid& g);
   void priceOrder(Pricing& pr, const SubgraphPlan& pl, const Grid& g, int tk, Cost lb, bool wsPruned);
 
