@@ -33,6 +33,10 @@ std::vector<ConfigKey> searchKeys() {
       real("search.exact_share", &C::exact_share, "0.5", 0.01, 1,
            "with `--exact`: the share of the budget left after the baseline that the exact solver may take; the search "
            "gets the rest"),
+      boolean("search.exact_full_space", &C::exact_full_space, "true",
+              "`--exact` and the LNS whole-graph solve search the spec's whole space (every tile side, every order: "
+              "a certificate whose lower bound raises the run's bound) instead of the smallest side per tile count "
+              "and the listed orders"),
   };
 }
 
@@ -85,7 +89,8 @@ std::vector<ConfigKey> lnsKeys() {
       integer(
           "lns.whole_graph_ops", &C::lns_whole_graph_ops, "14", 0, kExactMaxOps,
           "an LNS worker on a graph of at most this many ops first runs the exact solver on the whole graph, for the "
-          "whole budget if needed; when it proves optimality over its space the worker anneals for the rest"),
+          "whole budget if needed; over the spec's whole space (`search.exact_full_space`) its lower bound raises the "
+          "run's bound, and a proof ends the run; otherwise the worker anneals for the rest"),
       integer("lns.window_ops_min", &C::lns_window_ops_min, "3", 2, kExactMaxOps,
               "window size in distinct ops at the start of a round (at most `lns.window_ops_max`)"),
       integer(

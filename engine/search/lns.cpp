@@ -60,7 +60,10 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   Schedule inc = ev.schedule();
   o.incumbent = &inc;
   o.greedy_incumbent = false;
+  o.full_space = cfg.exact_full_space;
   ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
+  // Over the spec's whole space the exact solver's lower bound holds for every schedule.
+  if (o.full_space && r.found) run_.progress.raiseBound(r.lower_bound, "the exact solver (whole graph)");
   ++stats_.evaluations;
   run_.stats.countEvaluations(id_, r.stats.configs_priced);
   if (r.found && r.latency < ev.total()) {

@@ -153,6 +153,22 @@ void Progress::warnOnce(const std::string& text) {
   if (warned_.insert(text).second) std::cerr << "warning: " << text << "\n";
 }
 
+void Progress::raiseBound(double bound, const std::string& who) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!(bound > bound_)) return;
+  bound_ = bound;
+  if (!quiet_)
+    std::cerr << fmt::format("[{}s] bound raised to {}  gap {}  by {}\n",
+                             formatDouble(std::round(dl_.elapsed() * 1000) / 1000), formatDouble(bound_),
+                             gapText(best_, bound_), who);
+  if (meetsBound(best_, bound_)) stats_.optimal.store(true);
+}
+
+double Progress::bound() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return bound_;
+}
+
 double Progress::bestFoundS() const {
   std::lock_guard<std::mutex> lk(mu_);
   return best_found_s_;

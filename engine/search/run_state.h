@@ -48,6 +48,7 @@ struct SearchResult {
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
   bool optimal = false;                        // stopped because the best met the lower bound
   bool max_evals_hit = false;
+  double lower_bound = 0;  // the bound at the end (raised during the run: Progress::raiseBound)
 };
 
 class RunStats {
@@ -173,6 +174,11 @@ class Progress {
   // then checks the last hand-over.
   void monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool);
   double bestFoundS() const;
+  // The anytime bound: a sound lower bound proven during the run (e.g. by the exact solver over
+  // the spec's whole space) replaces the bound when higher; logged with `who`; the run stops
+  // when the best meets it.
+  void raiseBound(double bound, const std::string& who);
+  double bound() const;
 
  private:
   struct Handover {

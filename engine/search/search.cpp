@@ -142,6 +142,7 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   r.moves = run.stats.moves();
   r.best_by_kind = run.stats.bestByKind();
   r.optimal = run.stats.optimal.load();
+  r.lower_bound = run.progress.bound();
   r.max_evals_hit = opt.max_evals > 0 && r.evaluations >= opt.max_evals;
   return r;
 }
