@@ -2,6 +2,7 @@
 #include "cost/any_order.h"
 
 #include <algorithm>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>
 // (after the algorithm: it relies on the named-parameter headers that one includes)
