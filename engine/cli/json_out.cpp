@@ -142,6 +142,19 @@ std::string statsJson(const SolveStats& s) {
   return d.text();
 }
 
+namespace {
+
+// Which argument gives a cover part's floor: its compute, its forced traffic, or (above both)
+// the step-by-step floor (README, "The lower bound"); the retention price term aside.
+const char* partArgument(const PartFloor& f) {
+  const double v = f.value - f.retention, tol = 1e-9 * std::max(1.0, std::abs(v));
+  if (v <= f.compute + tol) return "compute";
+  if (v <= f.traffic + tol) return "traffic";
+  return "steps";
+}
+
+}  // namespace
+
 std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   Doc d;
   Writer& w = d.w;
@@ -173,6 +186,7 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
           field(w, "floor", part.floor.value);
           field(w, "compute", part.floor.compute);
           field(w, "traffic", part.floor.traffic);
+          field(w, "argument", std::string(partArgument(part.floor)));
           array(w, "granularity", std::array{part.floor.g.w, part.floor.g.h, part.floor.g.k}, true);
           array(w, "retained", part.floor.retained, true);
           if (part.floor.retention != 0) field(w, "retention_price", part.floor.retention);

@@ -3,6 +3,7 @@
 // and the model option k_limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -109,6 +110,14 @@ TEST(Ruler, BoundJsonListsComponentsAndParts) {
   ASSERT_EQ(d["components"].Size(), 1u);
   EXPECT_STREQ(d["components"][0]["groups"][0]["method"].GetString(), "cover");
   EXPECT_GE(d["lower_bound"].GetDouble(), d["traffic_floor"].GetDouble());
+  // Each cover part names the argument that gives its floor, and the figure agrees with it.
+  const auto& part = d["components"][0]["groups"][0]["cover"][0];
+  const std::string arg = part["argument"].GetString();
+  const double floor = part["floor"].GetDouble();
+  if (arg == "compute") EXPECT_DOUBLE_EQ(floor, part["compute"].GetDouble());
+  else if (arg == "traffic") EXPECT_DOUBLE_EQ(floor, part["traffic"].GetDouble());
+  else EXPECT_EQ(arg, "steps");
+  EXPECT_GE(floor, std::max(part["compute"].GetDouble(), part["traffic"].GetDouble()));
 }
 
 // Item 4: a benchmark whose best meets the bound ends early with stop_reason optimal.
