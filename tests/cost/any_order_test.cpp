@@ -30,15 +30,16 @@ Problem randomProblem(std::mt19937& rng) {
     for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
     return "[" + s + "]";
   };
-  const std::string json = R"({"widths": )" + list({K, W, W, W, W, W, S, S, S, S}) +
-                           R"(, "heights": )" + list({H, K, H, H, W, H, S, S, S, S}) +
-                           R"(, "inputs": [[0, 1], [2], [3, 4], [6, 8], [6, 7]], "outputs": [[2], [3], [5], [7], [9]],
-      "base_costs": )" + list({pick({500, 2000}), pick({100, 900}), pick({300, 1500}), pick({700, 2500}),
-                               pick({50, 400})}) +
-                           R"(, "op_types": ["MatMul", "Pointwise", "MatMul", "MatMul", "Pointwise"],
-      "fast_memory_capacity": )" + std::to_string(cap) +
-                           R"(, "slow_memory_bandwidth": )" + n(pick({5, 10, 40})) +
-                           R"(, "native_granularity": [64, 64]})";
+  const std::string json =
+      R"({"widths": )" + list({K, W, W, W, W, W, S, S, S, S}) + R"(, "heights": )" +
+      list({H, K, H, H, W, H, S, S, S, S}) +
+      R"(, "inputs": [[0, 1], [2], [3, 4], [6, 8], [6, 7]], "outputs": [[2], [3], [5], [7], [9]],
+      "base_costs": )" +
+      list({pick({500, 2000}), pick({100, 900}), pick({300, 1500}), pick({700, 2500}), pick({50, 400})}) +
+      R"(, "op_types": ["MatMul", "Pointwise", "MatMul", "MatMul", "Pointwise"],
+      "fast_memory_capacity": )" +
+      std::to_string(cap) + R"(, "slow_memory_bandwidth": )" + n(pick({5, 10, 40})) +
+      R"(, "native_granularity": [64, 64]})";
   return test::problemFromJson(json);
 }
 

@@ -82,8 +82,8 @@ TEST(FullSpace, GeneratedGraphsAgainstBoundAndSolve) {
     int size;
     uint64_t seed;
   };
-  const std::vector<Case> cases = {{"gemm-chain", 3, 2}, {"cnn", 4, 5}, {"random", 4, 6}, {"random", 5, 8},
-                                   {"mixer", 3, 3}};
+  const std::vector<Case> cases = {
+      {"gemm-chain", 3, 2}, {"cnn", 4, 5}, {"random", 4, 6}, {"random", 5, 8}, {"mixer", 3, 3}};
   for (const Case& c : cases)
     for (bool reduction : {false, true}) {
       Problem p = generateProblem(c.family, c.size, c.seed);

@@ -3,10 +3,11 @@
 // as the best meets it. random-7-s14: the static bound is 298,926.08, the optimum 421,806.08
 // (proven by the exact solver in ~0.05 s, bench/exact_sweep.py --full-space).
 #include <gtest/gtest.h>
-#include <rapidjson/document.h>
 
 #include <string>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "tests/test_util.h"
 
