@@ -113,19 +113,42 @@ LD Ruler::computeFloor() {
   // (itself included), and under native_depth a MatMul also x K/N for the least K among itself
   // and the MatMuls downstream of it (Kacc is the K of an accumulating MatMul, which is the op
   // itself or lies on its path to O(S)). Recomputation only adds compute.
+  //
+  // The path must also fit one k (V8, V9): every MatMul q on it needs k <= K_q (and k <= N
+  // unless k_limit=reduction), and a Pointwise producing an operand of a MatMul M on it needs
+  // k >= K_M when K_M > N (w, h <= N cannot reach K_M). So a path is usable only if the largest
+  // such K_M is at most the least K_q (and the model's cap). Under the spec that is fusableEdge;
+  // under k_limit=reduction it keeps, e.g., a MatMul with K = 256 from being charged on the grid
+  // of a MatMul with K = 512 that a Pointwise between them feeds. Per op, the Pareto set of
+  // (tiles at the path's end, k needed, k allowed) over its paths; minTiles is the least usable.
+  struct PathEnd {
+    i64 tiles, need, cap;
+  };
+  const i64 modelCap = m_.k_limit == ModelOptions::KLimit::Reduction ? std::numeric_limits<i64>::max() : N_;
+  std::vector<std::vector<PathEnd>> ends(no_);
+  auto add = [](std::vector<PathEnd>& v, PathEnd e) {
+    if (e.need > e.cap) return;  // no k fits the path
+    for (const PathEnd& x : v)
+      if (x.tiles <= e.tiles && x.need <= e.need && x.cap >= e.cap) return;  // dominated
+    std::erase_if(v, [&](const PathEnd& x) { return e.tiles <= x.tiles && e.need <= x.need && e.cap >= x.cap; });
+    v.push_back(e);
+  };
   std::vector<i64> minTiles(no_, std::numeric_limits<i64>::max()), minK(no_, std::numeric_limits<i64>::max());
   for (auto it = p_.topo.rbegin(); it != p_.topo.rend(); ++it) {
     const OpId o = *it;
     const Op& op = p_.ops[o];
+    const i64 capO = op.type == OpType::MatMul ? std::min(op.K, modelCap) : modelCap;
     if (op.type == OpType::MatMul) minK[o] = op.K;
     for (TensorId t : op.outputs) {
-      minTiles[o] = std::min(minTiles[o], nativeTiles(t));
+      add(ends[o], {nativeTiles(t), 0, capO});
       for (OpId c : p_.consumers[t]) {
-        if (!fusableEdge(p_, m_, o, c)) continue;
-        minTiles[o] = std::min(minTiles[o], minTiles[c]);
-        minK[o] = std::min(minK[o], minK[c]);
+        if (fusableEdge(p_, m_, o, c)) minK[o] = std::min(minK[o], minK[c]);
+        const bool v9 = op.type == OpType::Pointwise && p_.ops[c].type == OpType::MatMul && p_.ops[c].K > N_;
+        for (const PathEnd& e : ends[c])
+          add(ends[o], {e.tiles, std::max(e.need, v9 ? p_.ops[c].K : 0), std::min(e.cap, capO)});
       }
     }
+    for (const PathEnd& e : ends[o]) minTiles[o] = std::min(minTiles[o], e.tiles);
   }
   opCompute_.assign(no_, 0);
   LD compute = 0;

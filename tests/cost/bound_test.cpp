@@ -45,3 +45,30 @@ TEST(LowerBound, IndependentOpsKeepTheirOwnTiles) {
   EXPECT_DOUBLE_EQ(lb.compute, 4 * 1100);
   EXPECT_DOUBLE_EQ(lb.traffic, 2 * 65536 / 10.0);
 }
+
+// Under k_limit=reduction a Pointwise may feed a MatMul with K > N inside a subgraph, but only at
+// k >= K (V9: w, h <= N), and every MatMul in it needs k <= its own K (V8). q (K = 256) -> p
+// (Pointwise) -> M (K = 512): q can never share M's 4-tile grid, so it is charged on its own 8
+// tiles; p can (at k = 512, without q). Compute floor 8 x 5000 + 4 x 200 + 4 x 4000 = 56,800
+// (it was 36,800 with q charged on M's grid), and the whole-space exact optimum is above it.
+TEST(LowerBound, UnderKLimitReductionAPathMustFitOneK) {
+  Problem p = test::problemFromJson(R"({"widths":[256,512,512,512,256,256],"heights":[256,256,256,256,512,256],
+    "inputs":[[0,1],[2],[3,4]],"outputs":[[2],[3],[5]],"base_costs":[5000,200,4000],
+    "op_types":["MatMul","Pointwise","MatMul"],"fast_memory_capacity":2000000,"slow_memory_bandwidth":1000,
+    "native_granularity":[128,128]})");
+  ModelOptions m;
+  m.k_limit = ModelOptions::KLimit::Reduction;
+  LowerBound lb = lowerBound(p, m);
+  EXPECT_DOUBLE_EQ(lb.compute, 8 * 5000 + 4 * 200 + 4 * 4000);
+  // Under the spec p cannot join M at all (k <= N < K): p on its own 8 tiles.
+  EXPECT_DOUBLE_EQ(lowerBound(p, ModelOptions{}).compute, 8 * 5000 + 8 * 200 + 4 * 4000);
+  // A schedule at the floor under the reduction reading: [q] [p, M] at k = 512.
+  Evaluation ev = evaluateSchedule(p,
+                                   test::scheduleFromJson(R"({"subgraphs":[[0],[1,2]],
+    "granularities":[[128,128,256],[128,128,512]],"tensors_to_retain":[[],[]],"traversal_orders":[null,null],
+    "subgraph_latencies":[0,0]})",
+                                                          p),
+                                   m);
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  EXPECT_LE(lb.value(), ev.total);
+}
