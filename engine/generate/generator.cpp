@@ -219,6 +219,23 @@ void genGemmChain(Builder& b, Rng& r, int size) {
   }
 }
 
+// Reduction lengths that are not multiples of 128 (issue 33): a MatMul chain whose K are drawn
+// from 160-1000, with Pointwise prologues on the LHS (under the spec they cannot share the
+// MatMul's subgraph when K > N; under k_limit=reduction they can, at k = K) and epilogues. The
+// two k_limit readings differ on these graphs: k <= 128 pads the last k-step and repeats every
+// prologue per k-step, while k = K does neither.
+void genOddK(Builder& b, Rng& r, int size) {
+  static const std::vector<i64> oddK{160, 200, 240, 300, 320, 400, 450, 500, 600, 700, 1000};
+  TensorId x = b.tensor(b.dim(128, 1024), r.pick(oddK));
+  const double pro = r.pick(std::vector<double>{0.3, 0.6}), epi = r.pick(std::vector<double>{0, 0.3});
+  while (b.numOps() < size) {
+    if (b.numOps() + 1 < size && r.chance(pro))
+      x = r.chance(0.5) ? b.pw1(x) : b.pointwise({x, b.tensor(b.H(x), b.W(x))});
+    x = b.matmulW(x, r.chance(0.7) ? r.pick(oddK) : b.dim(128, 1024));
+    if (b.numOps() < size && r.chance(epi)) x = b.pw1(x);
+  }
+}
+
 void genCnn(Builder& b, Rng& r, int size) {
   static const std::vector<i64> pixels{196, 784, 1024, 3136, 4096, 256, 512};
   const i64 P = r.pick(pixels);
@@ -368,7 +385,7 @@ void shuffleOps(Problem& p, Rng& r) {
 }  // namespace
 
 const std::vector<std::string>& generatorFamilies() {
-  static const std::vector<std::string> f{"transformer", "mixer", "gemm-chain", "cnn", "random"};
+  static const std::vector<std::string> f{"transformer", "mixer", "gemm-chain", "cnn", "random", "odd-k"};
   return f;
 }
 
@@ -390,6 +407,7 @@ Problem generateProblem(const std::string& family, int size, uint64_t seed) {
   else if (family == "mixer") genMixer(b, r, size);
   else if (family == "gemm-chain") genGemmChain(b, r, size);
   else if (family == "cnn") genCnn(b, r, size);
+  else if (family == "odd-k") genOddK(b, r, size);
   else genRandom(b, r, size);
   addDeadTensors(b, r);
   if (r.chance(0.25)) shuffleOps(b.p, r);
