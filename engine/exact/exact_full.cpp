@@ -8,7 +8,9 @@
 //     bound (anyOrderWeak) depends on the counts only, so it holds for every member; a class
 //     whose smallest sides already overflow the capacity at the first step is dropped (the
 //     working set only grows with w, h, k, and the full-size tile (0, 0) is in every order);
-//  1b. the class's floor (classFloor): an any-order floor that holds for every member;
+//  1b. the class's floor (classFloor): an any-order floor that holds for every member; a class
+//      with more than a few members is halved along its longest side, recursively, each half
+//      bounded the same way over its own sides (a box of a class is a class for classFloor);
 //  2. one grid (w, h, k) of a class: its any-order floor (cost/any_order.h), at least the
 //     class bound;
 //  3. the same grid with that floor: its orders are priced; if the best price found so far
@@ -17,6 +19,8 @@
 // The search ends when the least bound left reaches the best price (or the cap). The
 // transition's floor is then min(best price, every floor that stood): nothing in the space
 // costs less.
+#include <array>
+
 #include "cost/any_order.h"
 #include "engine/exact/exact_internal.h"
 
@@ -29,6 +33,8 @@ constexpr i64 kSideBits = 21;  // w, h, k in a plan key
 // Grids where every permutation is priced when the floor stays below the best (720 orders).
 constexpr i64 kPermTiles = 6;
 constexpr i64 kPermSteps = 256;
+// Boxes of a count class with at most this many grids are expanded rather than halved.
+constexpr i64 kBoxExpand = 8;
 }  // namespace
 
 // Every order's price at grid g, at least, from the tile counts alone: the compute of every tile
@@ -74,7 +80,13 @@ Cost GranSearch::gridFloor(const Space& s, Pricing& pr, const Grid& g) {
 // (and so every tile cost of cost/any_order.h) is no dearer; its floor bounds every member.
 // kInf: no member fits (the synthetic working sets, the least, overflow). Without one template
 // per tensor, or when the smallest member is invalid, the class bound alone (anyOrderWeak).
+//
+// A plan's validity depends on the sides only through V8 (k <= K: every side here respects it)
+// and V9 (a fused Pointwise operand needs w >= K, h >= K or k >= K: upward closed); the other
+// rules depend on the counts, equal across the class. So when the plan of the largest sides is
+// invalid, every member's is, and the class is empty (kInf) without looking at its members.
 Cost GranSearch::classFloor(const Space& s, Pricing& pr, const Grid& lo, const Grid& hi) {
+  if (!planAt(pr, hi).valid) return kInf;
   const Cost weak = anyOrderWeak(s, lo);
   const SubgraphPlan& base = planAt(pr, lo);
   if (!base.valid || !base.fast_ok || base.ntw != lo.nw || base.nth != lo.nh || base.nk != lo.nk) return weak;
@@ -144,10 +156,10 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
 
   struct Item {
     Cost lb;
-    // 0: a count class to bound, 1: a count class to expand (indices into ws, hs, ks); 2: a grid
-    // (sides) to bound; 3: a grid to price
+    // 0: a count class to bound (indices into ws, hs, ks); 1: a box of one class to split or
+    // expand (sides a..d, b..e, c..f); 2: a grid (sides) to bound; 3: a grid to price
     int level;
-    i64 a, b, c;
+    i64 a, b, c, d = 0, e = 0, f = 0;
     bool operator<(const Item& o) const { return lb > o.lb; }  // min-heap
   };
   std::priority_queue<Item> q;
@@ -169,6 +181,34 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
   auto classTop = [&](const Item& it) {
     return Grid{top(s.ws, it.a, s.wTop), top(s.hs, it.b, s.hTop), s.anyMM ? top(s.ks, it.c, s.kmax) : 1, 0, 0, 0};
   };
+  // A box of one count class (every member has the same tile and step counts): small ones are
+  // expanded into their grids; larger ones are halved along their longest side, each half
+  // bounded by classFloor over its own sides (a sub-box of a class is a class for its argument,
+  // and its floor is at least the whole class's), so that a region of the class that cannot beat
+  // the incumbent (under k_limit=reduction a class of k can span a thousand values) is dropped
+  // at once. firstWs grows with every side, so a box whose smallest member overflows is empty.
+  auto splitBox = [&](Cost lb, std::array<i64, 3> lo, std::array<i64, 3> hi) {
+    if (firstWs(s, grid(lo[0], lo[1], lo[2])) > p_.capacity) return;
+    const i64 volume = (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    if (volume <= kBoxExpand) {
+      for (i64 w = lo[0]; w <= hi[0]; ++w)
+        for (i64 h = lo[1]; h <= hi[1]; ++h)
+          for (i64 k = lo[2]; k <= hi[2]; ++k)
+            if (firstWs(s, grid(w, h, k)) <= p_.capacity) q.push({lb, 2, w, h, k});
+      return;
+    }
+    int ax = 0;
+    for (int x = 1; x < 3; ++x)
+      if (hi[x] - lo[x] > hi[ax] - lo[ax]) ax = x;
+    const i64 mid = lo[ax] + (hi[ax] - lo[ax]) / 2;
+    for (int half = 0; half < 2; ++half) {
+      std::array<i64, 3> l = lo, h = hi;
+      (half == 0 ? h : l)[ax] = half == 0 ? mid : mid + 1;
+      if (firstWs(s, grid(l[0], l[1], l[2])) > p_.capacity) continue;
+      const Cost f = classFloor(s, pr, grid(l[0], l[1], l[2]), grid(h[0], h[1], h[2]));
+      if (f < kInf && std::max(f, lb) < limit()) q.push({std::max(f, lb), 1, l[0], l[1], l[2], h[0], h[1], h[2]});
+    }
+  };
   Cost floorMin = kInf;
   u64 n = 0;
   while (!q.empty() && q.top().lb < limit()) {
@@ -176,16 +216,13 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
     const Item it = q.top();
     q.pop();
     if (it.level == 0 || it.level == 1) {
-      const Grid lo = gridOf(s, it.a, it.b, it.c), hi = classTop(it);
       if (it.level == 0) {  // the class floor first: most classes end here
+        const Grid lo = gridOf(s, it.a, it.b, it.c), hi = classTop(it);
         const Cost f = classFloor(s, pr, lo, hi);
-        if (f < kInf) q.push({std::max(f, it.lb), 1, it.a, it.b, it.c});
+        if (f < kInf) q.push({std::max(f, it.lb), 1, lo.w, lo.h, lo.k, hi.w, hi.h, hi.k});
         continue;
       }
-      for (i64 w = lo.w; w <= hi.w; ++w)
-        for (i64 h = lo.h; h <= hi.h; ++h)
-          for (i64 k = lo.k; k <= hi.k; ++k)
-            if (firstWs(s, grid(w, h, k)) <= p_.capacity) q.push({it.lb, 2, w, h, k});
+      splitBox(it.lb, {it.a, it.b, it.c}, {it.d, it.e, it.f});
     } else if (it.level == 2) {
       const Cost f = gridFloor(s, pr, grid(it.a, it.b, it.c));
       if (f < kInf) q.push({std::max(f, it.lb), 3, it.a, it.b, it.c});

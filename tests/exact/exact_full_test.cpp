@@ -103,3 +103,18 @@ TEST(FullSpace, GeneratedGraphsAgainstBoundAndSolve) {
       EXPECT_GE(ev.total, full.lower_bound * (1 - 1e-9)) << "solve below the certificate";
     }
 }
+
+// A Pointwise producing the RHS of a MatMul with K = 2048: under k_limit=reduction they share a
+// subgraph only at k = K (V9), and every other k-step count is empty. The search drops such a
+// count class from the plan of its largest sides (classFloor) instead of planning each of its
+// grids: before that it planned about 3.8 million grids on one such pair of mixer-3-s13. The
+// result is checked as everywhere (solveFull); the plan count is what this test is about.
+TEST(FullSpace, ACountClassWhoseLargestSidesAreInvalidIsEmpty) {
+  const Problem p = test::problemFromJson(R"({"widths": [128, 128, 2048, 128], "heights": [2048, 2048, 128, 128],
+    "inputs": [[0], [2, 1]], "outputs": [[1], [3]], "base_costs": [100, 1000], "op_types": ["Pointwise", "MatMul"],
+    "fast_memory_capacity": 49152, "slow_memory_bandwidth": 15, "native_granularity": [128, 128]})");
+  ASSERT_EQ(p.ops[1].K, 2048);
+  const ExactResult r = solveFull(p, reading(true));
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_LT(r.stats.plans, 20000) << r.stats.plans;
+}
