@@ -26,12 +26,35 @@ std::vector<i64> sideCandidates(i64 dim, i64 N) {
   return v;
 }
 
-std::vector<Granularity> granularityCandidates(i64 W, i64 H, i64 kmax, i64 N, size_t most_wh, size_t most_k) {
+std::vector<i64> kAboveNative(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, size_t most) {
+  const i64 kmax = reductionLimit(p, m, ops), N = p.native;
+  std::vector<i64> v;
+  if (kmax <= N) return v;
+  for (OpId o : ops) {
+    if (p.ops[o].type != OpType::MatMul) continue;
+    const i64 K = p.ops[o].K;
+    for (i64 n = 1; (K + n - 1) / n > N; ++n)
+      if ((K + n - 1) / n <= kmax) v.push_back((K + n - 1) / n);
+  }
+  std::sort(v.begin(), v.end(), std::greater<>());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  v.resize(std::min(v.size(), most));
+  return v;
+}
+
+std::vector<i64> kChoices(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, size_t most) {
+  const i64 kmax = reductionLimit(p, m, ops);
+  if (!kmax) return {1};
+  std::vector<i64> ks = sideCandidates(std::min(kmax, p.native), p.native);
+  ks.resize(std::min(ks.size(), most));
+  for (i64 k : kAboveNative(p, m, ops, most)) ks.push_back(k);
+  return ks;
+}
+
+std::vector<Granularity> granularityCandidates(i64 W, i64 H, const std::vector<i64>& ks, i64 N, size_t most_wh) {
   std::vector<i64> ws = sideCandidates(W, N), hs = sideCandidates(H, N);
-  std::vector<i64> ks = kmax ? sideCandidates(kmax, kmax) : std::vector<i64>{1};  // kmax may pass N (k_limit)
   ws.resize(std::min(ws.size(), most_wh));
   hs.resize(std::min(hs.size(), most_wh));
-  ks.resize(std::min(ks.size(), most_k));
   std::vector<Granularity> cands;
   cands.reserve(ks.size() * ws.size() * hs.size());
   for (i64 k : ks)
@@ -98,7 +121,7 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
     auto best = chooseCheapest(travs, [&](const Traversal& t) { return costSubgraph(p, pl, t); });
     return Tiled{best.found, best.price.latency, best.cand, best.price};
   };
-  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, reductionLimit(p, m, ops), p.native), price);
+  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, kChoices(p, m, ops), p.native), price);
   return {best.found, best.cand, best.price.trav, best.price.cost};
 }
 
@@ -107,10 +130,25 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   const Problem& p = ev.problem();
   auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
   std::vector<Granularity> cands = extra;
-  for (const Granularity& g : granularityCandidates(W, H, reductionLimit(p, ev.model(), sg.ops), p.native, 4, 5))
+  for (const Granularity& g : granularityCandidates(W, H, kChoices(p, ev.model(), sg.ops, 5), p.native, 4))
     cands.push_back(g);
   SubgraphSched cand = sg;
   cand.trav = {};
+  // Above N a larger k leaves less room for the tile: the fixed side lists rarely hold the side
+  // that just fits, so for each such k add it (and its balanced value) for the two largest w.
+  const std::vector<i64> above = kAboveNative(p, ev.model(), sg.ops, 5), ws = sideCandidates(W, p.native);
+  const i64 topH = std::min(p.native, H);
+  for (i64 k : above)
+    for (size_t i = 0; i < std::min<size_t>(2, ws.size()); ++i) {
+      const i64 h = largestFitting(topH, [&](i64 v) {
+        cand.gran = {ws[i], v, k};
+        return ev.cost(cand, rin).valid;
+      });
+      if (!h) continue;
+      cands.push_back({ws[i], h, k});
+      const i64 even = (H + (H + h - 1) / h - 1) / ((H + h - 1) / h);
+      if (even != h) cands.push_back({ws[i], even, k});
+    }
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
     cand.gran = g;
     return priceOf(ev.cost(cand, rin));

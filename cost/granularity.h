@@ -24,11 +24,40 @@ i64 reductionLimit(const Problem& p, const ModelOptions& m, const std::vector<Op
 // avoid waste.
 std::vector<i64> sideCandidates(i64 dim, i64 N);
 
-// Every [w,h,k] of the side candidates of a W x H grid and reduction limit `kmax` (0: k = 1),
-// k outermost, then w, then h; keeping at most `most_wh` values of w and of h and `most_k` of k.
-std::vector<Granularity> granularityCandidates(i64 W, i64 H, i64 kmax, i64 N,
-                                               size_t most_wh = std::numeric_limits<size_t>::max(),
-                                               size_t most_k = std::numeric_limits<size_t>::max());
+// The k values above N worth trying (k_limit=reduction lets k reach the smallest K of the
+// subgraph's MatMuls; empty under the spec and when that K <= N): for each MatMul's K and each
+// k-step count n, the smallest k with that count, ceil(K / n), where it lies in (N, kmax]. Larger
+// first, at most `most`. A heuristic set, not a dominance claim: a larger k with the same step
+// count has the same number of steps, larger strips (fewer tile sides fit, V11) and a shorter
+// last step (L6). The exact solver does not use it (it tries every k, engine/exact).
+std::vector<i64> kAboveNative(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                              size_t most = std::numeric_limits<size_t>::max());
+
+// The k values a chooser tries for a subgraph: the side candidates of min(N, kmax) (at most
+// `most` of them; {1} without a MatMul), then kAboveNative (at most `most`). Under
+// k_limit=reduction it holds every value it holds under the spec, so the permissive search
+// never looks at fewer schedules.
+std::vector<i64> kChoices(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                          size_t most = std::numeric_limits<size_t>::max());
+
+// Every [w,h,k] of the side candidates of a W x H grid and the k values `ks`, k outermost, then
+// w, then h; keeping at most `most_wh` values of w and of h.
+std::vector<Granularity> granularityCandidates(i64 W, i64 H, const std::vector<i64>& ks, i64 N,
+                                               size_t most_wh = std::numeric_limits<size_t>::max());
+
+// The largest v in [1, top] with fits(v), for a predicate that holds up to some value and not
+// above it (V11: the working set grows with each tile side and with k); 0 if fits(1) fails.
+// Binary search: about log2(top) calls.
+template <class F>
+i64 largestFitting(i64 top, F&& fits) {
+  i64 lo = 0, hi = top;  // fits(lo) holds (lo = 0: none yet); every v > hi fails
+  while (lo < hi) {
+    const i64 mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 // g, then up to n times the largest side halved (rounded up; k first on ties, as it leaves the
 // grid unchanged), ending early at [1,1,1].
@@ -92,8 +121,9 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout);
 
 // The same choice in the context of a search (costs through the worker's cache), over trimmed
-// candidate sets (4 w x 4 h x 5 k, after `extra`) in raster order, then the snakes for the
-// winner. False if none is valid; otherwise sets sg.gran and sg.trav.
+// candidate sets (4 w x 4 h x kChoices(5), after `extra`; for each k above N also the two
+// largest w, each with the largest h that fits, and that h balanced) in raster order, then the
+// snakes for the winner. False if none is valid; otherwise sets sg.gran and sg.trav.
 bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                            const std::vector<Granularity>& extra = {});
 

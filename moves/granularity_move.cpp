@@ -31,7 +31,19 @@ bool GranularityMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   Granularity g = S.gran;
   if (which == 0) g.w = pickSide(rng, g.w, W, std::min(p.native, W));
   else if (which == 1) g.h = pickSide(rng, g.h, H, std::min(p.native, H));
-  else g.k = pickSide(rng, g.k, kmax, kmax);
+  else {
+    g.k = pickSide(rng, g.k, kmax, kmax);
+    // Above N (k_limit=reduction) half the time the larger tile side follows k along the
+    // fast-memory frontier: a single MatMul's step holds about w*k + k*h + w*h (V11), kept as it
+    // was, so a larger k is paired with the side that still fits and a smaller one with a
+    // larger side.
+    if (kmax > p.native && g.k != S.gran.k && randBelow(rng, 2) == 0) {
+      const bool hSide = g.h >= g.w;
+      const i64 a = hSide ? g.h : g.w, b = hSide ? g.w : g.h, top = std::min(p.native, hSide ? H : W);
+      const i64 ws = b * S.gran.k + S.gran.k * a + a * b;
+      (hSide ? g.h : g.w) = std::clamp<i64>((ws - b * g.k) / (g.k + b), 1, top);
+    }
+  }
   if (g == S.gran) return false;
   S.gran = g;
   out.first = s;

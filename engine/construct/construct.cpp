@@ -225,9 +225,11 @@ void chainFusion(IncrementalEvaluator& ev, const std::function<bool()>& stop) {
       Granularity g;
     };
     std::vector<Cand> cands;
+    std::vector<i64> chainKs = sideCandidates(std::min(K1, K2), N);
+    for (i64 k : kAboveNative(p, ev.model(), {m1, m2})) chainKs.push_back(k);  // k_limit=reduction
     for (i64 h : sideCandidates(H, N))
       for (i64 w : sideCandidates(W, N))
-        for (i64 k : sideCandidates(std::min(K1, K2), N))
+        for (i64 k : chainKs)
           if (chainWorkingSet(K1, h, w, k) <= p.capacity)
             cands.push_back({chainTraffic(H, W, K1, K2, h, w), {w, h, k}});
     if (cands.empty()) continue;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cost/granularity.h"
 #include "cost/subgraph.h"
 #include "engine/base/limits.h"
 #include "engine/exact/exact.h"
@@ -290,23 +291,30 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
     const double at = ev.total();
     const i64 kmax = reductionLimit(p, ev.model(), ev.schedule().subgraphs[s].ops);
     const auto [W, H] = outputShape(ev, s);
+    // Every value of each side up to N; above N (k_limit=reduction) the k of kAboveNative.
+    const std::vector<i64> kAbove = kAboveNative(p, ev.model(), ev.schedule().subgraphs[s].ops);
     for (int side = 0; side < 3 && !run_.stop.stopNow(); ++side) {
-      const i64 top = side == 0 ? std::min(p.native, W) : side == 1 ? std::min(p.native, H) : kmax;
-      if (top <= 1) continue;
+      const i64 top = side == 0 ? std::min(p.native, W) : side == 1 ? std::min(p.native, H) : std::min(p.native, kmax);
+      if (top <= 1 && (side < 2 || kAbove.empty())) continue;
       const SubgraphSched& S = ev.schedule().subgraphs[s];
       Change best;
       DeltaEval bestD;
-      for (i64 v = 1; v <= top; ++v) {
+      auto consider = [&](i64 v) {
         Granularity g = S.gran;
         (side == 0 ? g.w : side == 1 ? g.h : g.k) = v;
-        if (g == S.gran) continue;
+        if (g == S.gran) return;
         Change c = replaceOne(s, S);
         c.repl[0].gran = g;
         polishConsider(ev, std::move(c), at, best, bestD);
-      }
+      };
+      for (i64 v = 1; v <= top; ++v) consider(v);
+      if (side == 2)
+        for (i64 v : kAbove) consider(v);
       if (bestD.valid) ev.apply(best, bestD), ++polishStats_.applied;
     }
     polishFrontier(ev, s);
+    for (size_t i = 0; i < std::min<size_t>(kAbove.size(), 8) && !run_.stop.stopNow(); ++i)
+      polishFrontier(ev, s, kAbove[i]);  // the 8 largest: 1-8 k-steps
     polishTraversals(ev, s, s);
     if (improves(ev.total(), at, 1e-12)) clean = 0;
     else ++clean;
@@ -330,9 +338,10 @@ bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& 
   return valid;
 }
 
-void Lns::polishFrontier(IncrementalEvaluator& ev, int s) {
+void Lns::polishFrontier(IncrementalEvaluator& ev, int s, i64 k) {
   const Problem& p = run_.p;
-  const SubgraphSched S = ev.schedule().subgraphs[s];
+  SubgraphSched S = ev.schedule().subgraphs[s];
+  if (k > 0) S.gran.k = k;
   const auto [W, H] = outputShape(ev, s);
   const i64 topW = std::min(p.native, W), topH = std::min(p.native, H);
   if (topW <= 1 || topH <= 1) return;

@@ -46,8 +46,10 @@ class Lns {
   // Coordinate descent on the granularities from `start` until the run stops or its elapsed time
   // reaches `until`: for one subgraph after another (a cursor that carries over between calls),
   // every w in [1, min(N, W)] with h and k fixed, the cheapest applied if it lowers the whole
-  // schedule's latency; then every h; then every k in [1, K limit]; then w and h together along
-  // the fast-memory frontier (polishFrontier); then the traversal polish.
+  // schedule's latency; then every h; then every k in [1, min(N, K limit)] and, under
+  // k_limit=reduction, every k of kAboveNative; then w and h together along the fast-memory
+  // frontier (polishFrontier), at the subgraph's k and at the 8 largest k above N; then the
+  // traversal polish.
   // The annealer's granularity move draws these values at random, so late in a run, at a low
   // temperature, a subgraph often sits a little above its best granularity in context; the LNS
   // windows' exact solver considers only the smallest side per tile count. A full sweep without
@@ -67,9 +69,10 @@ class Lns {
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
-  // Subgraph s's w and h changed together, along the fast-memory frontier (see lns.cpp); the
+  // Subgraph s's w and h changed together, along the fast-memory frontier (see lns.cpp), at its
+  // k or, if k > 0, at that k (k and the tile change together: a larger k leaves less room); the
   // cheapest change applied if it lowers the schedule's latency.
-  void polishFrontier(IncrementalEvaluator& ev, int s);
+  void polishFrontier(IncrementalEvaluator& ev, int s, i64 k = 0);
   // A polish prices change c (counted in the polish's stats) and keeps it in best / bestD if it
   // is the cheapest so far that lowers the latency `at`; true if c is valid.
   bool polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD);

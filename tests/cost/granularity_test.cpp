@@ -76,10 +76,77 @@ TEST(Granularity, SideCandidates) {
 }
 
 TEST(Granularity, CandidatesKOutermostThenWThenH) {
-  auto c = granularityCandidates(2, 2, 0, 128);  // sides {2, 1}, k = 1 without MatMul
+  auto c = granularityCandidates(2, 2, {1}, 128);  // sides {2, 1}, k = 1 without MatMul
   EXPECT_TRUE(c == (std::vector<std::array<i64, 3>>{{2, 2, 1}, {2, 1, 1}, {1, 2, 1}, {1, 1, 1}}));
-  auto t = granularityCandidates(128, 128, 4, 128, 1, 2);  // at most 1 w, 1 h, 2 k
+  auto t = granularityCandidates(128, 128, {4, 2}, 128, 1);  // at most 1 w, 1 h
   EXPECT_TRUE(t == (std::vector<std::array<i64, 3>>{{128, 128, 4}, {128, 128, 2}}));
+}
+
+// One MatMul T0 (128x300) x T1 (300x128) -> T2 (128x128), K = 300, base cost 1000, bandwidth
+// 10. At [128,h,300] a step holds T1's 300x128 strip (38400), the LHS strip h*300 and the
+// output tile h*128: 38400 + 428h.
+Problem oddK(long capacity) {
+  return test::problemFromJson(R"({"widths": [300, 128, 128], "heights": [128, 300, 128],
+    "inputs": [[0, 1]], "outputs": [[2]], "base_costs": [1000], "op_types": ["MatMul"],
+    "fast_memory_capacity": )" +
+                               std::to_string(capacity) + R"(, "slow_memory_bandwidth": 10,
+    "native_granularity": [128, 128]})");
+}
+
+ModelOptions reduction() {
+  ModelOptions m;
+  m.k_limit = ModelOptions::KLimit::Reduction;
+  return m;
+}
+
+TEST(Granularity, KAboveNativeIsTheSmallestKOfEachStepCount) {
+  const Problem p = oddK(1000000);
+  // K = 300: one step at 300, two at 150; three steps (100) are not above N.
+  EXPECT_EQ(kAboveNative(p, reduction(), {0}), (std::vector<i64>{300, 150}));
+  EXPECT_EQ(kAboveNative(p, reduction(), {0}, 1), (std::vector<i64>{300}));
+  EXPECT_TRUE(kAboveNative(p, ModelOptions{}, {0}).empty());  // the spec: k <= N
+  // The chooser's k: the spec's values first, then those above N.
+  EXPECT_EQ(kChoices(p, ModelOptions{}, {0}, 2), (std::vector<i64>{128, 64}));
+  EXPECT_EQ(kChoices(p, reduction(), {0}, 2), (std::vector<i64>{128, 64, 300, 150}));
+  EXPECT_EQ(kChoices(pointwise(100000), reduction(), {0}), (std::vector<i64>{1}));  // no MatMul
+  // mixed(): op 0 has K = 256 (k = 256 above N), op 2 K = 32 caps a subgraph holding both.
+  EXPECT_EQ(kAboveNative(mixed(), reduction(), {0}), (std::vector<i64>{256}));
+  EXPECT_TRUE(kAboveNative(mixed(), reduction(), {0, 2}).empty());
+}
+
+TEST(Granularity, LargestFittingFindsTheLastValueThatFits) {
+  int calls = 0;
+  EXPECT_EQ(largestFitting(128, [&](i64 v) { return ++calls, v <= 37; }), 37);
+  EXPECT_LE(calls, 8);
+  EXPECT_EQ(largestFitting(128, [](i64) { return false; }), 0);
+  EXPECT_EQ(largestFitting(128, [](i64) { return true; }), 128);
+  EXPECT_EQ(largestFitting(1, [](i64 v) { return v <= 1; }), 1);
+}
+
+TEST(Granularity, CachedChoiceUnderReductionLosesNothingAndFindsTheFittingSide) {
+  // The choice under k_limit=reduction tries every candidate the spec's does: never dearer.
+  for (long cap : {45000L, 60000L, 200000L}) {
+    const Problem p = oddK(cap);
+    IncrementalEvaluator spec(p, ModelOptions{}), red(p, reduction());
+    SubgraphSched a{{0}, {1, 1, 1}, {}, {}}, b = a;
+    ASSERT_TRUE(bestGranularityCached(spec, a, {}));
+    ASSERT_TRUE(bestGranularityCached(red, b, {}));
+    EXPECT_LE(red.cost(b, {}).latency, spec.cost(a, {}).latency) << cap;
+  }
+  // A Pointwise prologue T0 -> T1 on the LHS of a MatMul with K = 300: they share a subgraph
+  // only at k = K (V9), so only under k_limit=reduction. At [128,h,300] a step holds T0's strip
+  // h*300, T2 (300x128) and the output tile h*128: 38400 + 428h, which fits capacity 47000 up to
+  // h = 20, 7 row tiles (compute bound, 11296); the fixed side list has only 16 (8 tiles).
+  const Problem p = test::problemFromJson(R"({"widths": [300, 300, 128, 128], "heights": [128, 128, 300, 128],
+    "inputs": [[0], [1, 2]], "outputs": [[1], [3]], "base_costs": [100, 1000], "op_types": ["Pointwise", "MatMul"],
+    "fast_memory_capacity": 47000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
+  IncrementalEvaluator spec(p, ModelOptions{}), red(p, reduction());
+  SubgraphSched sg{{0, 1}, {1, 1, 1}, {}, {}};
+  EXPECT_FALSE(bestGranularityCached(spec, sg, {}));
+  ASSERT_TRUE(bestGranularityCached(red, sg, {}));
+  EXPECT_EQ(sg.gran.k, 300);
+  EXPECT_TRUE(sg.gran.h == 20 || sg.gran.h == 19) << sg.gran.h;  // 19: the same 7 tiles, balanced
+  EXPECT_LE(red.cost(sg, {}).latency, 11296);
 }
 
 TEST(Granularity, HalvingsHalveTheLargestSideKFirst) {
