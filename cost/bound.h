@@ -27,7 +27,7 @@
 namespace mlsys {
 
 struct BoundOptions {
-  int max_cover_ops = 16;         // components up to this many ops get the exact cover
+  int max_cover_ops = 20;         // components up to this many ops get the exact cover (a dp over 2^n sets)
   long max_parts = 20000;         // connected parts enumerated per component, else "floors"
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };

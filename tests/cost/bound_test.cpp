@@ -72,3 +72,51 @@ TEST(LowerBound, UnderKLimitReductionAPathMustFitOneK) {
   ASSERT_TRUE(ev.valid) << ev.reason;
   EXPECT_LE(lb.value(), ev.total);
 }
+
+// Edge floors (cost/bound.cpp, edgeFloor): q = T0 (128x1024) x T1 (1024x128) -> T2 (128x128),
+// c = T2 x T3 (128x1024) -> T4 (128x1024), K_c = 128 = N. T1 (131072 elements) is a graph input
+// larger than the capacity, so a subgraph keeping q -> c either needs T1 whole in one step
+// (one k-step, possible here under both readings: invalid, V11) or loads all of T1 in every one
+// of c's 8 tiles: 8 x 131072 / 10 = 104857.6. That is above the two ops' floors apart, so with
+// the cover off (max_cover_ops = 1) the component is cut there and its floor is the sum of the
+// parts, which counts T2's store and load. Before, the edge floor was used only when K_c > N.
+TEST(LowerBound, AnEdgeFloorHoldsWhateverKIsWhenTheOtherOperandExceedsTheCapacity) {
+  const Problem p = test::problemFromJson(R"({"widths":[1024,128,128,1024,1024],"heights":[128,1024,128,128,128],
+    "inputs":[[0,1],[2,3]],"outputs":[[2],[4]],"base_costs":[1,1],"op_types":["MatMul","MatMul"],
+    "fast_memory_capacity":100000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+  for (bool red : {false, true}) {
+    ModelOptions m;
+    if (red) m.k_limit = ModelOptions::KLimit::Reduction;
+    BoundOptions bo;
+    bo.max_cover_ops = 1;
+    const LowerBound cut = lowerBound(p, m, bo);
+    ASSERT_EQ(cut.components.size(), 1u);
+    EXPECT_DOUBLE_EQ(cut.components[0].edge_floor, 104857.6) << red;
+    EXPECT_EQ(cut.components[0].groups.size(), 2u) << red;
+    // The cover, which prices the fused pair directly, is at least as high.
+    EXPECT_GE(lowerBound(p, m).value(), cut.value()) << red;
+  }
+}
+
+// Components of up to 20 ops get the exact cover (BoundOptions::max_cover_ops): a chain of 20
+// Pointwise ops is one component, priced by "cover".
+TEST(LowerBound, AComponentOfTwentyOpsGetsTheCover) {
+  std::string w = "[", io_in = "[", io_out = "[", bc = "[", ty = "[";
+  for (int i = 0; i <= 20; ++i) w += std::string(i ? "," : "") + "128";
+  for (int i = 0; i < 20; ++i) {
+    const std::string sep = i ? "," : "";
+    io_in += sep + "[" + std::to_string(i) + "]";
+    io_out += sep + "[" + std::to_string(i + 1) + "]";
+    bc += sep + "10";
+    ty += sep + "\"Pointwise\"";
+  }
+  const Problem p =
+      test::problemFromJson(R"({"widths":)" + w + R"(],"heights":)" + w + R"(],"inputs":)" + io_in + R"(],"outputs":)" +
+                            io_out + R"(],"base_costs":)" + bc + R"(],"op_types":)" + ty +
+                            R"(],"fast_memory_capacity":100000,"slow_memory_bandwidth":10,)"
+                            R"("native_granularity":[128,128]})");
+  const LowerBound lb = lowerBound(p, ModelOptions{});
+  ASSERT_EQ(lb.components.size(), 1u);
+  ASSERT_EQ(lb.components[0].groups.size(), 1u);
+  EXPECT_EQ(lb.components[0].groups[0].method, BoundMethod::Cover);
+}
