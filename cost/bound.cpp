@@ -20,15 +20,6 @@ namespace {
 using bound_detail::LD;
 using bound_detail::retainable;
 
-// V9 (decision 10): a Pointwise producing an operand of a MatMul inside one subgraph needs
-// w >= K or h >= K when k < K; with w, h <= N and k <= N that is impossible when K > N. Such an
-// edge never links two ops of one subgraph. Under k_limit=reduction k may equal K: no such edge.
-bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId consumer) {
-  if (p.ops[consumer].type != OpType::MatMul || p.ops[producer].type != OpType::Pointwise) return true;
-  if (m.k_limit == ModelOptions::KLimit::Reduction) return true;
-  return p.ops[consumer].K <= p.native;
-}
-
 // The root of x in a union-find forest, halving the path on the way.
 int findRoot(std::vector<int>& uf, int x) {
   while (uf[x] != x) x = uf[x] = uf[uf[x]];
@@ -100,64 +91,19 @@ class Ruler {
   mutable long partsPriced_ = 0;                       // partFloor calls so far (the priced passes' budget)
 };
 
-// Step 1: the compute floor, and each op's share of it (opCompute_).
+// Step 1: the compute floor, and each op's share of it (opCompute_): base_cost per tile of the
+// fewest native tiles the op can be charged on (opComputeFloor, bound_compute.cpp), x K/N for
+// the least K at or downstream of a MatMul under native_depth.
 LD Ruler::computeFloor() {
-  // An op is charged per tile of its subgraph's grid, not of its own output:
-  // Pointwise base_cost per tile (L5, padded), every MatMul base_cost * Kacc / D per tile over its
-  // k-steps (L5: D = Kacc by default, N under native_depth; an upstream MatMul in a chain is
-  // charged per tile of the accumulating MatMul's grid, Ex 5B). The grid is the shape of O(S)
-  // (E1), and O(S) holds a tensor downstream of the op inside S (its own output, or, when that is
-  // ephemeral, the end of a consumer path inside S, which must reach O(S)); such a path uses only
-  // fusable edges (fusableEdge). Tiles are at most N x N (V8). So an op costs at least base_cost x
-  // the fewest native tiles among the tensors reachable from its outputs through fusable edges
-  // (itself included), and under native_depth a MatMul also x K/N for the least K among itself
-  // and the MatMuls downstream of it (Kacc is the K of an accumulating MatMul, which is the op
-  // itself or lies on its path to O(S)). Recomputation only adds compute.
-  //
-  // The path must also fit one k (V8, V9): every MatMul q on it needs k <= K_q (and k <= N
-  // unless k_limit=reduction), and a Pointwise producing an operand of a MatMul M on it needs
-  // k >= K_M when K_M > N (w, h <= N cannot reach K_M). So a path is usable only if the largest
-  // such K_M is at most the least K_q (and the model's cap). Under the spec that is fusableEdge;
-  // under k_limit=reduction it keeps, e.g., a MatMul with K = 256 from being charged on the grid
-  // of a MatMul with K = 512 that a Pointwise between them feeds. Per op, the Pareto set of
-  // (tiles at the path's end, k needed, k allowed) over its paths; minTiles is the least usable.
-  struct PathEnd {
-    i64 tiles, need, cap;
-  };
-  const i64 modelCap = m_.k_limit == ModelOptions::KLimit::Reduction ? std::numeric_limits<i64>::max() : N_;
-  std::vector<std::vector<PathEnd>> ends(no_);
-  auto add = [](std::vector<PathEnd>& v, PathEnd e) {
-    if (e.need > e.cap) return;  // no k fits the path
-    for (const PathEnd& x : v)
-      if (x.tiles <= e.tiles && x.need <= e.need && x.cap >= e.cap) return;  // dominated
-    std::erase_if(v, [&](const PathEnd& x) { return e.tiles <= x.tiles && e.need <= x.need && e.cap >= x.cap; });
-    v.push_back(e);
-  };
-  std::vector<i64> minTiles(no_, std::numeric_limits<i64>::max()), minK(no_, std::numeric_limits<i64>::max());
-  for (auto it = p_.topo.rbegin(); it != p_.topo.rend(); ++it) {
-    const OpId o = *it;
-    const Op& op = p_.ops[o];
-    const i64 capO = op.type == OpType::MatMul ? std::min(op.K, modelCap) : modelCap;
-    if (op.type == OpType::MatMul) minK[o] = op.K;
-    for (TensorId t : op.outputs) {
-      add(ends[o], {nativeTiles(t), 0, capO});
-      for (OpId c : p_.consumers[t]) {
-        if (fusableEdge(p_, m_, o, c)) minK[o] = std::min(minK[o], minK[c]);
-        const bool v9 = op.type == OpType::Pointwise && p_.ops[c].type == OpType::MatMul && p_.ops[c].K > N_;
-        for (const PathEnd& e : ends[c])
-          add(ends[o], {e.tiles, std::max(e.need, v9 ? p_.ops[c].K : 0), std::min(e.cap, capO)});
-      }
-    }
-    for (const PathEnd& e : ends[o]) minTiles[o] = std::min(minTiles[o], e.tiles);
-  }
+  const OpComputeFloor f = opComputeFloor(p_, m_);
   opCompute_.assign(no_, 0);
   LD compute = 0;
   for (int o = 0; o < no_; ++o) {
     const Op& op = p_.ops[o];
     LD per = static_cast<LD>(op.base_cost);
     if (op.type == OpType::MatMul && m_.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
-      per = per * static_cast<LD>(minK[o]) / static_cast<LD>(N_);
-    opCompute_[o] = static_cast<LD>(minTiles[o]) * per;
+      per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(N_);
+    opCompute_[o] = static_cast<LD>(f.min_tiles[o]) * per;
     compute += opCompute_[o];
   }
   return compute;
@@ -207,7 +153,7 @@ void Ruler::buildComponents() {
   for (int o = 0; o < no_; ++o)
     for (TensorId t : p_.ops[o].outputs)
       for (OpId c : p_.consumers[t])
-        if (fusableEdge(p_, m_, o, c)) {
+        if (bound_detail::fusableEdge(p_, m_, o, c)) {
           comp[findRoot(comp, o)] = findRoot(comp, c);
           const LD x = edgeFloor(o, c, t);
           adj_[o].push_back({c, x});

@@ -27,4 +27,8 @@ std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
 // Retention in (+1) and out (-1) per tensor over the cover parts of `components`.
 std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components);
 
+// V9 under the model's k limit: whether producer -> consumer can lie inside one subgraph
+// (bound_compute.cpp).
+bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId consumer);
+
 }  // namespace mlsys::bound_detail

@@ -1,0 +1,82 @@
+// The per-op compute floor of the lower bound (bound.h, opComputeFloor) and the fusable edges it
+// follows; the Ruler (bound.cpp) and the exact solver's heuristic (engine/exact) use it.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cost/bound.h"
+#include "cost/bound_internal.h"
+
+namespace mlsys {
+
+namespace bound_detail {
+
+// V9 (decision 10): a Pointwise producing an operand of a MatMul inside one subgraph needs
+// w >= K or h >= K when k < K; with w, h <= N and k <= N that is impossible when K > N. Such an
+// edge never links two ops of one subgraph. Under k_limit=reduction k may equal K: no such edge.
+bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId consumer) {
+  if (p.ops[consumer].type != OpType::MatMul || p.ops[producer].type != OpType::Pointwise) return true;
+  if (m.k_limit == ModelOptions::KLimit::Reduction) return true;
+  return p.ops[consumer].K <= p.native;
+}
+
+}  // namespace bound_detail
+
+// An op is charged per tile of its subgraph's grid, not of its own output:
+// Pointwise base_cost per tile (L5, padded), every MatMul base_cost * Kacc / D per tile over its
+// k-steps (L5: D = Kacc by default, N under native_depth; an upstream MatMul in a chain is
+// charged per tile of the accumulating MatMul's grid, Ex 5B). The grid is the shape of O(S)
+// (E1), and O(S) holds a tensor downstream of the op inside S (its own output, or, when that is
+// ephemeral, the end of a consumer path inside S, which must reach O(S)); such a path uses only
+// fusable edges (fusableEdge). Tiles are at most N x N (V8). So an op costs at least base_cost x
+// the fewest native tiles among the tensors reachable from its outputs through fusable edges
+// (itself included), and under native_depth a MatMul also x K/N for the least K among itself
+// and the MatMuls downstream of it (Kacc is the K of an accumulating MatMul, which is the op
+// itself or lies on its path to O(S)). Recomputation only adds compute.
+//
+// The path must also fit one k (V8, V9): every MatMul q on it needs k <= K_q (and k <= N
+// unless k_limit=reduction), and a Pointwise producing an operand of a MatMul M on it needs
+// k >= K_M when K_M > N (w, h <= N cannot reach K_M). So a path is usable only if the largest
+// such K_M is at most the least K_q (and the model's cap). Under the spec that is fusableEdge;
+// under k_limit=reduction it keeps, e.g., a MatMul with K = 256 from being charged on the grid
+// of a MatMul with K = 512 that a Pointwise between them feeds. Per op, the Pareto set of
+// (tiles at the path's end, k needed, k allowed) over its paths; min_tiles is the least usable.
+OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
+  struct PathEnd {
+    i64 tiles, need, cap;
+  };
+  const int no = p.numOps();
+  const i64 N = p.native;
+  auto nativeTiles = [&](TensorId t) { return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N); };
+  const i64 modelCap = m.k_limit == ModelOptions::KLimit::Reduction ? std::numeric_limits<i64>::max() : N;
+  std::vector<std::vector<PathEnd>> ends(no);
+  auto add = [](std::vector<PathEnd>& v, PathEnd e) {
+    if (e.need > e.cap) return;  // no k fits the path
+    for (const PathEnd& x : v)
+      if (x.tiles <= e.tiles && x.need <= e.need && x.cap >= e.cap) return;  // dominated
+    std::erase_if(v, [&](const PathEnd& x) { return e.tiles <= x.tiles && e.need <= x.need && e.cap >= x.cap; });
+    v.push_back(e);
+  };
+  OpComputeFloor f;
+  f.min_tiles.assign(no, std::numeric_limits<i64>::max());
+  f.min_k.assign(no, std::numeric_limits<i64>::max());
+  for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
+    const OpId o = *it;
+    const Op& op = p.ops[o];
+    const i64 capO = op.type == OpType::MatMul ? std::min(op.K, modelCap) : modelCap;
+    if (op.type == OpType::MatMul) f.min_k[o] = op.K;
+    for (TensorId t : op.outputs) {
+      add(ends[o], {nativeTiles(t), 0, capO});
+      for (OpId c : p.consumers[t]) {
+        if (bound_detail::fusableEdge(p, m, o, c)) f.min_k[o] = std::min(f.min_k[o], f.min_k[c]);
+        const bool v9 = op.type == OpType::Pointwise && p.ops[c].type == OpType::MatMul && p.ops[c].K > N;
+        for (const PathEnd& e : ends[c])
+          add(ends[o], {e.tiles, std::max(e.need, v9 ? p.ops[c].K : 0), std::min(e.cap, capO)});
+      }
+    }
+    for (const PathEnd& e : ends[o]) f.min_tiles[o] = std::min(f.min_tiles[o], e.tiles);
+  }
+  return f;
+}
+
+}  // namespace mlsys
