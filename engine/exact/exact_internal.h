@@ -318,6 +318,8 @@ class Solver {
   SearchEnd search();
   void expand(int curId);
   void appendSubgraph(const Step& x);
+  std::vector<u64> subsetScratch_;  // appendSubgraph's retained-out sets (reused)
+  std::vector<int> bitScratch_;
   void reach(const Step& x, const StateKey& nk, const Edge& e, Cost nd, Cost nb);
   void answer(const SearchEnd& end);
   Cost heuristic(u64 cov, u64 wr) const;
