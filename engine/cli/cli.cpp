@@ -78,16 +78,21 @@ cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv) {
   }
 }
 
-double parseSecondsText(const std::string& text, const std::string& flag) {
-  // The whole argument must be one number: "1 2", "1s", "0x10", "nan" and "inf" are refused (a
-  // strtod-style parse would take the "1" of "1s" and drop the rest).
+// A positive finite number, the whole argument: "1 2", "1s", "0x10", "nan" and "inf" are refused
+// (a strtod-style parse would take the "1" of "1s" and drop the rest). `what`: "seconds", ...
+double parsePositiveText(const std::string& text, const std::string& flag, const std::string& what) {
   double v = 0;
   const char* b = text.data();
   const char* e = b + text.size();
   auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
   if (text.empty() || ec != std::errc() || ptr != e || !std::isfinite(v))
-    throw UsageError(flag + ": expected a number of seconds, got '" + printable(text) + "'");
+    throw UsageError(flag + ": expected a number of " + what + ", got '" + printable(text) + "'");
   if (!(v > 0)) throw UsageError(flag + " must be positive, got '" + printable(text) + "'");
+  return v;
+}
+
+double parseSecondsText(const std::string& text, const std::string& flag) {
+  const double v = parsePositiveText(text, flag, "seconds");
   // As search.seconds: past ~9.2e9 s the budget overflows the clock's 64-bit nanoseconds.
   if (v > kMaxSeconds)
     throw UsageError(flag + " must be at most " + fmt::format("{:.0f}", kMaxSeconds) + " (about 31 years), got '" +
@@ -251,7 +256,12 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "t,threads", "Worker threads, 0 = every CPU this process may use (default: search.threads, else 0)",
       cxxopts::value<int>())("seed", "Random seed (default: search.seed, else 1)", cxxopts::value<uint64_t>())(
       "max-evals", "Stop after N move evaluations (with --threads 1: byte-identical output)",
-      cxxopts::value<int64_t>())(
+      cxxopts::value<int64_t>())("target",
+                                 "Stop as soon as a schedule at or below this latency is written (stop reason "
+                                 "`target`)",
+                                 cxxopts::value<std::string>())(
+      "stall-seconds", "Stop after this many seconds without an improvement (stop reason `stall`)",
+      cxxopts::value<std::string>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
       cxxopts::value<std::string>())("print-config",
                                      "Print the resolved config (file, --set and flags) as YAML and exit")(
@@ -275,6 +285,12 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (r.count("max-evals")) {
     so.max_evals = r["max-evals"].as<int64_t>();
     if (so.max_evals <= 0) throw UsageError("--max-evals must be positive");
+  }
+  if (r.count("target")) {
+    so.target = parsePositiveText(r["target"].as<std::string>(), "--target", "latency units");
+  }
+  if (r.count("stall-seconds")) {
+    so.stall_s = parseSecondsText(r["stall-seconds"].as<std::string>(), "--stall-seconds");
   }
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();

@@ -48,6 +48,7 @@ std::map<std::string, double> RunStats::bestByKind() const {
 bool StopPolicy::stopNow() const {
   if (dl_.stopRequested()) return true;
   if (stats_.optimal.load(std::memory_order_relaxed)) return true;
+  if (stats_.target_hit.load(std::memory_order_relaxed) || stats_.stalled(dl_.elapsed())) return true;
   // Whichever limit comes first: --max-evals never switches the wall clock off.
   if (max_evals_ > 0 && stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_) return true;
   return dl_.remaining() <= out_.stopMargin(margin_s_);
@@ -139,6 +140,8 @@ void Progress::checkPending() {
   if (checked < best_) {
     best_ = checked;
     best_found_s_ = h.found_s;
+    stats_.last_improvement_s.store(h.found_s, std::memory_order_relaxed);
+    if (stats_.target >= 0 && checked <= stats_.target) stats_.target_hit.store(true, std::memory_order_relaxed);
     if (!quiet_)
       std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n",
                                formatDouble(std::round(h.found_s * 1000) / 1000), formatDouble(checked),

@@ -48,7 +48,9 @@ struct SearchResult {
   std::map<std::string, double> best_by_kind;  // worker kind (or constructor) -> best latency it reached
   bool optimal = false;                        // stopped because the best met the lower bound
   bool max_evals_hit = false;
-  double lower_bound = 0;  // the bound at the end (raised during the run: Progress::raiseBound)
+  bool target_hit = false;  // --target reached (the run stops)
+  bool stalled = false;     // --stall-seconds without an improvement (the run stopped)
+  double lower_bound = 0;   // the bound at the end (raised during the run: Progress::raiseBound)
 };
 
 class RunStats {
@@ -68,6 +70,15 @@ class RunStats {
   std::vector<long> evaluationsByWorker() const;
   std::atomic<long> accepted{0};     // applied annealing moves
   std::atomic<bool> optimal{false};  // the best meets the lower bound: the run stops
+  // --target and --stall-seconds (set before the workers start; < 0: off). Progress marks the
+  // target reached and the time of each improvement it checks; StopPolicy reads them.
+  double target = -1, stall_s = -1;
+  std::atomic<bool> target_hit{false};
+  std::atomic<double> last_improvement_s{0};
+  // The stall condition at `now` (seconds since the process start).
+  bool stalled(double now) const {
+    return stall_s > 0 && now - last_improvement_s.load(std::memory_order_relaxed) >= stall_s;
+  }
   // Adds a worker's counters for one move kind (at the worker's end).
   void addMoves(const std::string& move, const MoveStats& m);
   // `who` (a worker kind or a constructor) reached latency `lat`.
@@ -90,9 +101,10 @@ class StopPolicy {
  public:
   StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals)
       : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals), start_s_(dl.elapsed()) {}
-  // A signal, the best proven optimal (it meets the lower bound), or the budget is spent:
-  // --max-evals evaluations if given, or the time up to the writer's stop margin (room to
-  // re-check and write the best), whichever comes first.
+  // A signal, the best proven optimal (it meets the lower bound), --target reached, no
+  // improvement for --stall-seconds, or the budget is spent: --max-evals evaluations if given,
+  // or the time up to the writer's stop margin (room to re-check and write the best),
+  // whichever comes first.
   bool stopNow() const;
   // The part of the search's budget used, in [0, 1]: of the evaluations with --max-evals, else of
   // the time from the search's start (the policy's construction) to the deadline, so that a search

@@ -116,6 +116,9 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
   run.stats.setWorkers(threads);
+  run.stats.target = opt.target;
+  run.stats.stall_s = opt.stall_s;
+  run.stats.last_improvement_s = deadline.elapsed();  // the search starts from its best so far
   run.offer(0, start, out.best());
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
@@ -144,6 +147,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   r.optimal = run.stats.optimal.load();
   r.lower_bound = run.progress.bound();
   r.max_evals_hit = opt.max_evals > 0 && r.evaluations >= opt.max_evals;
+  r.target_hit = run.stats.target_hit.load();
+  r.stalled = run.stats.stalled(deadline.elapsed());
   return r;
 }
 

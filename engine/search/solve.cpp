@@ -228,7 +228,7 @@ class SolveRun {
 
   // 4. The search, unless the best is proven optimal already.
   void search(const Schedule& base) {
-    if (!r_.optimal && !dl_.stopRequested())
+    if (!r_.optimal && !targetMet() && !dl_.stopRequested())
       r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get());
     if (r_.search.optimal) r_.optimal = true;
     r_.lower_bound = std::max(r_.lower_bound, r_.search.lower_bound);
@@ -259,12 +259,16 @@ class SolveRun {
     r_.writes = out_->writes();
     if (dl_.stopSignal()) r_.stop_reason = StopReason::Signal;
     else if (r_.optimal) r_.stop_reason = StopReason::Optimal;
+    else if (targetMet()) r_.stop_reason = StopReason::Target;
+    else if (r_.search.stalled) r_.stop_reason = StopReason::Stall;
     else if (r_.search.max_evals_hit) r_.stop_reason = StopReason::MaxEvals;
     else r_.stop_reason = StopReason::Deadline;
     if (r_.optimal) log_(fmt::format("optimal: latency {} meets the lower bound", formatDouble(r_.written_best)));
   }
 
   bool spent() const { return dl_.remaining() <= out_->stopMargin(cfg_.margin_s); }
+  // --target: the best checked schedule is at or below it.
+  bool targetMet() const { return opt_.target >= 0 && out_->hasBest() && out_->best() <= opt_.target; }
   void traceRow(TraceTag tag, double latency) {
     if (trace_ && latency >= 0) trace_->row(dl_.elapsed(), traceTagName(tag), latency);
   }

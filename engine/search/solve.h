@@ -20,6 +20,8 @@ struct SolveOptions {
   int threads = 0;      // 0: all cores
   uint64_t seed = 1;
   int64_t max_evals = -1;        // > 0: stop after this many move evaluations (reproducible runs)
+  double target = -1;            // >= 0: stop once a schedule at or below this latency is written (--target)
+  double stall_s = -1;           // > 0: stop after this many seconds without an improvement (--stall-seconds)
   std::string config;            // YAML path ("" = built-in default)
   std::vector<std::string> set;  // --set KEY=VALUE, applied over the config file
   std::string trace;             // CSV of improvements (seconds, worker, latency)
@@ -62,14 +64,18 @@ enum class StopReason {
   Optimal,   // the best meets the lower bound (the only proof of optimality a run makes)
   Signal,    // SIGTERM, SIGINT or SIGHUP
   MaxEvals,  // --max-evals evaluations
+  Target,    // --target: a schedule at or below the target latency is written
+  Stall,     // --stall-seconds: no improvement for that long
 };
-// "deadline", "optimal", "signal", "max_evals": the name in the log and in --stats.
+// "deadline", "optimal", "signal", "max_evals", "target", "stall": the name in the log and in --stats.
 inline const char* stopReasonName(StopReason r) {
   switch (r) {
     case StopReason::Deadline: return "deadline";
     case StopReason::Optimal: return "optimal";
     case StopReason::Signal: return "signal";
     case StopReason::MaxEvals: return "max_evals";
+    case StopReason::Target: return "target";
+    case StopReason::Stall: return "stall";
   }
   return "?";
 }

@@ -86,6 +86,26 @@ TEST(CliLanguage, ShortSIsSecondsInEveryCommandWithABudget) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+// --target and --stall-seconds take one positive number each (a usage error, exit 2, otherwise),
+// and end the run with their stop reason in --stats.
+TEST(CliLanguage, TargetAndStallSecondsAreCheckedAndNameTheirStop) {
+  const std::string out = test::tempPath("cl_target.json"), stats = test::tempPath("cl_target.stats.json");
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{{"--target", "0"},
+                                                                                   {"--target", "abc"},
+                                                                                   {"--target", "1e3x"},
+                                                                                   {"--stall-seconds", "-1"},
+                                                                                   {"--stall-seconds", "nan"}}) {
+    std::vector<std::string> args = {"solve", ex("ex5.json"), out, "-s", "1"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    auto r = test::runMlsys(args);
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1] << ": " << r.err;
+    EXPECT_TRUE(has(r.err, bad[0])) << r.err;
+  }
+  auto r = test::runMlsys({"solve", ex("ex5.json"), out, "-s", "20", "-q", "--target", "1e12", "--stats", stats});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(test::readText(stats), "\"stop_reason\": \"target\"")) << test::readText(stats);
+}
+
 TEST(CliLanguage, GenerateTakesItsSeedAsLongSeedOnly) {
   auto a = test::runMlsys({"generate", "--family", "random", "--size", "6", "--seed", "3"});
   auto b = test::runMlsys({"generate", "--family", "random", "--size", "6", "--seed", "4"});
@@ -122,8 +142,8 @@ TEST(CliLanguage, UnknownCommandIsNamedAndExitsTwo) {
 TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
   const std::map<std::string, std::vector<std::string>> options = {
       {"solve",
-       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "-c, --config", "--set", "--model", "--stats",
-        "--trace", "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
+       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "--target", "--stall-seconds", "-c, --config",
+        "--set", "--model", "--stats", "--trace", "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
       {"evaluate", {"--json", "--walk", "-c, --config", "--set", "--model", "-h, --help"}},
       {"bound", {"--json", "-s, --seconds", "-c, --config", "--set", "--model", "-h, --help"}},
       {"report", {"-o, --output", "--trace", "-c, --config", "--set", "--model", "-h, --help"}},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -175,6 +176,26 @@ TEST(StopPolicy, MaxEvalsKeepsTheClock) {
   EXPECT_DOUBLE_EQ(policy.fraction(), 1);
 }
 
+// --target and --stall-seconds: the flags Progress sets (target reached, time of the last
+// improvement) stop the policy, on the fake clock.
+TEST(StopPolicy, StopsAtTheTargetAndAfterAStall) {
+  PolicyFixture f;
+  const StopPolicy policy = f.policy(0.1, 0);
+  f.stats.stall_s = 2;
+  f.stats.last_improvement_s = f.dl.elapsed();
+  f.clock.advance(1.99);
+  EXPECT_FALSE(policy.stopNow());
+  f.stats.last_improvement_s = f.dl.elapsed();  // an improvement at 1.99 s
+  f.clock.advance(1.99);
+  EXPECT_FALSE(policy.stopNow()) << "1.99 s since the last improvement";
+  f.clock.advance(0.01);
+  EXPECT_TRUE(policy.stopNow()) << "2 s without an improvement";
+  f.stats.stall_s = -1;
+  EXPECT_FALSE(policy.stopNow()) << "off";
+  f.stats.target_hit.store(true);
+  EXPECT_TRUE(policy.stopNow());
+}
+
 struct Row {
   double seconds;
   std::string tag;
@@ -265,6 +286,38 @@ TEST(SolveClock, StopRequestEndsARunThatNeverReachesItsDeadline) {
   Evaluation ev = evaluateSchedule(p, parseScheduleFile(opt.out, p), {});
   ASSERT_TRUE(ev.valid) << ev.reason;
   EXPECT_EQ(ev.total, r.written_best);
+}
+
+// A run whose first schedule already meets --target ends without a search, stop reason target;
+// a run with --stall-seconds on a clock that moves 20 us per reading ends once its own time
+// since the last improvement reaches it, long before its 30 s budget, stop reason stall.
+TEST(SolveClock, TargetAndStallEndTheRunWithTheirReasons) {
+  const Problem p = parseProblemFile(test::instancePath("examples/ex5.json"));
+  // A 30 s run on a clock that moves 20 us per reading; `set` adds the stop criterion.
+  auto run = [&](const std::string& name, const std::function<void(SolveOptions&)>& set, double& ended) {
+    FakeClock clock(20e-6);
+    Deadline dl(&clock);
+    SolveOptions opt = inProcessOptions(name, 2);
+    opt.seconds = 30;
+    set(opt);
+    const SolveOutcome r = solve(p, opt, dl, RunLog(dl, true));
+    ended = dl.elapsed();
+    return r;
+  };
+  double ended = 0;
+  const SolveOutcome t = run(
+      "stop_target", [](SolveOptions& o) { o.target = 1e12; }, ended);
+  ASSERT_TRUE(t.searched);
+  EXPECT_EQ(t.stop_reason, StopReason::Target);
+  EXPECT_EQ(t.search.evaluations, 0) << "the first schedule meets the target: no search";
+  EXPECT_LE(t.written_best, 1e12);
+  const SolveOutcome s = run(
+      "stop_stall", [](SolveOptions& o) { o.stall_s = 0.5; }, ended);
+  ASSERT_TRUE(s.searched);
+  EXPECT_EQ(s.stop_reason, StopReason::Stall);
+  EXPECT_TRUE(s.search.stalled);
+  EXPECT_LT(ended, 29.0) << "the stall ended the run, not the budget";
+  EXPECT_GE(ended - s.best_found_s, 0.5) << "it stopped only after 0.5 s of its own time without improving";
 }
 
 }  // namespace
