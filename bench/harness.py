@@ -58,10 +58,13 @@ def log(msg):
     print(f"harness: {msg}", file=sys.stderr, flush=True)
 
 
-def solve_opts(args, ml, stats, trace, seed):
-    """The options of one solve (Mlsys.solve_cmd's keywords): --stats and --trace when the binary has them."""
+def solve_opts(args, ml, stats, trace, seed, name=None):
+    """The options of one solve (Mlsys.solve_cmd's keywords): --stats and --trace when the binary has them,
+    --init INIT_DIR/<name>.json when that file exists."""
+    init = os.path.join(args.init_dir, name + ".json") if args.init_dir and name else None
     return {"seed": seed, "threads": args.threads, "seconds": args.seconds, "config": args.config,
-            "stats": stats if ml.supports("--stats") else None, "trace": trace if ml.supports("--trace") else None}
+            "stats": stats if ml.supports("--stats") else None, "trace": trace if ml.supports("--trace") else None,
+            "extra": ("--init", init) if init and os.path.exists(init) else ()}
 
 
 def plan_instance(args, inst, targets):
@@ -81,7 +84,7 @@ def run_one(args, ml, info, seed, rundir):
     base = os.path.join(rundir, f"{name}-s{seed}")
     sol, stats, trace = base + ".json", base + ".stats.json", base + ".trace.csv"
     res = ml.solve(inst, sol, kill_at=info["kill_at"], poll=0.005, log=base + ".log",
-                   **solve_opts(args, ml, stats, trace, seed))
+                   **solve_opts(args, ml, stats, trace, seed, name))
     ev = ml.evaluate(inst, sol)
     run = {"instance": name, "seed": seed, "rc": res.rc, "killed": int(res.killed), "wall_s": round(res.wall_s, 4),
            "first_seen_s": round(res.first_seen_s, 4) if res.first_seen_s is not None else None,
@@ -219,6 +222,8 @@ def main(argv=None):
     ap.add_argument("-j", "--jobs", type=int, default=1,
                     help="runs at a time (default 1); each solve still uses --threads, so keep j x threads <= cores")
     ap.add_argument("--config", help="YAML config passed to mlsys solve --config")
+    ap.add_argument("--init-dir", metavar="DIR",
+                    help="warm starts: DIR/<instance>.json, where it exists, is passed as mlsys solve --init")
     ap.add_argument("--model", action="append", help="KEY=VALUE passed to solve, evaluate and bound (repeatable)")
     ap.add_argument("--mlsys", default=DEFAULT_MLSYS, help="binary (default build/release/mlsys)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "harness"), help="output folder (default build/harness)")
@@ -278,7 +283,8 @@ def main(argv=None):
             for seed in range(1, args.seeds + 1):
                 base = os.path.join(rundir, f"{info['stem']}-s{seed}")
                 cmd = ml.solve_cmd(info["inst"], base + ".json",
-                                   **solve_opts(args, ml, base + ".stats.json", base + ".trace.csv", seed))
+                                   **solve_opts(args, ml, base + ".stats.json", base + ".trace.csv", seed,
+                                                info["stem"]))
                 print(" ".join(cmd) + f"    # SIGTERM at {info['kill_at']:g} s")
         return 0
     if oversubscribed(args.jobs, args.threads):

@@ -261,7 +261,10 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
                                  "`target`)",
                                  cxxopts::value<std::string>())(
       "stall-seconds", "Stop after this many seconds without an improvement (stop reason `stall`)",
-      cxxopts::value<std::string>())(
+      cxxopts::value<std::string>())("init",
+                                     "Start from this schedule (checked: if it is not valid, a warning says why and "
+                                     "the run starts as usual)",
+                                     cxxopts::value<std::string>())(
       "stats", "Write a JSON summary (best latency, time to first write and to best, evaluations/s) to this file",
       cxxopts::value<std::string>())("print-config",
                                      "Print the resolved config (file, --set and flags) as YAML and exit")(
@@ -294,6 +297,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   }
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
+  if (r.count("init")) so.init = r["init"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
   so.exact = r.count("exact") > 0;
   // The settings: built-in defaults < the config file < --set < flags. Config errors before any work.

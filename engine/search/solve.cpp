@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <oneapi/tbb/info.h>
 
 #include "cost/bound.h"
+#include "cost/evaluator.h"
 #include "cost/json_util.h"
 #include "engine/base/limits.h"
 #include "engine/construct/construct.h"
@@ -126,10 +128,33 @@ class SolveRun {
                      opt_.max_evals > 0 ? fmt::format("; max-evals {}", opt_.max_evals) : "", cfg_.model.describe()));
   }
 
-  // 1. A valid schedule on disk at once: each op alone at the largest granularity that fits.
-  // Null when the run ends here (a signal during the write, an internal error, an unwritable output).
+  // --init: the schedule, if the file parses and the full evaluator accepts it under the run's
+  // model; otherwise a warning with the reason (the run goes on from the usual first schedule).
+  std::optional<Schedule> initSchedule() {
+    if (opt_.init.empty()) return std::nullopt;
+    try {
+      Schedule s = parseScheduleFile(opt_.init, p_);
+      const Evaluation ev = evaluateSchedule(p_, s, cfg_.model);
+      if (ev.valid) {
+        log_(fmt::format("--init: '{}' is valid, latency {}: the run starts from it", opt_.init,
+                         formatDouble(ev.total)));
+        return s;
+      }
+      std::cerr << "mlsys: warning: --init '" << opt_.init << "' is not a valid schedule (rule " << ruleName(ev.rule)
+                << ": " << ev.reason << "); starting from the usual first schedule\n";
+    } catch (const std::exception& e) {
+      std::cerr << "mlsys: warning: --init '" << opt_.init << "' cannot be read (" << e.what()
+                << "); starting from the usual first schedule\n";
+    }
+    return std::nullopt;
+  }
+
+  // 1. A valid schedule on disk at once: the --init schedule if it is valid, else each op alone
+  // at the largest granularity that fits. Null when the run ends here (a signal during the write,
+  // an internal error, an unwritable output).
   const Schedule* first() {
-    Schedule& quick = *new Schedule(quickSchedule(p_, cfg_.model));
+    std::optional<Schedule> init = initSchedule();
+    Schedule& quick = *new Schedule(init ? std::move(*init) : quickSchedule(p_, cfg_.model));
     first_lat_ = out_->offer(quick, dl_.elapsed(), true);
     if (first_lat_ == OutputWriter::kInterrupted) {
       r_.exit_code = 128 + dl_.stopSignal();

@@ -22,6 +22,7 @@ struct SolveOptions {
   int64_t max_evals = -1;        // > 0: stop after this many move evaluations (reproducible runs)
   double target = -1;            // >= 0: stop once a schedule at or below this latency is written (--target)
   double stall_s = -1;           // > 0: stop after this many seconds without an improvement (--stall-seconds)
+  std::string init;              // --init: a schedule to start from (checked; the usual first one if invalid)
   std::string config;            // YAML path ("" = built-in default)
   std::vector<std::string> set;  // --set KEY=VALUE, applied over the config file
   std::string trace;             // CSV of improvements (seconds, worker, latency)

@@ -142,8 +142,9 @@ TEST(CliLanguage, UnknownCommandIsNamedAndExitsTwo) {
 TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
   const std::map<std::string, std::vector<std::string>> options = {
       {"solve",
-       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "--target", "--stall-seconds", "-c, --config",
-        "--set", "--model", "--stats", "--trace", "--exact", "--print-config", "-q, --quiet", "-h, --help"}},
+       {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "--target", "--stall-seconds", "--init",
+        "-c, --config", "--set", "--model", "--stats", "--trace", "--exact", "--print-config", "-q, --quiet",
+        "-h, --help"}},
       {"evaluate", {"--json", "--walk", "-c, --config", "--set", "--model", "-h, --help"}},
       {"bound", {"--json", "-s, --seconds", "-c, --config", "--set", "--model", "-h, --help"}},
       {"report", {"-o, --output", "--trace", "-c, --config", "--set", "--model", "-h, --help"}},

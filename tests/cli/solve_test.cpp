@@ -135,3 +135,30 @@ TEST(Config, PrintConfigAppliesModelOverride) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("matmul_compute: native_depth"), std::string::npos) << r.out;
 }
+
+// --init (issue 34): a valid schedule is the first one written (the trace's `first` row holds its
+// latency, 6915.2 for ex5b); an invalid one gives a warning with the rule and the run goes on from
+// the usual first schedule, exit 0, a valid output; an unreadable one likewise.
+TEST(Solve, InitStartsFromAValidScheduleAndWarnsOnAnInvalidOne) {
+  const std::string p = test::instancePath("examples/ex5.json"), out = test::tempPath("init_out.json");
+  const std::string trace = test::tempPath("init_trace.csv");
+  auto r = test::runMlsys(
+      {"solve", p, out, "-s", "1", "--init", test::instancePath("examples/ex5b.schedule.json"), "--trace", trace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--init: '"), std::string::npos) << r.err;
+  const std::string rows = test::readText(trace);
+  const size_t first = rows.find(",first,");
+  ASSERT_NE(first, std::string::npos) << rows;
+  EXPECT_EQ(rows.substr(first + 7, 6), "6915.2") << rows;
+  for (const std::string& bad : {test::instancePath("examples/ex5a.schedule.json"), test::tempPath("no_such.json")}) {
+    r = test::runMlsys({"solve", p, out, "-s", "0.5", "-q", "--init", bad});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: --init"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("starting from the usual first schedule"), std::string::npos) << r.err;
+    auto ev = test::runMlsys({"evaluate", p, out});
+    EXPECT_EQ(ev.exit_code, 0) << ev.out << ev.err;
+  }
+  EXPECT_NE(r.err.find("cannot be read"), std::string::npos) << r.err;
+  r = test::runMlsys({"solve", p, out, "-s", "0.5", "-q", "--init", test::instancePath("examples/ex5a.schedule.json")});
+  EXPECT_NE(r.err.find("rule V11"), std::string::npos) << r.err;
+}
