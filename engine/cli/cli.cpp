@@ -316,6 +316,9 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   so.model = cfg.model;
   so.model_set = true;
   so.resolved = std::make_shared<const SearchConfig>(cfg);  // solve() does not read the file again
+  // Named in the start line and --stats (solve() does not read them again).
+  so.config = r.count("config") ? findConfig(r["config"].as<std::string>()) : "";
+  so.set = setArguments(r);
   // solve() caps the count (resolveThreads); say so before the run starts.
   if (so.threads > maxThreads())
     std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads",

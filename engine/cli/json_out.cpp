@@ -138,6 +138,15 @@ std::string statsJson(const SolveStats& s) {
   field(w, "stop_reason", s.stop_reason);
   field(w, "model", s.model);
   field(w, "version", s.version);
+  field(w, "config", s.config);
+  w.Key("non_default");
+  w.StartObject();
+  for (const auto& [k, v] : s.non_default) field(w, k.c_str(), v);
+  w.EndObject();
+  w.Key("set");
+  w.StartArray();
+  for (const std::string& x : s.set) w.String(x.c_str(), static_cast<rapidjson::SizeType>(x.size()));
+  w.EndArray();
   w.EndObject();
   return d.text();
 }

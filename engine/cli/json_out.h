@@ -28,6 +28,9 @@ struct SolveStats {
   double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
   bool optimal = false;
   std::string stop_reason, model, version;
+  std::string config;                                            // the config file ("" = built-in defaults)
+  std::vector<std::pair<std::string, std::string>> non_default;  // keys off their default: path, YAML value
+  std::vector<std::string> set;                                  // the --set arguments, as given
 };
 std::string statsJson(const SolveStats& s);
 

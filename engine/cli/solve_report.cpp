@@ -9,6 +9,7 @@
 #include "cost/json_util.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
+#include "engine/io/config_keys.h"
 #include "engine/io/files.h"
 
 namespace mlsys {
@@ -72,6 +73,9 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.stop_reason = stopReasonName(o.stop_reason);
     s.model = o.model;
     s.version = MLSYS_VERSION;
+    s.config = opt.config;
+    if (opt.resolved) s.non_default = nonDefaultKeys(*opt.resolved);
+    s.set = opt.set;
     try {
       writeFileAtomic(opt.stats, statsJson(s));
     } catch (const std::exception& e) {

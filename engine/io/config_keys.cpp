@@ -11,6 +11,7 @@
 
 #include "cost/json_util.h"
 #include "engine/base/worker_kind.h"
+#include "engine/io/config.h"
 #include "engine/io/config_kinds.h"
 #include "moves/move.h"
 
@@ -226,6 +227,22 @@ std::vector<std::string> configKeyNames(std::string_view section) {
   for (const ConfigKey& k : configKeys())
     if (k.section() == section) names.push_back(k.name());
   return names;
+}
+
+std::vector<std::pair<std::string, std::string>> nonDefaultKeys(const SearchConfig& cfg) {
+  SearchConfig def;
+  for (const ConfigKey& k : configKeys()) k.reset(def);
+  auto text = [](const ConfigKey& k, const SearchConfig& c) {
+    YAML::Emitter e;
+    e.SetMapFormat(YAML::Flow);
+    e.SetSeqFormat(YAML::Flow);
+    k.write(e, c);
+    return std::string(e.c_str());
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ConfigKey& k : configKeys())
+    if (std::string v = text(k, cfg); v != text(k, def)) out.emplace_back(k.path, std::move(v));
+  return out;
 }
 
 std::string configKeysMarkdown() {

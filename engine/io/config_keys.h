@@ -48,6 +48,11 @@ const ConfigKey* findConfigKey(std::string_view path);              // nullptr: 
 std::vector<std::string> configSections();                          // "search", "sa", ..., in that order
 std::vector<std::string> configKeyNames(std::string_view section);  // "t0", "t1", ...
 
+// The keys whose value in `cfg` differs from the built-in default, as (dotted path, value as
+// flow-style YAML), in configKeys() order: what a run's start line and --stats name so that the
+// run can be repeated (a map such as sa.moves is one entry).
+std::vector<std::pair<std::string, std::string>> nonDefaultKeys(const SearchConfig& cfg);
+
 // The README's table of the keys (Markdown: a header row, a rule, one row a key).
 std::string configKeysMarkdown();
 

@@ -16,6 +16,7 @@
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
 #include "engine/io/config.h"
+#include "engine/io/config_keys.h"
 #include "engine/io/files.h"
 #include "engine/io/output.h"
 #include "engine/search/search.h"
@@ -126,6 +127,14 @@ class SolveRun {
     log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}",
                      p_.name, p_.numOps(), p_.numTensors(), formatDouble(budget_), r_.threads, opt_.seed,
                      opt_.max_evals > 0 ? fmt::format("; max-evals {}", opt_.max_evals) : "", cfg_.model.describe()));
+    // What a repeat of the run needs besides the seed: the config file, the keys it (or --set, or
+    // a flag) moved off the defaults, and the --set arguments as given.
+    std::string keys;
+    for (const auto& [k, v] : nonDefaultKeys(cfg_)) keys += (keys.empty() ? "" : ", ") + k + "=" + v;
+    std::string sets;
+    for (const std::string& s : opt_.set) sets += (sets.empty() ? "" : " ") + std::string("--set ") + s;
+    log_(fmt::format("config {}; non-default keys: {}{}", opt_.config.empty() ? "built-in defaults" : opt_.config,
+                     keys.empty() ? "none" : keys, sets.empty() ? "" : "; " + sets));
   }
 
   // --init: the schedule, if the file parses and the full evaluator accepts it under the run's

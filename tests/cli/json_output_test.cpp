@@ -45,6 +45,9 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   s.threads = 2;
   s.workers = {{WorkerKind::Beam, 100000}, {WorkerKind::Lns, 23456}};
   s.seed = 18446744073709551615ULL;
+  s.config = kNasty;
+  s.non_default = {{"sa.t0", "0.001"}, {"search.workers", "[sa, lns]"}};
+  s.set = {"sa.t0=0.001"};
   const std::string text = statsJson(s);
   rapidjson::Document d = parse(text);
   ASSERT_TRUE(d.IsObject()) << text;
@@ -66,9 +69,15 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
   EXPECT_EQ(keys,
-            (std::vector<std::string>{"instance", "best_latency", "on_disk", "first_write_s", "best_found_s",
-                                      "elapsed_s", "evaluations", "evals_per_s", "writes", "threads", "workers", "seed",
-                                      "lower_bound", "gap", "optimal", "stop_reason", "model", "version"}));
+            (std::vector<std::string>{
+                "instance",    "best_latency", "on_disk", "first_write_s", "best_found_s", "elapsed_s",   "evaluations",
+                "evals_per_s", "writes",       "threads", "workers",       "seed",         "lower_bound", "gap",
+                "optimal",     "stop_reason",  "model",   "version",       "config",       "non_default", "set"}));
+  // What a repeat of the run needs: the config file, the keys off their default, the --set arguments.
+  EXPECT_EQ(str(d["config"]), kNasty);
+  EXPECT_EQ(str(d["non_default"]["search.workers"]), "[sa, lns]");
+  ASSERT_EQ(d["set"].Size(), 1u);
+  EXPECT_EQ(str(d["set"][0]), "sa.t0=0.001");
   EXPECT_NE(text.find("\"best_latency\": 6915.2,\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\"evals_per_s\": 82304,\n"), std::string::npos) << text;
 }

@@ -255,5 +255,21 @@ TEST(ConfigErrors, ManyErrorsAreCut) {
   EXPECT_NE(m.find("\n  (and 10 more)"), std::string::npos) << m;
 }
 
+// nonDefaultKeys: the built-in defaults have none; each key moved off its default is named once,
+// in configKeys() order, with its value as flow-style YAML (what solve's start line and --stats
+// print so that a run can be repeated).
+TEST(ConfigKeys, NonDefaultKeysNameWhatMovedOffTheDefaults) {
+  SearchConfig cfg;
+  for (const ConfigKey& k : configKeys()) k.reset(cfg);
+  EXPECT_TRUE(nonDefaultKeys(cfg).empty());
+  cfg = loadConfig("", {"sa.t0=0.001", "search.workers=[sa,lns]"});
+  const auto nd = nonDefaultKeys(cfg);
+  ASSERT_EQ(nd.size(), 2u);
+  EXPECT_EQ(nd[0].first, "search.workers");
+  EXPECT_EQ(nd[0].second, "[sa, lns]");
+  EXPECT_EQ(nd[1].first, "sa.t0");
+  EXPECT_EQ(nd[1].second, "0.001");
+}
+
 }  // namespace
 }  // namespace mlsys
