@@ -1,5 +1,6 @@
 #include "engine/search/solve.h"
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -142,7 +143,12 @@ class SolveRun {
   std::optional<Schedule> initSchedule() {
     if (opt_.init.empty()) return std::nullopt;
     try {
-      Schedule s = parseScheduleFile(opt_.init, p_);
+      // Read before the first write: a pipe that never delivers may hold the run up for at most a
+      // tenth of the budget (and 10 s), then the run starts as usual.
+      ReadLimits lim;
+      lim.give_up_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() +
+                       std::min(10.0, 0.1 * budget_);
+      Schedule s = parseScheduleFile(opt_.init, p_, lim);
       const Evaluation ev = evaluateSchedule(p_, s, cfg_.model);
       if (ev.valid) {
         log_(fmt::format("--init: '{}' is valid, latency {}: the run starts from it", opt_.init,

@@ -1,7 +1,11 @@
 // End-to-end tests of `mlsys solve`: determinism, signals, configs, the contest form.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/io/config.h"
@@ -161,4 +165,12 @@ TEST(Solve, InitStartsFromAValidScheduleAndWarnsOnAnInvalidOne) {
   EXPECT_NE(r.err.find("cannot be read"), std::string::npos) << r.err;
   r = test::runMlsys({"solve", p, out, "-s", "0.5", "-q", "--init", test::instancePath("examples/ex5a.schedule.json")});
   EXPECT_NE(r.err.find("rule V11"), std::string::npos) << r.err;
+  // A pipe nobody writes holds the run up for a tenth of its budget, then it starts as usual.
+  const std::string fifo = test::tempPath("init_fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0) << std::strerror(errno);
+  r = test::runMlsys({"solve", p, out, "-s", "0.5", "-q", "--init", fifo});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("cannot be read"), std::string::npos) << r.err;
+  EXPECT_EQ(test::runMlsys({"evaluate", p, out}).exit_code, 0);
 }
