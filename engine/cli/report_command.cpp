@@ -116,7 +116,10 @@ int cmdReport(int argc, char** argv) {
   for (size_t i = 1; i < files.size(); ++i) views.push_back(viewSchedule(p, files[0], m, files[i], lim));
   const double scheduleRead = dl.elapsed();
   std::vector<Trace> traces;
-  for (const std::string& t : tracePaths) traces.push_back(readTrace(t, lim));
+  for (size_t i = 0; i < tracePaths.size(); ++i) {
+    traces.push_back(readTrace(tracePaths[i], lim));
+    checkTrace(p, traces.back(), tracePaths[i], views[i]);
+  }
   const double traceRead = dl.elapsed() - scheduleRead;
   std::vector<Stats> stats;
   for (size_t i = 0; i < statsPaths.size(); ++i) {

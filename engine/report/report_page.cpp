@@ -45,6 +45,8 @@ Trace readTrace(const std::string& path, const ReadLimits& lim) {
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    static const std::string kInstance = "# instance: ";
+    if (line.rfind(kInstance, 0) == 0) t.instance = line.substr(kInstance.size());
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> f;
     std::stringstream ls(line);
@@ -182,6 +184,12 @@ void checkStats(const Problem& p, const Stats& st, ScheduleView& v) {
   if (st.best_latency > 0 && std::abs(st.best_latency - v.ev.total) > 1e-9 * std::max(1.0, v.ev.total))
     v.warnings.push_back("--stats '" + st.path + "' reports best latency " + humanNumber(st.best_latency) +
                          ", the schedule '" + v.path + "' has " + humanNumber(v.ev.total));
+}
+
+void checkTrace(const Problem& p, const Trace& t, const std::string& path, ScheduleView& v) {
+  if (!t.instance.empty() && t.instance != p.name)
+    v.warnings.push_back("--trace '" + path + "' is for instance '" + t.instance + "', the problem is '" + p.name +
+                         "'");
 }
 
 // ---------------------------------------------------------------- page parts

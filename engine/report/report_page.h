@@ -27,6 +27,7 @@ struct TracePoint {
 struct Trace {
   std::vector<TracePoint> points;       // every row but `end`, in file order
   double end_s = -1, end_latency = -1;  // the `end` row (traces of older versions have none)
+  std::string instance;                 // from the `# instance: NAME` line ("" in older traces)
 };
 // Throws InputError naming the file and line of a malformed row.
 Trace readTrace(const std::string& path, const ReadLimits& lim = {});
@@ -66,6 +67,8 @@ ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, con
                           const std::string& path, const ReadLimits& lim = {});
 // The stats belong to another instance or another schedule: warnings on the view.
 void checkStats(const Problem& p, const Stats& st, ScheduleView& v);
+// The same for a --trace: a warning on the view when it names another instance.
+void checkTrace(const Problem& p, const Trace& t, const std::string& path, ScheduleView& v);
 
 // ---------------------------------------------------------------- page parts
 

@@ -70,13 +70,19 @@ double gapOf(double latency, double bound) {
 
 std::string gapText(double latency, double bound) { return fmt::format("{:.2f}%", 100 * gapOf(latency, bound)); }
 
-std::unique_ptr<TraceFile> TraceFile::open(const std::string& path) {
+std::unique_ptr<TraceFile> TraceFile::open(const std::string& path, const std::string& instance) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
   std::unique_ptr<TraceFile> t(new TraceFile(f));
   // The header is flushed now: a file that cannot take it (/dev/full, a full disk) is an error
   // before the search, not a silent empty trace.
-  if (std::fputs("seconds,worker,latency\n", f) < 0 || std::fflush(f) != 0)
+  std::string head = "seconds,worker,latency\n";
+  if (!instance.empty()) {
+    head += "# instance: ";
+    for (char c : instance) head += c == '\n' || c == '\r' ? ' ' : c;  // one line
+    head += "\n";
+  }
+  if (std::fputs(head.c_str(), f) < 0 || std::fflush(f) != 0)
     throw InputError("--trace: cannot write '" + path + "': " + std::strerror(errno));
   return t;
 }

@@ -148,8 +148,10 @@ inline const char* traceTagName(TraceTag t) {
 
 class TraceFile {
  public:
-  // Creates (truncates) `path` and writes the header; throws InputError if it cannot be written.
-  static std::unique_ptr<TraceFile> open(const std::string& path);
+  // Creates (truncates) `path` and writes the header and, with an instance name, the comment line
+  // `# instance: NAME` (report warns on a trace of another instance; CSV readers that skip '#'
+  // lines see only the rows); throws InputError if it cannot be written.
+  static std::unique_ptr<TraceFile> open(const std::string& path, const std::string& instance = "");
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;

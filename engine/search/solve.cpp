@@ -120,7 +120,7 @@ class SolveRun {
       if (!f.empty())
         if (int n = removeStaleTemps(f)) log_(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
     // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
-    trace_ = opt_.trace.empty() ? nullptr : TraceFile::open(opt_.trace);
+    trace_ = opt_.trace.empty() ? nullptr : TraceFile::open(opt_.trace, p_.name);
     out_ = new OutputWriter(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
     out_->setStopMargin(cfg_.margin_s);
     if (out_->inPlace()) log_("'" + opt_.out + "' is not a regular file: it is written in place, once, at the end");

@@ -232,6 +232,27 @@ TEST(Report, StatsAreShown) {
   EXPECT_EQ(test::reportHtml("stats", {f.problem, f.schedule}).find("Solver statistics"), std::string::npos);
 }
 
+// A trace names its instance (`# instance: NAME` after the header): one of another instance gives
+// a warning on the page and on stderr; the rows are read as usual; one of the same instance, or
+// of an older version without the line, gives none.
+TEST(Report, ATraceOfAnotherInstanceIsAWarning) {
+  Files f = writeInstance("trace_inst", kProblem, kSchedule);
+  const std::string trace = test::tempPath("trace_inst.csv");
+  const std::string rows = "0.01,first,9000\n0.5,sa,6553.6\n";
+  test::writeText(trace, "seconds,worker,latency\n# instance: other\n" + rows);
+  auto pg = test::reportPage("trace_inst", {f.problem, f.schedule, "--trace", trace});
+  ASSERT_EQ(pg.run.exit_code, 0) << pg.run.err;
+  EXPECT_NE(pg.run.err.find("--trace '" + trace + "' is for instance 'other'"), std::string::npos) << pg.run.err;
+  EXPECT_NE(pg.html.find("is for instance &#39;other&#39;"), std::string::npos);
+  for (const std::string& head : {std::string("seconds,worker,latency\n# instance: trace_inst_problem\n"),
+                                  std::string("seconds,worker,latency\n")}) {
+    test::writeText(trace, head + rows);
+    pg = test::reportPage("trace_inst", {f.problem, f.schedule, "--trace", trace});
+    ASSERT_EQ(pg.run.exit_code, 0) << pg.run.err;
+    EXPECT_EQ(pg.run.err.find("is for instance"), std::string::npos) << head << pg.run.err;
+  }
+}
+
 TEST(Report, BadStatsAreErrors) {
   Files f = writeInstance("badstats", kProblem, kSchedule);
   std::string stats = test::tempPath("badstats.json");

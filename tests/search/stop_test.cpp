@@ -209,6 +209,7 @@ std::vector<Row> traceRows(const std::string& path) {
   std::getline(in, line);
   EXPECT_EQ(line, "seconds,worker,latency");
   while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '#') continue;  // `# instance: NAME`
     const size_t a = line.find(','), b = line.rfind(',');
     if (a == std::string::npos || b == a) {
       ADD_FAILURE() << "malformed row: " << line;

@@ -47,6 +47,13 @@ TEST(TraceFile, EachRowIsFlushedAsItIsWritten) {
   EXPECT_EQ(test::readText(path), all);
 }
 
+TEST(TraceFile, TheInstanceNameFollowsTheHeaderAsAComment) {
+  const std::string path = test::tempPath("trace_instance.csv");
+  auto t = TraceFile::open(path, "mlsys-2026-13\nx");
+  t->row(0, traceTagName(TraceTag::First), 6553.6);
+  EXPECT_EQ(test::readText(path), kHeader + "# instance: mlsys-2026-13 x\n0.0000,first,6553.6\n");
+}
+
 TEST(TraceFile, TheTagsOfTheRowsSolveWrites) {
   EXPECT_STREQ(traceTagName(TraceTag::First), "first");
   EXPECT_STREQ(traceTagName(TraceTag::Baseline), "baseline");

@@ -24,12 +24,18 @@ std::vector<Row> readRows(const std::string& path, std::string* header) {
   std::string line;
   std::vector<Row> rows;
   std::getline(in, *header);
+  bool named = false;
   while (std::getline(in, line)) {
+    if (line.rfind("# instance: ", 0) == 0 && rows.empty()) {  // right after the header
+      named = true;
+      continue;
+    }
     size_t a = line.find(','), b = line.rfind(',');
     EXPECT_TRUE(a != std::string::npos && b != a) << "malformed row: " << line;
     if (a == std::string::npos || b == a) continue;
     rows.push_back({std::stod(line.substr(0, a)), line.substr(a + 1, b - a - 1), std::stod(line.substr(b + 1))});
   }
+  EXPECT_TRUE(named) << "no `# instance: NAME` line after the header";
   return rows;
 }
 
