@@ -73,11 +73,12 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
   Evaluation ev;
   ev.model = m;
   auto fail = [&](int sg, Rule rule, const std::string& why) {
-    if (!ev.valid) return;  // keep the first violation
+    ev.violations.push_back({rule, sg, (sg >= 0 ? "subgraph " + std::to_string(sg) + ": " : std::string()) + why});
+    if (!ev.valid) return;  // rule / reason: the first violation
     ev.valid = false;
     ev.rule = rule;
     ev.bad_subgraph = sg;
-    ev.reason = (sg >= 0 ? "subgraph " + std::to_string(sg) + ": " : std::string()) + why;
+    ev.reason = ev.violations.back().reason;
   };
   const int n = static_cast<int>(s.subgraphs.size());
   if (n == 0) fail(-1, Rule::V1, "the schedule has no subgraphs");

@@ -15,11 +15,22 @@ struct SubgraphReport {
   std::vector<std::string> warnings;
 };
 
+// One violated rule and where: the subgraph (-1: the schedule as a whole) and why.
+struct Violation {
+  Rule rule = Rule::None;
+  int subgraph = -1;
+  std::string reason;  // "subgraph 3: tensor 7 is not available: ..."
+};
+
 struct Evaluation {
   bool valid = true;
   Rule rule = Rule::None;  // first violated rule
   std::string reason;      // "subgraph 3: tensor 7 is not available: ..."
   int bad_subgraph = -1;
+  // Every violation, in the order found: per subgraph in order (the first rule each breaks, then
+  // each unavailable input), then the schedule-wide ones (an op in no subgraph, a graph output
+  // never written). violations[0] is rule / reason / bad_subgraph.
+  std::vector<Violation> violations;
   std::vector<SubgraphReport> subgraphs;
   double total = 0;  // exact sum of the subgraph rationals, rounded once
   std::vector<std::string> warnings;

@@ -48,7 +48,12 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
   std::cout << "total latency: " << formatDouble(ev.total) << "\n";
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (ev.valid) std::cout << "valid: yes\n";
-  else std::cout << "valid: no\ninvalid (rule " << ruleName(ev.rule) << "): " << ev.reason << "\n";
+  else {
+    std::cout << "valid: no (" << ev.violations.size() << (ev.violations.size() == 1 ? " violation" : " violations")
+              << ")\n";
+    for (const Violation& v : ev.violations)
+      std::cout << "invalid (rule " << ruleName(v.rule) << "): " << v.reason << "\n";
+  }
 }
 
 }  // namespace

@@ -217,6 +217,11 @@ std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const st
   if (!ev.valid) {
     field(w, "rule", std::string(ruleName(ev.rule)));
     field(w, "reason", ev.reason);
+    objects(w, "violations", ev.violations, [&](const Violation& v) {
+      field(w, "rule", std::string(ruleName(v.rule)));
+      field(w, "subgraph", v.subgraph);
+      field(w, "reason", v.reason);
+    });
   }
   field(w, "total_latency", ev.total);
   size_t index = 0;

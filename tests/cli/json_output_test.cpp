@@ -138,6 +138,33 @@ TEST(JsonOutput, EvaluationEscapesRuleReasonAndWarnings) {
   for (size_t i = 0; i < warnings.size(); ++i) EXPECT_EQ(str(d["warnings"][static_cast<unsigned>(i)]), warnings[i]);
 }
 
+// A schedule of ex5 with three violations, each of another rule and place: subgraph 0 overflows
+// the fast memory (V11), subgraph 1 has w = 200 > N (V8), and so the graph output T4 is never
+// written (V7, the schedule as a whole). `evaluate` lists all three, in the text and in --json,
+// each with its rule; the first is still `rule` / `reason`.
+TEST(JsonOutput, EvaluateListsEveryViolationWithItsRule) {
+  const std::string problem = test::instancePath("examples/ex5.json"), sched = test::tempPath("three_violations.json");
+  test::writeText(sched, R"({"subgraphs":[[0],[1]],"granularities":[[128,128,128],[200,128,1]],
+    "tensors_to_retain":[[],[]],"traversal_orders":[null,null],"subgraph_latencies":[0,0]})");
+  test::RunResult t = test::runMlsys({"evaluate", problem, sched});
+  EXPECT_EQ(t.exit_code, 1);
+  EXPECT_NE(t.out.find("valid: no (3 violations)"), std::string::npos) << t.out;
+  for (const char* line : {"invalid (rule V11): subgraph 0: working set", "invalid (rule V8): subgraph 1: w = 200",
+                           "invalid (rule V7): graph output tensor 4"})
+    EXPECT_NE(t.out.find(line), std::string::npos) << line << "\n" << t.out;
+  test::RunResult j = test::runMlsys({"evaluate", "--json", problem, sched});
+  rapidjson::Document d = parse(j.out);
+  ASSERT_TRUE(d.IsObject()) << j.out;
+  EXPECT_EQ(str(d["rule"]), "V11");
+  ASSERT_EQ(d["violations"].Size(), 3u) << j.out;
+  const char* rules[] = {"V11", "V8", "V7"};
+  const int places[] = {0, 1, -1};
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(str(d["violations"][i]["rule"]), rules[i]);
+    EXPECT_EQ(d["violations"][i]["subgraph"].GetInt(), places[i]);
+  }
+}
+
 // End to end, 2 threads: --stats lists each worker thread's kind and evaluations, and they add
 // up to the run's evaluations (every worker counts through RunStats::countEvaluations).
 TEST(JsonOutput, StatsCountEvaluationsPerWorker) {
