@@ -62,11 +62,17 @@ std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth,
 
 Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx) {
   // Only the keys read below are stored; others are skipped unstored.
+  // (op_types only to recognise a problem file given as the schedule.)
   const JsonDoc d = parseJsonDoc(
-      json, ctx, {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders"});
+      json, ctx,
+      {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders", "op_types"});
   const rapidjson::Document& doc = d.doc;
   const std::string c = ctx + ": rule V1";
   if (!doc.IsObject()) throw InputError(c + ": top level must be a JSON object");
+  if (!doc.HasMember("subgraphs") && doc.HasMember("op_types"))
+    throw InputError(ctx +
+                     ": this looks like a problem file (it has \"op_types\" and no \"subgraphs\"), not a schedule: "
+                     "give the problem first, then the schedule");
   auto arr = [&](const char* key) -> const rapidjson::Value& {
     const auto& v = requireMember(doc, key, c);
     if (!v.IsArray()) throw InputError(c + ": \"" + std::string(key) + "\" must be an array");

@@ -45,7 +45,9 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
                              fmt::format("{}x{}", rp.ntw, rp.nth), rp.nk, rp.cost.steps, formatDouble(rp.cost.latency),
                              rp.cost.peak_ws, boundText(rp.cost));
   }
-  std::cout << "total latency: " << formatDouble(ev.total) << "\n";
+  // An invalid schedule has no latency to speak of (the subgraph rows show what could be priced).
+  if (ev.valid) std::cout << "total latency: " << formatDouble(ev.total) << "\n";
+  else std::cout << "total latency: - (the schedule is invalid)\n";
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (ev.valid) std::cout << "valid: yes\n";
   else {

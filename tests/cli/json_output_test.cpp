@@ -152,6 +152,11 @@ TEST(JsonOutput, EvaluateListsEveryViolationWithItsRule) {
   for (const char* line : {"invalid (rule V11): subgraph 0: working set", "invalid (rule V8): subgraph 1: w = 200",
                            "invalid (rule V7): graph output tensor 4"})
     EXPECT_NE(t.out.find(line), std::string::npos) << line << "\n" << t.out;
+  EXPECT_NE(t.out.find("total latency: - (the schedule is invalid)\n"), std::string::npos) << t.out;
+  // The problem file given as the schedule: a hint, not "missing key subgraphs".
+  test::RunResult swapped = test::runMlsys({"evaluate", problem, problem});
+  EXPECT_EQ(swapped.exit_code, 1);
+  EXPECT_NE(swapped.err.find("looks like a problem file"), std::string::npos) << swapped.err;
   test::RunResult j = test::runMlsys({"evaluate", "--json", problem, sched});
   rapidjson::Document d = parse(j.out);
   ASSERT_TRUE(d.IsObject()) << j.out;
