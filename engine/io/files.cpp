@@ -387,9 +387,16 @@ std::string findConfig(const std::string& path) {
   std::error_code ec;
   if (path.empty() || fs::exists(path, ec) || fs::path(path).has_parent_path()) return path;
   std::string dir = bundledConfigDir();
-  if (dir.empty()) return path;
-  fs::path shipped = fs::path(dir) / path;
-  return fs::is_regular_file(shipped, ec) ? shipped.string() : path;
+  if (!dir.empty()) {
+    fs::path shipped = fs::path(dir) / path;
+    if (fs::is_regular_file(shipped, ec)) return shipped.string();
+  }
+  // A bare name found nowhere: say where it was looked for.
+  const fs::path cwd = fs::current_path(ec);
+  throw InputError("config '" + path + "' not found: looked in the working directory (" +
+                   (ec ? std::string("?") : cwd.string()) + ")" +
+                   (dir.empty() ? std::string() : " and in the shipped configs (" + dir + ")") +
+                   "; give a path, or one of the shipped names (configs/*.yaml)");
 }
 
 }  // namespace mlsys

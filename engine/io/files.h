@@ -82,7 +82,8 @@ std::string bundledConfigDir();
 
 // The file a `-c` argument names: `path` itself when it exists or has a directory part; otherwise
 // (a bare name such as `contest.yaml` absent from the working directory) the bundle's
-// configs/<path> when that is a file; otherwise `path` unchanged, so that the error names it.
+// configs/<path> when that is a file; otherwise an InputError that says where it looked (the
+// working directory and the shipped configs).
 std::string findConfig(const std::string& path);
 
 }  // namespace mlsys

@@ -104,6 +104,16 @@ TEST(Solve, ContestFormWritesAValidSchedule) {
   EXPECT_EQ(test::runMlsys({"evaluate", p, out}).exit_code, 0);
 }
 
+// A bare config name found nowhere: the error says where it was looked for (exit 1).
+TEST(Config, AMissingConfigSaysWhereItLooked) {
+  auto r =
+      test::runMlsys({"solve", smallInstance(), test::tempPath("nocfg.json"), "-s", "1", "-c", "no-such-config.yaml"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("config 'no-such-config.yaml' not found: looked in the working directory ("), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("shipped configs ("), std::string::npos) << r.err;
+}
+
 TEST(Config, UnknownKeyNamesKeyAndLine) {
   try {
     loadConfigText("sa:\n  t0: 0.1\n  tempX: 3\n", "cfg");
