@@ -12,15 +12,17 @@ i64 reductionLimit(const Problem& p, const ModelOptions& m, const std::vector<Op
   return kmax;
 }
 
+i64 balancedSide(i64 dim, i64 side) {
+  const i64 tiles = (dim + side - 1) / side;
+  return (dim + tiles - 1) / tiles;
+}
+
 std::vector<i64> sideCandidates(i64 dim, i64 N) {
   const i64 top = std::min(N, dim);
   std::vector<i64> v;
   v.push_back(top);
   for (i64 x = 1; x <= top; x *= 2) v.push_back(x);
-  for (size_t i = 0, n = v.size(); i < n; ++i) {
-    i64 tiles = (dim + v[i] - 1) / v[i];
-    v.push_back((dim + tiles - 1) / tiles);
-  }
+  for (size_t i = 0, n = v.size(); i < n; ++i) v.push_back(balancedSide(dim, v[i]));
   std::sort(v.begin(), v.end(), std::greater<>());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
@@ -146,7 +148,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
       });
       if (!h) continue;
       cands.push_back({ws[i], h, k});
-      const i64 even = (H + (H + h - 1) / h - 1) / ((H + h - 1) / h);
+      const i64 even = balancedSide(H, h);
       if (even != h) cands.push_back({ws[i], even, k});
     }
   auto best = chooseCheapest(cands, [&](const Granularity& g) {

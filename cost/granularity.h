@@ -19,6 +19,10 @@ namespace mlsys {
 // (k is then ignored, and written as 1).
 i64 reductionLimit(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops);
 
+// The smallest side with as many tiles over `dim` as `side` has: ceil(dim / ceil(dim / side)),
+// the "balanced" size that wastes least.
+i64 balancedSide(i64 dim, i64 side);
+
 // Candidate values for a tile side over a dimension of length `dim` (all <= min(N, dim)),
 // largest first: powers of two, min(N, dim), and "balanced" sizes ceil(dim / ceil(dim / v)) that
 // avoid waste.

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -127,7 +126,7 @@ ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s) {
       throw UsageError("--max-input-mb: expected a number of MiB in (0, 1e7], got '" + printable(text) + "'");
     lim.max_bytes = v * 1024 * 1024;
   }
-  lim.give_up_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() + wait_s;
+  lim.give_up_at = monotonicSeconds() + wait_s;
   return lim;
 }
 

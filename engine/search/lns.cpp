@@ -375,7 +375,7 @@ void Lns::polishFrontier(IncrementalEvaluator& ev, int s, i64 k) {
       if (!smallest && a != topA) continue;
       while (b >= 1 && !price(gran(a, b), {TraversalKind::Raster, {}})) --b;
       if (b < 1) break;
-      const i64 tiles = (dimB + b - 1) / b, even = (dimB + tiles - 1) / tiles;
+      const i64 even = balancedSide(dimB, b);
       price(gran(a, b), {TraversalKind::RowSnake, {}});
       if (even != b)
         price(gran(a, even), {TraversalKind::Raster, {}}), price(gran(a, even), {TraversalKind::RowSnake, {}});

@@ -1,6 +1,5 @@
 #include "engine/search/solve.h"
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -131,9 +130,9 @@ class SolveRun {
     // What a repeat of the run needs besides the seed: the config file, the keys it (or --set, or
     // a flag) moved off the defaults, and the --set arguments as given.
     std::string keys;
-    for (const auto& [k, v] : nonDefaultKeys(cfg_)) keys += (keys.empty() ? "" : ", ") + k + "=" + v;
+    for (const auto& [k, v] : nonDefaultKeys(cfg_)) keys += fmt::format("{}{}={}", keys.empty() ? "" : ", ", k, v);
     std::string sets;
-    for (const std::string& s : opt_.set) sets += (sets.empty() ? "" : " ") + std::string("--set ") + s;
+    for (const std::string& s : opt_.set) sets += fmt::format("{}--set {}", sets.empty() ? "" : " ", s);
     log_(fmt::format("config {}; non-default keys: {}{}", opt_.config.empty() ? "built-in defaults" : opt_.config,
                      keys.empty() ? "none" : keys, sets.empty() ? "" : "; " + sets));
   }
@@ -146,8 +145,7 @@ class SolveRun {
       // Read before the first write: a pipe that never delivers may hold the run up for at most a
       // tenth of the budget (and 10 s), then the run starts as usual.
       ReadLimits lim;
-      lim.give_up_at = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() +
-                       std::min(10.0, 0.1 * budget_);
+      lim.give_up_at = monotonicSeconds() + std::min(10.0, 0.1 * budget_);
       Schedule s = parseScheduleFile(opt_.init, p_, lim);
       const Evaluation ev = evaluateSchedule(p_, s, cfg_.model);
       if (ev.valid) {
