@@ -24,6 +24,8 @@ ALLOWED = {
     "engine/search": {"cost", "moves", "engine/base", "engine/io", "engine/construct", "engine/exact"},
     "engine/generate": {"cost"},
     "engine/report": {"cost", "engine/base", "engine/io", "engine/search"},
+    "engine/python": {"cost", "moves", "engine/base", "engine/io", "engine/construct", "engine/exact",
+                      "engine/search"},
     "engine/cli": {"cost", "moves", "engine/base", "engine/io", "engine/construct", "engine/exact", "engine/search",
                    "engine/generate", "engine/report"},
 }

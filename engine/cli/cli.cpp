@@ -17,6 +17,7 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/io/config.h"
@@ -194,12 +195,12 @@ int cmdBound(int argc, char** argv) {
   for (const BoundComponent& c : lb.components)
     for (const BoundGroup& g : c.groups) (g.method == BoundMethod::Cover ? covers : floors)++;
   std::cout << "model: " << m.describe() << "\n"
-            << "compute: " << formatDouble(lb.compute)
+            << "compute: " << humanLatency(lb.compute)
             << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
-            << "traffic: " << formatDouble(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
-            << "parts: " << formatDouble(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
+            << "traffic: " << humanLatency(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
+            << "parts: " << humanLatency(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
             << " groups priced by their cheapest cover, " << floors << " by floors; --json lists them)\n"
-            << "lower bound: " << formatDouble(lb.value()) << "\n"
+            << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
             << "time: floors " << formatDouble(lb.timing.floors_s) << " s, components "
             << formatDouble(lb.timing.components_s) << " s, priced passes " << formatDouble(lb.timing.prices_s)
             << " s (" << lb.timing.price_passes << ")\n";
@@ -332,6 +333,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   const Problem& p =
       *new Problem(parseProblemFile(files[0], readLimits(r, cfg.seconds > 0 ? cfg.seconds - deadline.elapsed() : 10)));
   RunLog log(deadline, so.quiet);
+  so.leak_at_end = true;  // the process ends with _Exit (see SolveOptions)
   SolveOutcome outcome = solve(p, so, deadline, log);
   return reportSolve(p, so, deadline, log, outcome);
 }

@@ -7,6 +7,7 @@
 
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/report/schedule_facts.h"
@@ -42,11 +43,12 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
     std::string ops = opsList(s.subgraphs[i].ops);
     if (ops.size() > 20) ops = ops.substr(0, 17) + "...";
     std::cout << fmt::format(fmt::runtime(row), i, ops, fmt::format("[{},{},{}]", g.w, g.h, g.k),
-                             fmt::format("{}x{}", rp.ntw, rp.nth), rp.nk, rp.cost.steps, formatDouble(rp.cost.latency),
-                             rp.cost.peak_ws, boundText(rp.cost));
+                             fmt::format("{}x{}", rp.ntw, rp.nth), rp.nk, humanCount(rp.cost.steps),
+                             humanLatency(rp.cost.latency), humanCount(rp.cost.peak_ws), boundText(rp.cost));
   }
   // An invalid schedule has no latency to speak of (the subgraph rows show what could be priced).
-  if (ev.valid) std::cout << "total latency: " << formatDouble(ev.total) << "\n";
+  // People's numbers (at most 8 significant digits); --json has the exact values.
+  if (ev.valid) std::cout << "total latency: " << humanLatency(ev.total) << "\n";
   else std::cout << "total latency: - (the schedule is invalid)\n";
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
   if (ev.valid) std::cout << "valid: yes\n";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/io/config_keys.h"
@@ -39,18 +40,24 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   if (!opt.quiet) {
     log(fmt::format(
         "done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
-        stopReasonName(o.stop_reason), formatDouble(o.written_best), formatDouble(o.lower_bound),
+        stopReasonName(o.stop_reason), humanLatency(o.written_best), humanLatency(o.lower_bound),
         gapText(o.written_best, o.lower_bound), o.optimal ? ", optimal" : "",
-        formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, res.evaluations, evalsPerS));
-    std::string table = "  move           evaluated      valid    applied  improved\n";
+        formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, humanCount(res.evaluations),
+        humanCount(evalsPerS)));
+    // The moves that ran and the workers (none when the first schedule was proven at once).
+    std::string table;
     for (const auto& [name, m] : res.moves)
-      table +=
-          fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, m.evaluations, m.valid, m.applied, m.improvements);
-    if (!res.workers.empty()) table += "  worker  kind   evaluated\n";
-    for (size_t i = 0; i < res.workers.size(); ++i)
-      table +=
-          fmt::format("  {:<7} {:<5} {:>10}\n", i, workerKindName(res.workers[i].kind), res.workers[i].evaluations);
-    std::cerr << table;
+      if (m.evaluations > 0)
+        table += fmt::format("  {:<12} {:>11} {:>10} {:>10} {:>9}\n", name, humanCount(m.evaluations),
+                             humanCount(m.valid), humanCount(m.applied), humanCount(m.improvements));
+    if (!table.empty()) table = "  move           evaluated      valid    applied  improved\n" + table;
+    if (res.evaluations > 0) {
+      table += "  worker  kind   evaluated\n";
+      for (size_t i = 0; i < res.workers.size(); ++i)
+        table += fmt::format("  {:<7} {:<5} {:>10}\n", i, workerKindName(res.workers[i].kind),
+                             humanCount(res.workers[i].evaluations));
+    }
+    if (!table.empty()) emitLine(log.sink(), table.substr(0, table.size() - 1));
   }
   if (!opt.stats.empty()) {
     SolveStats s;
@@ -85,9 +92,9 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   }
   if (!o.write_error.empty()) {
     // The search went on after a failed write; its best never reached the file.
-    std::cerr << "mlsys: error: the best schedule (latency " << formatDouble(o.best)
+    std::cerr << "mlsys: error: the best schedule (latency " << humanLatency(o.best)
               << ") is not on disk: " << o.write_error
-              << (o.written_best >= 0 ? "; the file holds an earlier one (latency " + formatDouble(o.written_best) + ")"
+              << (o.written_best >= 0 ? "; the file holds an earlier one (latency " + humanLatency(o.written_best) + ")"
                                       : "")
               << "\n";
     failed = true;

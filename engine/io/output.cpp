@@ -28,19 +28,36 @@ OutputWriter::OutputWriter(const Problem& p, const ModelOptions& m, const std::s
                            const Deadline* deadline)
     : p_(p),
       m_(m),
-      target_(OutputTarget::open(path, "cannot write the output")),
+      target_(path.empty() ? OutputTarget() : OutputTarget::open(path, "cannot write the output")),
       min_interval_(min_interval_s),
       dl_(deadline),
-      in_place_(target_.writeOnce()) {}
+      in_place_(target_.writeOnce()),
+      memory_(path.empty()) {}
 
-double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
+double OutputWriter::offer(const Schedule& s, double now_s, bool force_write, const std::string& who) {
   auto t0 = std::chrono::steady_clock::now();
   Evaluation ev = evaluateSchedule(p_, s, m_, CostMethod::Auto, dl_ ? dl_->stopToken() : StopToken());
   if (ev.interrupted) return kInterrupted;
   raiseTo(eval_s_, secondsSince(t0));
   if (!ev.valid) return kInvalid;
-  std::lock_guard<std::mutex> lk(mu_);
-  if (best_total_ >= 0 && ev.total >= best_total_) return ev.total;
+  long seq = 0;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (best_total_ >= 0 && ev.total >= best_total_) return ev.total;
+    seq = acceptLocked(s, ev, now_s, force_write);
+  }
+  if (on_best_) {
+    // In order and one at a time; a best overtaken by a later one while this waited is skipped.
+    std::lock_guard<std::mutex> hk(hook_mu_);
+    if (seq > hooked_seq_) {
+      hooked_seq_ = seq;
+      on_best_(s, ev.total, who);
+    }
+  }
+  return ev.total;
+}
+
+long OutputWriter::acceptLocked(const Schedule& s, const Evaluation& ev, double now_s, bool force_write) {
   best_ = s;
   best_.reported.clear();
   best_lat_.clear();
@@ -53,7 +70,7 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write) {
   best_write_est_.store(estimateWriteLocked(), std::memory_order_relaxed);
   if (dl_) now_s = dl_->elapsed();  // another offer may have written while this one waited
   if (!in_place_ && (force_write || (dueLocked(now_s) && fitsBeforeStopLocked()))) writeLocked(now_s);
-  return ev.total;
+  return ++best_seq_;
 }
 
 void OutputWriter::flushDue(double now_s) {
@@ -104,6 +121,7 @@ bool OutputWriter::fitsLocked(double grace_s) const {
 bool OutputWriter::fitsBeforeStopLocked() const { return fitsLocked(-stopMargin(stop_margin_s_)); }
 
 bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
+  if (memory_) return markWrittenLocked(now_s);
   auto t0 = std::chrono::steady_clock::now();
   std::string json = scheduleToJson(best_, p_, best_lat_);
   // A FIFO or pipe may wait for its reader until the deadline (plus the grace); with no deadline,
@@ -117,10 +135,9 @@ bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
     // final flush. Reported once per distinct message.
     ++failed_writes_;
     retry_ = false;
-    if (write_error_ != e.what() && !final) {
-      std::cerr << "mlsys: warning: " << e.what()
-                << "; the search goes on, the write is retried at the next improvement\n";
-    }
+    if (write_error_ != e.what() && !final)
+      emitLine(log_, std::string("mlsys: warning: ") + e.what() +
+                         "; the search goes on, the write is retried at the next improvement");
     write_error_ = e.what();
     return false;
   }
@@ -128,6 +145,10 @@ bool OutputWriter::writeLocked(double now_s, double grace_s, bool final) {
   double dt = secondsSince(t0);
   raiseTo(write_s_, dt);
   if (json.size() >= (1 << 20)) sec_per_byte_ = std::max(sec_per_byte_, dt / static_cast<double>(json.size()));
+  return markWrittenLocked(now_s);
+}
+
+bool OutputWriter::markWrittenLocked(double now_s) {
   written_total_ = best_total_;
   pending_ = false;
   ++writes_;
@@ -143,7 +164,13 @@ int OutputWriter::failedWrites() const {
   return locked([&] { return failed_writes_; });
 }
 bool OutputWriter::stillOnDisk() const {
-  return locked([&] { return target_.stillOurs(); });
+  return locked([&] { return memory_ || target_.stillOurs(); });
+}
+Schedule OutputWriter::bestSchedule() const {
+  return locked([&] { return best_; });
+}
+std::vector<double> OutputWriter::bestLatencies() const {
+  return locked([&] { return best_lat_; });
 }
 double OutputWriter::best() const {
   return locked([&] { return best_total_; });

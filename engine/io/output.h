@@ -3,11 +3,14 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cost/evaluator.h"
 #include "engine/base/deadline.h"
+#include "engine/base/log_sink.h"
 #include "engine/io/files.h"
 
 namespace mlsys {
@@ -25,6 +28,8 @@ class OutputWriter {
   // stays): schedules with explicit traversal orders on huge tile grids can take tens of MB.
   // The target is opened (checked) here: an unwritable path throws InputError before any search.
   // A target written once (a pipe, a FIFO, a device: OutputTarget::writeOnce) gets the final flush.
+  // An empty path keeps the best in memory only (the library's solve without a file): every
+  // "write" succeeds at once and touches no file.
   OutputWriter(const Problem& p, const ModelOptions& m, const std::string& path, double min_interval_s = 0.1,
                const Deadline* deadline = nullptr);
   // With a deadline: its stop token abandons the re-check of an offer on a stop request, and the
@@ -37,7 +42,18 @@ class OutputWriter {
   // or kInterrupted (a signal stopped the evaluation).
   // A failed write never throws: it is reported on stderr (once per message), the best stays
   // pending and is written at the next improvement or by the final flush (see writeError).
-  double offer(const Schedule& s, double now_s, bool force_write = false);
+  // `who` names the finder for the on-best hook.
+  double offer(const Schedule& s, double now_s, bool force_write = false, const std::string& who = "");
+  // Called after each new best with it, its latency and `who` (the offer's): in the order the
+  // bests were accepted, never two at a time, outside the writer's lock (a slow hook delays only
+  // the thread that offered). A best overtaken before its call is skipped. Set before any offer.
+  using OnBest = std::function<void(const Schedule& s, double latency, const std::string& who)>;
+  void setOnBest(OnBest hook) { on_best_ = std::move(hook); }
+  // Where the writer's warnings go (stderr by default). Set before any offer.
+  void setLog(LogSink log) { log_ = std::move(log); }
+  // The best schedule offered (empty before the first) and its subgraph latencies.
+  Schedule bestSchedule() const;
+  std::vector<double> bestLatencies() const;
   // Writes the pending best if the last write is at least min_interval old and the write fits
   // before the deadline. Called periodically (every 20 ms) while the search runs, so that a new
   // best is on disk within min_interval (+ the period) of being found.
@@ -59,6 +75,7 @@ class OutputWriter {
   double writtenBest() const;  // the latency of the schedule on disk, -1 if none
   bool hasBest() const;
   bool inPlace() const { return in_place_; }  // written once, at the end (OutputTarget::writeOnce)
+  bool inMemory() const { return memory_; }   // no file: the empty path
   int writes() const { return writes_; }
   double firstWriteTime() const { return first_write_s_; }
   // Seconds to keep free before the deadline for the end of a search: a worker's step that cannot
@@ -82,6 +99,10 @@ class OutputWriter {
   // Writes the best; false (error recorded and reported) if the write failed.
   // `final`: the last write of the run (a failure is reported by the caller, not as a warning).
   bool writeLocked(double now_s, double grace_s = 0, bool final = false);
+  // The best becomes the written one (after a write, or at once in memory).
+  bool markWrittenLocked(double now_s);
+  // Makes `s` (evaluated as `ev`) the best, writes it if due; returns its sequence number.
+  long acceptLocked(const Schedule& s, const Evaluation& ev, double now_s, bool force_write);
   bool dueLocked(double now_s) const;
   double interval() const;  // the current write throttle
   // Estimated seconds to serialise and write the best schedule (from its size and the slowest
@@ -101,7 +122,13 @@ class OutputWriter {
   double min_interval_;
   const Deadline* dl_;
   bool in_place_ = false;
+  bool memory_ = false;
   double stop_margin_s_ = 0;
+  OnBest on_best_;
+  LogSink log_;
+  std::mutex hook_mu_;   // one on-best call at a time
+  long best_seq_ = 0;    // bests accepted (under mu_)
+  long hooked_seq_ = 0;  // the last one the hook was called with (under hook_mu_)
   mutable std::mutex mu_;
   Schedule best_;
   std::vector<double> best_lat_;

@@ -48,6 +48,10 @@ bool Lns::run(IncrementalEvaluator& ev, Schedule& start) {
   return false;
 }
 
+bool Lns::raisesBound(const Problem& p, const SearchConfig& cfg) {
+  return cfg.exact_full_space && p.numOps() <= std::min(cfg.lns_whole_graph_ops, kMaxWindowOps);
+}
+
 bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   const Problem& p = run_.p;
   const SearchConfig& cfg = run_.cfg;

@@ -39,6 +39,9 @@ class Lns {
   // The whole graph by the exact solver if it has at most lns.whole_graph_ops ops (else nothing):
   // true if proven optimal; `start` becomes the best schedule.
   bool solveWhole(IncrementalEvaluator& ev, Schedule& start);
+  // Whether solveWhole runs the exact solver over the spec's whole space on this problem (so that
+  // the run's bound can rise during the search).
+  static bool raisesBound(const Problem& p, const SearchConfig& cfg);
   // Windows from `start` until the run stops or the run's elapsed time reaches `until` (checked
   // between windows); `start` becomes the schedule reached (never worse than the one given). The
   // window size and stall count carry over from one call to the next.

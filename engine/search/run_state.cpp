@@ -11,6 +11,7 @@
 
 #include "cost/bound.h"
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 
 namespace mlsys {
 
@@ -106,8 +107,16 @@ void TraceFile::row(double seconds, const std::string& who, double latency) {
   }
 }
 
-Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet)
-    : dl_(dl), out_(out), stats_(stats), trace_(trace), best_(out.best()), bound_(bound), quiet_(quiet) {}
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet,
+                   LogSink log)
+    : dl_(dl),
+      out_(out),
+      stats_(stats),
+      trace_(trace),
+      best_(out.best()),
+      bound_(bound),
+      quiet_(quiet),
+      log_(std::move(log)) {}
 
 void Progress::improved(const Schedule& s, double lat, const std::string& who) {
   stats_.noteBest(who, lat);
@@ -136,22 +145,23 @@ void Progress::checkPending() {
     h = std::move(*pending_);
     pending_.reset();
   }
-  const double checked = out_.offer(h.s, dl_.elapsed());
+  const double checked = out_.offer(h.s, dl_.elapsed(), false, h.who);
   if (checked == OutputWriter::kInterrupted) return;  // a signal: the run is ending
   std::lock_guard<std::mutex> lk(mu_);
   if (checked < 0) {
-    std::cerr << "mlsys: internal error: " << h.who << " produced a schedule the full evaluator rejects; ignored\n";
+    emitLine(log_, "mlsys: internal error: " + h.who + " produced a schedule the full evaluator rejects; ignored");
     return;
   }
   if (checked < best_) {
     best_ = checked;
     best_found_s_ = h.found_s;
+    best_who_ = h.who;
     stats_.last_improvement_s.store(h.found_s, std::memory_order_relaxed);
     if (stats_.target >= 0 && checked <= stats_.target) stats_.target_hit.store(true, std::memory_order_relaxed);
     if (!quiet_)
-      std::cerr << fmt::format("[{}s] incumbent {}  gap {}  found by {}\n",
-                               formatDouble(std::round(h.found_s * 1000) / 1000), formatDouble(checked),
-                               gapText(checked, bound_), h.who);
+      emitLine(log_,
+               fmt::format("[{}s] incumbent {}  gap {}  found by {}", formatDouble(std::round(h.found_s * 1000) / 1000),
+                           humanLatency(checked), gapText(checked, bound_), h.who));
     if (meetsBound(checked, bound_)) stats_.optimal.store(true);
     if (trace_) trace_->row(h.found_s, h.who, checked);
   }
@@ -159,7 +169,7 @@ void Progress::checkPending() {
 
 void Progress::warnOnce(const std::string& text) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (warned_.insert(text).second) std::cerr << "warning: " << text << "\n";
+  if (warned_.insert(text).second) emitLine(log_, "warning: " + text);
 }
 
 void Progress::raiseBound(double bound, const std::string& who) {
@@ -167,9 +177,9 @@ void Progress::raiseBound(double bound, const std::string& who) {
   if (!(bound > bound_)) return;
   bound_ = bound;
   if (!quiet_)
-    std::cerr << fmt::format("[{}s] bound raised to {}  gap {}  by {}\n",
-                             formatDouble(std::round(dl_.elapsed() * 1000) / 1000), formatDouble(bound_),
-                             gapText(best_, bound_), who);
+    emitLine(log_, fmt::format("[{}s] bound raised to {}  gap {}  by {}",
+                               formatDouble(std::round(dl_.elapsed() * 1000) / 1000), humanLatency(bound_),
+                               gapText(best_, bound_), who));
   if (meetsBound(best_, bound_)) stats_.optimal.store(true);
 }
 
@@ -183,10 +193,22 @@ double Progress::bestFoundS() const {
   return best_found_s_;
 }
 
+// The progress table: one header, then a line every log_interval_s in fixed columns.
+namespace {
+constexpr const char* kProgressRow = "{:>9}  {:>12}  {:>14}  {:>7}  {:>10}  {:>9}  {}";
+}  // namespace
+
+std::string Progress::progressHeader() const {
+  return fmt::format(kProgressRow, "time", "incumbent", bound_dynamic_ ? "bound" : "bound (static)", "gap",
+                     "since best", "evals/s", "found by");
+}
+
 void Progress::monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool) {
+  (void)pool;
   double next = log_interval_s;
-  long lastEvals = 0, lastAcc = 0;
+  long lastEvals = 0;
   double lastT = 0;
+  bool header = false;
   while (running.load() > 0) {
     // Wake when a worker hands an improvement over, or when a deferred best falls due (at most
     // every 20 ms): it is then on disk within write_interval_s of being found, plus about a
@@ -200,21 +222,18 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     double t = dl_.elapsed();
     if (!dl_.stopRequested()) out_.flushDue(t);
     if (t < next || quiet) continue;
-    long e = stats_.evaluations.load(), acc = stats_.accepted.load();
-    double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
-    double accRate = e > lastEvals ? 100.0 * (acc - lastAcc) / (e - lastEvals) : 0;
+    const long e = stats_.evaluations.load();
+    const double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
     lastEvals = e;
-    lastAcc = acc;
     lastT = t;
     next = t + log_interval_s;
     std::lock_guard<std::mutex> lk(mu_);
-    std::string line = fmt::format("[{}s] incumbent {}  bound {}  gap {}  evals {} ({}/s, {}% accepted)  pool {}  |",
-                                   formatDouble(std::round(t * 10) / 10), formatDouble(best_), formatDouble(bound_),
-                                   gapText(best_, bound_), e, static_cast<long>(rate),
-                                   formatDouble(std::round(accRate * 10) / 10), pool.size());
-    for (const auto& [k, v] : stats_.bestByKind()) line += fmt::format("  {} {}", k, formatDouble(v));
-    line += "\n";
-    std::cerr << line;
+    if (!header) emitLine(log_, progressHeader());
+    header = true;
+    const double since = t - stats_.last_improvement_s.load(std::memory_order_relaxed);
+    emitLine(log_, fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), humanLatency(bound_),
+                               gapText(best_, bound_), humanSeconds(std::max(0.0, since)),
+                               humanCount(std::llround(rate)), best_who_.empty() ? "-" : best_who_));
   }
   checkPending();  // a worker's last improvement, handed over as it stopped
 }

@@ -21,6 +21,7 @@
 
 #include "engine/base/deadline.h"
 #include "engine/base/limits.h"
+#include "engine/base/log_sink.h"
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/io/output.h"
@@ -169,8 +170,10 @@ class TraceFile {
 
 class Progress {
  public:
-  // Writes improvements to `trace` (nullptr: no trace), which outlives it.
-  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet);
+  // Writes improvements to `trace` (nullptr: no trace), which outlives it; its lines (incumbent,
+  // bound, progress, warnings) go to `log` (stderr when empty), none but warnings when `quiet`.
+  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet,
+           LogSink log = {});
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   // A worker found a schedule it believes is a new best: it is handed over (copied) and the worker
@@ -181,7 +184,7 @@ class Progress {
   void improved(const Schedule& s, double lat, const std::string& who);
   // Checks the pending hand-over now, on the calling thread (monitor() does it as they come).
   void checkPending();
-  // "warning: <text>" on stderr, once per run.
+  // "warning: <text>" to the log, once per run.
   void warnOnce(const std::string& text);
   // Until `running` is 0: checks hand-overs as they come (improved), writes a best deferred by
   // the write throttle (every 20 ms), and unless `quiet` a progress line every log_interval_s;
@@ -193,6 +196,10 @@ class Progress {
   // when the best meets it.
   void raiseBound(double bound, const std::string& who);
   double bound() const;
+  // Whether a part of this run can raise the bound (the exact solver on the whole graph in the
+  // LNS worker): the progress table heads its column "bound" then, else "bound (static)".
+  void setBoundDynamic(bool dynamic) { bound_dynamic_ = dynamic; }
+  std::string progressHeader() const;
 
  private:
   struct Handover {
@@ -209,10 +216,13 @@ class Progress {
   TraceFile* trace_;
   double best_;  // the best checked latency
   double best_found_s_ = 0;
+  std::string best_who_;  // who found the best (the progress table's last column)
+  bool bound_dynamic_ = false;
   std::optional<Handover> pending_;
   std::set<std::string> warned_;
   double bound_;
   bool quiet_;
+  LogSink log_;
 };
 
 // "12.34%": (latency - bound) / latency, as MIP solvers print their gap.
@@ -221,14 +231,14 @@ double gapOf(double latency, double bound);
 
 struct SearchRun {
   SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline,
-            OutputWriter& out, int64_t max_evals, TraceFile* trace, double bound_, bool quiet)
+            OutputWriter& out, int64_t max_evals, TraceFile* trace, double bound_, bool quiet, LogSink log = {})
       : p(problem),
         cfg(config),
         seed(seed_),
         dl(deadline),
         bound(bound_),
         stop(deadline, out, stats, config.margin_s, max_evals),
-        progress(deadline, out, stats, trace, bound_, quiet),
+        progress(deadline, out, stats, trace, bound_, quiet, std::move(log)),
         pool(config.pool_size) {}
   // With pool.isolate_first and more than one thread (call before the workers start), worker 0
   // gets a pool of its own: it reads only the elites it offered (and the start), so it runs the

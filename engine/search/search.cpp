@@ -111,9 +111,19 @@ class Worker {
 
 }  // namespace
 
+bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads) {
+  bool lns = false;
+  for (int i = 0; i < threads; ++i) {
+    const WorkerKind k = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
+    lns = lns || k == WorkerKind::Lns || (k == WorkerKind::Beam && cfg.beam_then == WorkerKind::Lns);
+  }
+  return lns && Lns::raisesBound(p, cfg);
+}
+
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace) {
-  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
+                       const LogSink& log) {
+  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet, log);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
   run.stats.setWorkers(threads);
   run.stats.target = opt.target;
@@ -128,6 +138,7 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
     workers.push_back(std::make_unique<Worker>(run, i, kind, kind == WorkerKind::Beam ? beams : 0, start));
     beams += kind == WorkerKind::Beam;
   }
+  run.progress.setBoundDynamic(searchRaisesBound(p, cfg, threads));
   std::atomic<int> running{threads};
   // Progress monitor on its own thread while the workers run.
   std::thread monitor([&] { run.progress.monitor(running, cfg.log_interval_s, opt.quiet, run.pool); });

@@ -11,10 +11,15 @@
 
 namespace mlsys {
 
+// Whether the search (with `threads` workers) can raise the bound: an LNS phase solves the whole
+// graph with the exact solver over the spec's whole space. Otherwise the bound is static.
+bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads);
+
 // Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
 // until the deadline or until the best meets `bound` (proven optimal). Improvements are rows of
-// `trace` (nullptr: no --trace).
+// `trace` (nullptr: no --trace); progress lines go to `log` (stderr when empty).
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
+                       const LogSink& log = {});
 
 }  // namespace mlsys

@@ -1,6 +1,8 @@
 #include "engine/search/solve.h"
 
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "cost/bound.h"
 #include "cost/evaluator.h"
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 #include "engine/base/limits.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
@@ -58,7 +61,7 @@ SearchConfig resolveConfig(const SolveOptions& opt) {
 }
 
 void RunLog::operator()(const std::string& line) const {
-  if (!quiet_) std::cerr << fmt::format("[{}s] {}\n", formatDouble(std::round(dl_.elapsed() * 1000) / 1000), line);
+  if (!quiet_) emitLine(sink_, fmt::format("[{}s] {}", formatDouble(std::round(dl_.elapsed() * 1000) / 1000), line));
 }
 
 namespace {
@@ -70,13 +73,22 @@ namespace {
 // loaded machine, whose stop margin grows with the measured write time, keeps a bound.
 constexpr int kQuickFloorOps = 20000;
 
-// One solve run, in the steps solve() takes them. The large objects of a run are never
-// destroyed: main ends with _Exit, and freeing millions of small vectors took ~0.1 s on 200,000
-// ops, half of what a signal allows (exit within 0.2 s).
+// One solve run, in the steps solve() takes them. With opt.leak_at_end (the CLI) the large
+// objects of a run are never destroyed: main ends with _Exit, and freeing millions of small
+// vectors took ~0.1 s on 200,000 ops, half of what a signal allows (exit within 0.2 s).
 class SolveRun {
  public:
   SolveRun(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log)
       : p_(p), opt_(opt), dl_(deadline), log_(log), cfg_(resolveConfig(opt)) {}
+  ~SolveRun() {
+    if (opt_.leak_at_end) {
+      (void)out_.release();
+      (void)quick_.release();
+      (void)base_.release();
+    }
+  }
+  SolveRun(const SolveRun&) = delete;
+  SolveRun& operator=(const SolveRun&) = delete;
 
   SolveOutcome run() {
     budget_ = opt_.seconds > 0 ? opt_.seconds : defaultBudgetSeconds(p_.numOps());
@@ -90,8 +102,13 @@ class SolveRun {
                ? "the budget is spent: lower bound, baseline and search skipped"
                : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
     if (!spentAtFirst || p_.numOps() <= kQuickFloorOps) bound(spentAtFirst);
-    if (r_.lower_bound > 0)
-      log_(fmt::format("lower bound {}; gap {}", formatDouble(r_.lower_bound), gapText(first_lat_, r_.lower_bound)));
+    if (r_.lower_bound > 0) {
+      const bool rises = searchRaisesBound(p_, cfg_, r_.threads) ||
+                         (opt_.exact && cfg_.exact_full_space && p_.numOps() <= kExactMaxOps);
+      log_(fmt::format("lower bound {} ({}); gap {}", humanLatency(r_.lower_bound),
+                       rises ? "the exact solver may raise it" : "static: nothing in this run raises it",
+                       gapText(first_lat_, r_.lower_bound)));
+    }
     Schedule& base = baseline(*quick);
     // After a signal, go straight to the final write; with the budget spent, too.
     if (!dl_.stopRequested() && !spent()) {
@@ -100,6 +117,7 @@ class SolveRun {
       search(base);
     }
     finish();
+    if (callback_error_) std::rethrow_exception(callback_error_);
     return r_;
   }
 
@@ -110,8 +128,8 @@ class SolveRun {
   void open() {
     if (cfg_.margin_s >= budget_) {
       // The search would stop before it starts and only the first schedule would be written.
-      std::cerr << fmt::format("mlsys: warning: search.margin_s ({} s) is not below the budget ({} s): using {} s\n",
-                               formatDouble(cfg_.margin_s), formatDouble(budget_), formatDouble(budget_ / 2));
+      log_.warn(fmt::format("search.margin_s ({} s) is not below the budget ({} s): using {} s",
+                            formatDouble(cfg_.margin_s), formatDouble(budget_), formatDouble(budget_ / 2)));
       cfg_.margin_s = budget_ / 2;
     }
     // Temporary files of earlier runs killed during a write (their process is gone).
@@ -120,8 +138,11 @@ class SolveRun {
         if (int n = removeStaleTemps(f)) log_(fmt::format("removed {} stale temporary file(s) of '{}'", n, f));
     // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
     trace_ = opt_.trace.empty() ? nullptr : TraceFile::open(opt_.trace, p_.name);
-    out_ = new OutputWriter(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
+    out_ = std::make_unique<OutputWriter>(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
     out_->setStopMargin(cfg_.margin_s);
+    out_->setLog(log_.sink());
+    if (opt_.on_improvement)
+      out_->setOnBest([this](const Schedule& s, double lat, const std::string& who) { onBest(s, lat, who); });
     if (out_->inPlace()) log_("'" + opt_.out + "' is not a regular file: it is written in place, once, at the end");
     r_.threads = resolveThreads(opt_.threads);
     log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}",
@@ -140,24 +161,23 @@ class SolveRun {
   // --init: the schedule, if the file parses and the full evaluator accepts it under the run's
   // model; otherwise a warning with the reason (the run goes on from the usual first schedule).
   std::optional<Schedule> initSchedule() {
-    if (opt_.init.empty()) return std::nullopt;
+    if (opt_.init.empty() && !opt_.init_schedule) return std::nullopt;
+    const std::string name = opt_.init.empty() ? std::string("the initial schedule") : "--init '" + opt_.init + "'";
     try {
       // Read before the first write: a pipe that never delivers may hold the run up for at most a
       // tenth of the budget (and 10 s), then the run starts as usual.
       ReadLimits lim;
       lim.give_up_at = monotonicSeconds() + std::min(10.0, 0.1 * budget_);
-      Schedule s = parseScheduleFile(opt_.init, p_, lim);
+      Schedule s = opt_.init.empty() ? *opt_.init_schedule : parseScheduleFile(opt_.init, p_, lim);
       const Evaluation ev = evaluateSchedule(p_, s, cfg_.model);
       if (ev.valid) {
-        log_(fmt::format("--init: '{}' is valid, latency {}: the run starts from it", opt_.init,
-                         formatDouble(ev.total)));
+        log_(fmt::format("{} is valid, latency {}: the run starts from it", name, humanLatency(ev.total)));
         return s;
       }
-      std::cerr << "mlsys: warning: --init '" << opt_.init << "' is not a valid schedule (rule " << ruleName(ev.rule)
-                << ": " << ev.reason << "); starting from the usual first schedule\n";
+      log_.warn(fmt::format("{} is not a valid schedule (rule {}: {}); starting from the usual first schedule", name,
+                            ruleName(ev.rule), ev.reason));
     } catch (const std::exception& e) {
-      std::cerr << "mlsys: warning: --init '" << opt_.init << "' cannot be read (" << e.what()
-                << "); starting from the usual first schedule\n";
+      log_.warn(fmt::format("{} cannot be read ({}); starting from the usual first schedule", name, e.what()));
     }
     return std::nullopt;
   }
@@ -167,27 +187,28 @@ class SolveRun {
   // an internal error, an unwritable output).
   const Schedule* first() {
     std::optional<Schedule> init = initSchedule();
-    Schedule& quick = *new Schedule(init ? std::move(*init) : quickSchedule(p_, cfg_.model));
-    first_lat_ = out_->offer(quick, dl_.elapsed(), true);
+    quick_ = std::make_unique<Schedule>(init ? std::move(*init) : quickSchedule(p_, cfg_.model));
+    const Schedule& quick = *quick_;
+    first_lat_ = out_->offer(quick, dl_.elapsed(), true, traceTagName(TraceTag::First));
     if (first_lat_ == OutputWriter::kInterrupted) {
       r_.exit_code = 128 + dl_.stopSignal();
       return nullptr;
     }
     if (first_lat_ < 0) {
-      std::cerr << "mlsys: internal error: the first schedule is invalid\n";
+      emitLine(log_.sink(), "mlsys: internal error: the first schedule is invalid");
       r_.exit_code = 1;
       return nullptr;
     }
     if (!out_->inPlace() && out_->writtenBest() < 0) {
       // Nothing is on disk and nothing was searched: the output cannot be written (a full disk, a
       // file system that refuses the name).
-      std::cerr << "mlsys: error: " << out_->writeError() << "\n";
+      emitLine(log_.sink(), "mlsys: error: " + out_->writeError());
       r_.exit_code = 1;
       return nullptr;
     }
     traceRow(TraceTag::First, first_lat_);
     log_(fmt::format("{}: latency {}", out_->inPlace() ? "first schedule ready" : "first schedule written",
-                     formatDouble(first_lat_)));
+                     humanLatency(first_lat_)));
     r_.model = cfg_.model.describe();
     return &quick;
   }
@@ -205,7 +226,8 @@ class SolveRun {
   // the budget.
   Schedule& baseline(const Schedule& quick) {
     const Deadline baseDl = dl_.child(std::min(dl_.remaining() - out_->stopMargin(cfg_.margin_s), 0.25 * budget_));
-    Schedule& base = *new Schedule;
+    base_ = std::make_unique<Schedule>();
+    Schedule& base = *base_;
     if (spent()) {
       base = quick;
     } else {
@@ -218,9 +240,11 @@ class SolveRun {
   // The baseline is written at once (not throttled): with --exact it is what the file holds while
   // the exact solver runs. Nothing to re-check when it was stopped before it changed anything.
   void offerBaseline(Schedule& base, const Schedule& quick) {
-    double blat = base.subgraphs == quick.subgraphs ? first_lat_ : out_->offer(base, dl_.elapsed(), true);
+    double blat = base.subgraphs == quick.subgraphs
+                      ? first_lat_
+                      : out_->offer(base, dl_.elapsed(), true, traceTagName(TraceTag::Baseline));
     if (blat >= 0 && blat < first_lat_) r_.best_found_s = dl_.elapsed();
-    if (blat >= 0) log_("baseline: latency " + formatDouble(blat) + "; gap " + gapText(blat, r_.lower_bound));
+    if (blat >= 0) log_("baseline: latency " + humanLatency(blat) + "; gap " + gapText(blat, r_.lower_bound));
     if (blat < 0 || blat > first_lat_) base = quick;
     traceRow(TraceTag::Baseline, out_->best());
     if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
@@ -238,7 +262,8 @@ class SolveRun {
       return dl_.stopRequested() || dl_.remaining() <= std::max(stopAt, out_->stopMargin(cfg_.margin_s));
     });
     const double before = out_->best();
-    if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true) >= 0 && !worsens(ex.latency, out_->best(), 1e-12))
+    if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true, traceTagName(TraceTag::Exact)) >= 0 &&
+        !worsens(ex.latency, out_->best(), 1e-12))
       base = ex.schedule;
     if (out_->best() < before) {
       traceRow(TraceTag::Exact, out_->best());
@@ -250,7 +275,7 @@ class SolveRun {
     // it (bench/RESULTS.md, issue 36). The run is proven optimal when the best meets the bound.
     if (eo.full_space && ex.found && ex.lower_bound > r_.lower_bound) {
       r_.lower_bound = ex.lower_bound;
-      log_(fmt::format("lower bound raised to {} by the exact solver; gap {}", formatDouble(r_.lower_bound),
+      log_(fmt::format("lower bound raised to {} by the exact solver; gap {}", humanLatency(r_.lower_bound),
                        gapText(out_->best(), r_.lower_bound)));
     }
     if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
@@ -260,14 +285,14 @@ class SolveRun {
                      : ex.status == ExactStatus::Bounded  ? std::string("complete, with a gap to its lower bound")
                      : ex.status == ExactStatus::TooLarge ? fmt::format("too large (over {} ops)", kExactMaxOps)
                                                           : std::string("stopped before the proof"),
-                     ex.found ? formatDouble(ex.latency) : "-", ex.stats.states_expanded,
+                     ex.found ? humanLatency(ex.latency) : "-", humanCount(ex.stats.states_expanded),
                      formatDouble(std::round(ex.stats.seconds * 1000) / 1000)));
   }
 
   // 4. The search, unless the best is proven optimal already.
   void search(const Schedule& base) {
     if (!r_.optimal && !targetMet() && !dl_.stopRequested())
-      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get());
+      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get(), log_.sink());
     if (r_.search.optimal) r_.optimal = true;
     r_.lower_bound = std::max(r_.lower_bound, r_.search.lower_bound);
     // When the search improved on the start, its own time; otherwise that of the phase above.
@@ -279,7 +304,7 @@ class SolveRun {
   // still writes a small schedule).
   void finish() {
     if (!out_->flushFinal(dl_.stopSignal() != 0) && out_->writeError().empty())
-      log_("a better schedule (latency " + formatDouble(out_->best()) +
+      log_("a better schedule (latency " + humanLatency(out_->best()) +
            ") was not written: the write would have ended past the budget");
     r_.searched = true;
     r_.written_best = out_->writtenBest();
@@ -289,19 +314,41 @@ class SolveRun {
     // Another process (a second run on the same output) may have replaced the file since.
     r_.on_disk = r_.written_best >= 0 && out_->stillOnDisk();
     if (r_.written_best >= 0 && !r_.on_disk)
-      std::cerr << "mlsys: warning: '" << opt_.out
-                << "' was replaced or removed by someone else after this run's last write: "
-                << "this run's best is not on disk\n";
+      log_.warn("'" + opt_.out + "' was replaced or removed by someone else after this run's last write: " +
+                "this run's best is not on disk");
     traceRow(TraceTag::End, r_.written_best);
     r_.first_write_s = out_->firstWriteTime();
     r_.writes = out_->writes();
     if (dl_.stopSignal()) r_.stop_reason = StopReason::Signal;
+    else if (callback_stopped_) r_.stop_reason = StopReason::Callback;
     else if (r_.optimal) r_.stop_reason = StopReason::Optimal;
     else if (targetMet()) r_.stop_reason = StopReason::Target;
     else if (r_.search.stalled) r_.stop_reason = StopReason::Stall;
     else if (r_.search.max_evals_hit) r_.stop_reason = StopReason::MaxEvals;
+    else if (dl_.stopRequested()) r_.stop_reason = StopReason::Stopped;
     else r_.stop_reason = StopReason::Deadline;
-    if (r_.optimal) log_(fmt::format("optimal: latency {} meets the lower bound", formatDouble(r_.written_best)));
+    r_.schedule = out_->bestSchedule();
+    r_.subgraph_latencies = out_->bestLatencies();
+    r_.gap = r_.best >= 0 ? gapOf(r_.best, r_.lower_bound) : 1;
+    if (r_.optimal) r_.gap = 0;
+    r_.seconds = dl_.elapsed();
+    if (r_.optimal) log_(fmt::format("optimal: latency {} meets the lower bound", humanLatency(r_.written_best)));
+  }
+
+  // The improvement callback (through the writer's on-best hook): false or an exception stops
+  // the run through the deadline's stop source.
+  void onBest(const Schedule& s, double lat, const std::string& who) {
+    if (callback_stopped_) return;
+    bool go_on = false;
+    try {
+      go_on = opt_.on_improvement(Improvement{s, lat, dl_.elapsed(), who, r_.lower_bound});
+    } catch (...) {
+      callback_error_ = std::current_exception();
+    }
+    if (!go_on) {
+      callback_stopped_ = true;
+      if (StopSource* src = dl_.stopSource()) src->request();
+    }
   }
 
   bool spent() const { return dl_.remaining() <= out_->stopMargin(cfg_.margin_s); }
@@ -318,8 +365,11 @@ class SolveRun {
   SearchConfig cfg_;
   double budget_ = 0;
   std::unique_ptr<TraceFile> trace_;
-  OutputWriter* out_ = nullptr;  // never destroyed (see above)
-  double first_lat_ = -1;        // the first schedule's latency
+  std::unique_ptr<OutputWriter> out_;
+  std::unique_ptr<Schedule> quick_, base_;  // the first schedule and the baseline
+  std::atomic<bool> callback_stopped_{false};
+  std::exception_ptr callback_error_;
+  double first_lat_ = -1;  // the first schedule's latency
   SolveOutcome r_;
 };
 
@@ -327,6 +377,13 @@ class SolveRun {
 
 SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log) {
   return SolveRun(p, opt, deadline, log).run();
+}
+
+SolveOutcome solve(const Problem& p, const SolveOptions& opt) {
+  StopSource own;
+  Deadline dl(nullptr, opt.stop ? opt.stop : &own);
+  const RunLog log(dl, opt.quiet, opt.log);
+  return solve(p, opt, dl, log);
 }
 
 }  // namespace mlsys

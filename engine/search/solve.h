@@ -1,33 +1,65 @@
-// The solve command's search: a first schedule on disk at once, the baseline, then the search
-// until the deadline, and the final write. Its summary and --stats are engine/cli/solve_report.cpp.
+// solve(): the search as a library call and as the solve command's core. A first schedule at
+// once (on disk, or in memory without an output path), the baseline, then the search until a stop
+// (deadline, optimality, target, stall, evaluations, the caller's stop source or callback, a
+// signal) and the final write. The CLI's summary and --stats are engine/cli/solve_report.cpp.
+//
+// A library caller fills SolveOptions and calls solve(problem, options): the result carries the
+// best schedule, its latency, the bound, the gap, the stop reason and the statistics. The
+// callback sees every new best (in order, one call at a time) and may stop the run; a StopSource
+// of the caller's stops it from any thread; the log sink receives the progress lines.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cost/evaluator.h"
 #include "engine/base/deadline.h"
+#include "engine/base/log_sink.h"
 #include "engine/search/run_state.h"
 
 namespace mlsys {
 
 struct SearchConfig;
 
+// A new best, as the improvement callback sees it.
+struct Improvement {
+  const Schedule& schedule;  // valid (re-checked by the full evaluator); copy it to keep it
+  double latency = 0;
+  double seconds = 0;    // since the run's start
+  std::string found_by;  // "first", "baseline", "exact", or the worker kind or constructor
+  double bound = 0;      // the lower bound at that moment (0 before it is computed)
+};
+
 struct SolveOptions {
-  std::string out;
+  std::string out;      // the output file, rewritten at each improvement; "" = in memory only
   double seconds = -1;  // < 0: contest default from the instance size
   int threads = 0;      // 0: all cores
   uint64_t seed = 1;
-  int64_t max_evals = -1;        // > 0: stop after this many move evaluations (reproducible runs)
-  double target = -1;            // >= 0: stop once a schedule at or below this latency is written (--target)
-  double stall_s = -1;           // > 0: stop after this many seconds without an improvement (--stall-seconds)
-  std::string init;              // --init: a schedule to start from (checked; the usual first one if invalid)
-  std::string config;            // YAML path ("" = built-in default)
-  std::vector<std::string> set;  // --set KEY=VALUE, applied over the config file
-  std::string trace;             // CSV of improvements (seconds, worker, latency)
-  std::string stats;             // JSON summary written at the end
-  bool quiet = false;
+  int64_t max_evals = -1;                 // > 0: stop after this many move evaluations (reproducible runs)
+  double target = -1;                     // >= 0: stop once a schedule at or below this latency is written (--target)
+  double stall_s = -1;                    // > 0: stop after this many seconds without an improvement (--stall-seconds)
+  std::string init;                       // --init: a schedule to start from (checked; the usual first one if invalid)
+  std::optional<Schedule> init_schedule;  // the same in memory (used when `init` is empty)
+  std::string config;                     // YAML path ("" = built-in default)
+  std::vector<std::string> set;           // --set KEY=VALUE, applied over the config file
+  std::string trace;                      // CSV of improvements (seconds, worker, latency)
+  std::string stats;                      // JSON summary written at the end
+  bool quiet = false;                     // no progress lines (warnings still go to the log)
+  // Each new best (in order, never two calls at a time; from the calling thread or the search's
+  // monitor thread). Returning false stops the run (stop reason `callback`). An exception stops
+  // the run and is rethrown by solve() after the final write.
+  std::function<bool(const Improvement&)> on_improvement;
+  LogSink log;  // progress lines and warnings ("" = stderr); used by solve(problem, options)
+  // The caller's stop: request() from any thread (or a signal handler) ends the run with its
+  // best (stop reason `stopped`, or `signal` when requested with a signal number). Used by
+  // solve(problem, options); the other form takes it from its Deadline.
+  StopSource* stop = nullptr;
+  // The CLI: the run's large objects are never destroyed (the process ends with _Exit; freeing
+  // millions of small vectors took ~0.1 s on 200,000 ops). A library caller leaves it false.
+  bool leak_at_end = false;
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
   bool exact = false;      // --exact: run the exact solver (engine/exact/exact.h) first
@@ -47,16 +79,20 @@ int maxThreads();
 double contestLimitSeconds(int numOps);
 double defaultBudgetSeconds(int numOps);
 
-// Timestamped lines on stderr ("[1.234s] text", seconds since the start of the process); none
-// when `quiet`.
+// Timestamped lines ("[1.234s] text", seconds since the start of the run's deadline) to `sink`
+// (stderr when empty); none when `quiet`. warn() writes "mlsys: warning: text" even when quiet.
 class RunLog {
  public:
-  RunLog(const Deadline& dl, bool quiet) : dl_(dl), quiet_(quiet) {}
+  RunLog(const Deadline& dl, bool quiet, LogSink sink = {}) : dl_(dl), quiet_(quiet), sink_(std::move(sink)) {}
   void operator()(const std::string& line) const;
+  void warn(const std::string& text) const { emitLine(sink_, "mlsys: warning: " + text); }
+  const LogSink& sink() const { return sink_; }
+  bool quiet() const { return quiet_; }
 
  private:
   const Deadline& dl_;
   bool quiet_;
+  LogSink sink_;
 };
 
 // Why a solve run stopped.
@@ -67,8 +103,11 @@ enum class StopReason {
   MaxEvals,  // --max-evals evaluations
   Target,    // --target: a schedule at or below the target latency is written
   Stall,     // --stall-seconds: no improvement for that long
+  Callback,  // the improvement callback returned false (or threw)
+  Stopped,   // the caller's StopSource (without a signal number)
 };
-// "deadline", "optimal", "signal", "max_evals", "target", "stall": the name in the log and in --stats.
+// "deadline", "optimal", "signal", "max_evals", "target", "stall", "callback", "stopped": the name
+// in the log and in --stats.
 inline const char* stopReasonName(StopReason r) {
   switch (r) {
     case StopReason::Deadline: return "deadline";
@@ -77,6 +116,8 @@ inline const char* stopReasonName(StopReason r) {
     case StopReason::MaxEvals: return "max_evals";
     case StopReason::Target: return "target";
     case StopReason::Stall: return "stall";
+    case StopReason::Callback: return "callback";
+    case StopReason::Stopped: return "stopped";
   }
   return "?";
 }
@@ -100,10 +141,18 @@ struct SolveOutcome {
   double lower_bound = 0;  // cost/bound.h
   bool optimal = false;    // proven: the best meets the bound, or the exact solver completed
   StopReason stop_reason = StopReason::Deadline;
-  std::string model;  // ModelOptions::describe()
+  std::string model;                       // ModelOptions::describe()
+  Schedule schedule;                       // the best valid schedule (empty if none: `best` < 0)
+  std::vector<double> subgraph_latencies;  // its subgraphs' latencies
+  double gap = 1;                          // (best - lower_bound) / best: 0 when proven optimal
+  double seconds = 0;                      // the run's length
 };
 
-// The output file holds a valid schedule from the first write on. Progress goes to `log`.
+// The library's call: a run of its own (its clock starts now; opt.stop, opt.log, opt.seconds).
+// Throws InputError for a bad config, --set value or unwritable output, before any search.
+SolveOutcome solve(const Problem& p, const SolveOptions& opt);
+// The CLI's: on the process's deadline (its stop source is the run's), logging to `log`. The output
+// file, if any, holds a valid schedule from the first write on.
 SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log);
 
 }  // namespace mlsys

@@ -17,13 +17,12 @@ using namespace mlsys;
 
 namespace {
 
-// The value printed after `label` on its own line of `text` (e.g. "total latency: 123.4").
-bool numberAfter(const std::string& text, const std::string& label, double& value) {
-  size_t pos = text.find("\n" + label);
-  size_t at = pos == std::string::npos ? (text.rfind(label, 0) == 0 ? 0 : std::string::npos) : pos + 1;
+// The number `"key": value` of a JSON text (the text output rounds for people; --json is exact).
+bool numberAfter(const std::string& text, const std::string& key, double& value) {
+  const size_t at = text.find("\"" + key + "\": ");
   if (at == std::string::npos) return false;
   try {
-    value = std::stod(text.substr(at + label.size()));
+    value = std::stod(text.substr(at + key.size() + 4));
   } catch (const std::exception&) {
     return false;
   }
@@ -58,17 +57,17 @@ TEST_P(Benchmark, SolveIsValidAndAboveTheBound) {
   ASSERT_EQ(solve.exit_code, 0) << solve.err;
   ASSERT_TRUE(std::filesystem::exists(out)) << "no output written";
 
-  test::RunResult ev = test::runMlsys({"evaluate", prob, out});
+  test::RunResult ev = test::runMlsys({"evaluate", prob, out, "--json"});
   ASSERT_EQ(ev.exit_code, 0) << ev.out << ev.err;
-  EXPECT_NE(ev.out.find("valid: yes"), std::string::npos) << ev.out;
+  EXPECT_NE(ev.out.find("\"valid\": true"), std::string::npos) << ev.out;
   EXPECT_EQ(ev.err.find("differs from the computed"), std::string::npos) << ev.err;
   double total = 0;
-  ASSERT_TRUE(numberAfter(ev.out, "total latency: ", total)) << ev.out;
+  ASSERT_TRUE(numberAfter(ev.out, "total_latency", total)) << ev.out;
 
-  test::RunResult bd = test::runMlsys({"bound", prob});
+  test::RunResult bd = test::runMlsys({"bound", prob, "--json"});
   ASSERT_EQ(bd.exit_code, 0) << bd.err;
   double bound = 0;
-  ASSERT_TRUE(numberAfter(bd.out, "lower bound: ", bound)) << bd.out;
+  ASSERT_TRUE(numberAfter(bd.out, "lower_bound", bound)) << bd.out;
   EXPECT_GT(bound, 0);
   EXPECT_GE(total, bound) << "the evaluated latency is below the lower bound";
 

@@ -159,7 +159,7 @@ TEST(Solve, InitStartsFromAValidScheduleAndWarnsOnAnInvalidOne) {
   auto r = test::runMlsys(
       {"solve", p, out, "-s", "1", "--init", test::instancePath("examples/ex5b.schedule.json"), "--trace", trace});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("--init: '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--init '"), std::string::npos) << r.err;
   const std::string rows = test::readText(trace);
   const size_t first = rows.find(",first,");
   ASSERT_NE(first, std::string::npos) << rows;

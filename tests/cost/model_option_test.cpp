@@ -170,13 +170,13 @@ TEST(ModelOptionCli, EvaluatePrintsTheModel) {
   EXPECT_EQ(d.exit_code, 0) << d.err;
   EXPECT_EQ(d.out.rfind("model: matmul_compute=reduction_depth matmul_chains=literal k_limit=native\n", 0), 0u)
       << d.out;
-  EXPECT_NE(d.out.find("total latency: 8000\n"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("total latency: 8,000\n"), std::string::npos) << d.out;
   test::RunResult n = test::runMlsys({"evaluate", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
   EXPECT_EQ(n.out.rfind("model: matmul_compute=native_depth matmul_chains=literal k_limit=native\n", 0), 0u) << n.out;
-  EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("total latency: 16,000\n"), std::string::npos) << n.out;
   n = test::runMlsys({"evaluate", "--walk", "--model", "matmul_compute=native_depth", f.problem, f.schedule});
-  EXPECT_NE(n.out.find("total latency: 16000\n"), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("total latency: 16,000\n"), std::string::npos) << n.out;
   test::RunResult j =
       test::runMlsys({"evaluate", "--json", f.problem, f.schedule, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(j.exit_code, 0) << j.err;
@@ -191,11 +191,11 @@ TEST(ModelOptionCli, BoundPrintsTheModel) {
   test::RunResult d = test::runMlsys({"bound", f.problem});
   EXPECT_EQ(d.exit_code, 0) << d.err;
   EXPECT_NE(d.out.find("model: matmul_compute=reduction_depth"), std::string::npos) << d.out;
-  EXPECT_NE(d.out.find("compute: 8000 "), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("compute: 8,000 "), std::string::npos) << d.out;
   test::RunResult n = test::runMlsys({"bound", f.problem, "--model", "matmul_compute=native_depth"});
   EXPECT_EQ(n.exit_code, 0) << n.err;
   EXPECT_NE(n.out.find("model: matmul_compute=native_depth"), std::string::npos) << n.out;
-  EXPECT_NE(n.out.find("compute: 16000 "), std::string::npos) << n.out;
+  EXPECT_NE(n.out.find("compute: 16,000 "), std::string::npos) << n.out;
 }
 
 // evaluate, bound and report take the model of a config (-c) and --set as solve does, with
@@ -213,12 +213,12 @@ TEST(ModelOptionCli, EvaluateBoundAndReportTakeTheModelOfAConfig) {
     test::RunResult e = test::runMlsys(ev);
     EXPECT_EQ(e.exit_code, 0) << how[0] << ": " << e.err;
     EXPECT_EQ(e.out.rfind(native, 0), 0u) << how[0] << ": " << e.out;
-    EXPECT_NE(e.out.find("total latency: 16000\n"), std::string::npos) << how[0] << ": " << e.out;
+    EXPECT_NE(e.out.find("total latency: 16,000\n"), std::string::npos) << how[0] << ": " << e.out;
     std::vector<std::string> bd = {"bound", f.problem};
     bd.insert(bd.end(), how.begin(), how.end());
     test::RunResult b = test::runMlsys(bd);
     EXPECT_EQ(b.exit_code, 0) << how[0] << ": " << b.err;
-    EXPECT_NE(b.out.find("compute: 16000 "), std::string::npos) << how[0] << ": " << b.out;
+    EXPECT_NE(b.out.find("compute: 16,000 "), std::string::npos) << how[0] << ": " << b.out;
     std::vector<std::string> rp = {"report", f.problem, f.schedule, "-o", html};
     rp.insert(rp.end(), how.begin(), how.end());
     test::RunResult r = test::runMlsys(rp);
@@ -228,9 +228,9 @@ TEST(ModelOptionCli, EvaluateBoundAndReportTakeTheModelOfAConfig) {
   // --model wins over the file and --set; --set over the file.
   test::RunResult e =
       test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--model", "matmul_compute=reduction_depth"});
-  EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("total latency: 8,000\n"), std::string::npos) << e.out;
   e = test::runMlsys({"evaluate", f.problem, f.schedule, "-c", cfg, "--set", "model.matmul_compute=reduction_depth"});
-  EXPECT_NE(e.out.find("total latency: 8000\n"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("total latency: 8,000\n"), std::string::npos) << e.out;
   // Errors as in solve: an unknown key names it (exit 1), a malformed --set is a usage error (2),
   // a missing file names it (1).
   e = test::runMlsys({"evaluate", f.problem, f.schedule, "--set", "model.nosuch=1"});

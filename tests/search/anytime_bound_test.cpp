@@ -45,7 +45,7 @@ TEST(AnytimeBound, TheExactSolverRaisesTheBoundAndEndsTheRun) {
   EXPECT_STREQ(r.stats["stop_reason"].GetString(), "optimal");
   EXPECT_DOUBLE_EQ(r.stats["best_latency"].GetDouble(), kOptimum);
   EXPECT_NEAR(r.stats["lower_bound"].GetDouble(), kOptimum, kOptimum * 1e-9);
-  EXPECT_NE(r.run.err.find("lower bound raised to 421806.08 by the exact solver"), std::string::npos) << r.run.err;
+  EXPECT_NE(r.run.err.find("lower bound raised to 421,806.08 by the exact solver"), std::string::npos) << r.run.err;
   EXPECT_NE(r.run.err.find("optimal over the spec's whole space"), std::string::npos) << r.run.err;
 }
 
@@ -66,6 +66,6 @@ TEST(AnytimeBound, TheLnsWholeGraphSolveRaisesTheBoundDuringTheSearch) {
   ASSERT_TRUE(r.stats.IsObject());
   EXPECT_STREQ(r.stats["stop_reason"].GetString(), "optimal");
   EXPECT_NEAR(r.stats["lower_bound"].GetDouble(), kOptimum, kOptimum * 1e-9);
-  EXPECT_NE(r.run.err.find("bound raised to 421806.08"), std::string::npos) << r.run.err;
+  EXPECT_NE(r.run.err.find("bound raised to 421,806.08"), std::string::npos) << r.run.err;
   EXPECT_NE(r.run.err.find("by the exact solver (whole graph)"), std::string::npos) << r.run.err;
 }

@@ -40,10 +40,10 @@ std::vector<Row> readRows(const std::string& path, std::string* header) {
 }
 
 double latencyOnDisk(const std::string& problem, const std::string& out) {
-  auto r = test::runMlsys({"evaluate", problem, out});
+  auto r = test::runMlsys({"evaluate", problem, out, "--json"});  // the exact value (the text rounds)
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto pos = r.out.find("total latency: ");
-  return pos == std::string::npos ? -1 : std::stod(r.out.substr(pos + 15));
+  auto pos = r.out.find("\"total_latency\": ");
+  return pos == std::string::npos ? -1 : std::stod(r.out.substr(pos + 17));
 }
 
 // The shape every complete trace has.
