@@ -20,12 +20,13 @@ Messages show the URL with the password masked (postgresql://user:***@host/db), 
 processes of -j N get the URL through MLSYS_TUNE_STORAGE, never on their command line.
 
 Subcommands:
-  (none)     tune for --minutes with -j worker processes, then write the best configuration as a
-             complete YAML config (--out, accepted by `mlsys solve -c`), the pictures and the
-             validation table (--valid: the best config against the base config on held-out
-             instances). --minutes 0 only does the second part, from the study as it is.
-  worker     only run trials against --storage (or $MLSYS_TUNE_STORAGE) until --minutes or
-             --trials; no output files.
+  (none)     tune for --minutes, or for --trials trials in all, whichever ends first, with -j
+             worker processes; then write the best configuration as a complete YAML config
+             (--out, accepted by `mlsys solve -c`), the pictures and the validation table
+             (--valid: the best config against the base config on held-out instances).
+             --minutes 0 only does the second part, from the study as it is.
+  worker     only run trials against --storage (or $MLSYS_TUNE_STORAGE) until its --minutes or
+             its --trials (per process); no output files.
   make-sets  generate training and validation instances with `mlsys generate` (disjoint seeds).
   status     print the study: trials per state and per worker, the best trial.
 
@@ -37,7 +38,19 @@ value is the geometric mean (lower is better, 1 = at the bound everywhere). The 
 fixed shuffled order; after each, the running geometric mean is reported and the pruner (median
 of the other trials at the same run, --pruner) stops configurations that are behind. The first
 trial of a new study is the base config itself. Sampler: TPE (multivariate, constant liar, so
-parallel workers do not sample the same point).
+parallel workers do not sample the same point). A sampled value runs, and is written, at its
+key's resolution: 3 significant digits on a log scale (0.00123, 138000), else a power-of-ten step
+giving 100 to 999 steps over the range (0.001 on [0.05, 0.6]), integers as integers; a value equal
+to the base config's stays as it is. The trial's user attribute `evaluated` holds these values.
+
+Ties: the trials whose score is within --race-within of the best (several often are) are raced
+as irace races: up to --race-max distinct configurations run on the training instances with
+seeds the training did not use, round by round; from the 5th run on, one that a one-sided paired
+t-test (p < 0.05) finds worse than the leader (on latency / lower bound; on equal latencies, on
+the time to reach them) leaves. The race ends with one left or after --race-runs runs each (the
+best mean wins). It runs after --minutes; the summary and the config's header say how many
+trials were tied and how the winner was chosen (race.md: the table), and the study keeps the
+result, so rerunning with --minutes 0 does not race again.
 
 The study stores its setup (base config, space, seconds, threads, seeds, the training
 instances' SHA-1 and the run order); a worker joining it adopts that setup, and options that
@@ -46,8 +59,9 @@ contradict it are errors. Workers send a heartbeat (--heartbeat); a trial whose 
 
 Files next to --out (in --workdir, default OUT_STEM.tune/): study.db (SQLite, when no --storage),
 history.png (optimisation history), importance.png (parameter importances, fANOVA),
-intermediate.png (running score per run), validation.csv (one row per run), validation.md
-(the table printed at the end).
+intermediate.png (running score per run), race.md (the race, when there was one), validation.csv
+(one row per run), validation.md (the table printed at the end). The last line names the
+optuna-dashboard command that browses the study (optuna-dashboard is a pip package, not in Debian).
 
 Needs Debian's python3-optuna, python3-yaml, python3-matplotlib and python3-sklearn (the
 pictures), python3-psycopg2 (PostgreSQL storage).
@@ -60,6 +74,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,8 +82,11 @@ from benchlib import tune_study, tune_worker  # noqa: E402
 from benchlib.common import DEFAULT_MLSYS, FAMILIES, ROOT, oversubscribed  # noqa: E402
 from benchlib.mlsys import MlsysError  # noqa: E402
 from benchlib.tune_common import (DEFAULT_BASE, DEFAULT_SPACE, DEFAULT_STUDY, STORAGE_ENV, TuneError,  # noqa: E402
-                                  list_instances, log, mask_url, mlsys_of, need_optuna, scrub)
-from benchlib.tune_results import pictures, trial_counts, validate, write_best  # noqa: E402
+                                  dashboard_hint, list_instances, log, mask_url, mlsys_of, need_optuna, optuna,
+                                  scrub)
+from benchlib.tune_race import choose  # noqa: E402
+from benchlib.tune_results import pictures, trial_counts, validate, write_config  # noqa: E402
+from benchlib.tune_space import evaluated_params  # noqa: E402
 from benchlib.tune_study import new_setup, storage_for  # noqa: E402
 from benchlib.tune_worker import Worker, worker_argv  # noqa: E402
 
@@ -81,11 +99,16 @@ def open_study(args, ml, create, setup_if_new=None):
     return tune_study.open_study(args, ml, create, setup_if_new, storage_for=storage_for)
 
 
-def spawn_workers(worker_args, jobs, storage):
+def spawn_workers(worker_args, jobs, storage, trials=None):
     """Runs `tune.py worker ARGS` jobs times in parallel, the storage URL in their environment;
-    returns 0 or the first non-zero exit code."""
-    return tune_worker.spawn_workers([sys.executable, os.path.abspath(__file__), "worker"] + worker_args, jobs,
-                                     storage, popen=subprocess.Popen)
+    returns 0 or the first non-zero exit code. trials: the number of trials of them all, split
+    between them (tune_worker.spawn_workers)."""
+    cmd = [sys.executable, os.path.abspath(__file__), "worker"] + worker_args
+
+    def popen(argv, **kw):  # subprocess looked up at the call (tests replace it)
+        return subprocess.Popen(argv, **kw)
+
+    return tune_worker.spawn_workers(cmd, jobs, storage, popen=popen, trials=trials)
 
 
 def cmd_worker(args):
@@ -116,8 +139,17 @@ def cmd_worker(args):
 def cmd_tune(args):
     if not args.out:
         raise TuneError("--out BEST.yaml is required")
-    if args.minutes is None or args.minutes < 0:
-        raise TuneError("--minutes M is required (0: no tuning, only write the best of the study and validate)")
+    if args.minutes is None and not args.trials:
+        raise TuneError("--minutes M or --trials N is required (--minutes 0: no tuning, only write the best of "
+                        "the study and validate)")
+    if args.minutes is not None and args.minutes < 0:
+        raise TuneError("--minutes must be >= 0")
+    if args.trials is not None and args.trials < 1:
+        raise TuneError("--trials must be >= 1")
+    if args.minutes == 0 and args.trials:
+        raise TuneError("--minutes 0 runs no trial: drop --trials, or give --minutes M > 0 with it")
+    if args.race_within < 0 or args.race_max < 2 or args.race_runs < 0:
+        raise TuneError("--race-within must be >= 0, --race-max >= 2 and --race-runs >= 0")
     workdir = os.path.abspath(args.workdir or os.path.splitext(args.out)[0] + ".tune")
     ml = mlsys_of(args.mlsys)
     if args.valid:
@@ -131,13 +163,17 @@ def cmd_tune(args):
     study, setup = open_study(args, ml, create=True, setup_if_new=setup)
     warn_cores(args.jobs, setup["threads"])
     worker_rc = 0
-    if args.minutes > 0:
+    if args.minutes or args.trials:
         if not args.train:
-            raise TuneError("--train DIR is required to tune (--minutes > 0)")
-        log(f"tuning for {args.minutes:g} min with {args.jobs} workers; study {args.study!r} in "
-            f"{mask_url(args.storage)}")
-        try:
-            worker_rc = spawn_workers(worker_argv(args, ml), args.jobs, args.storage)
+            raise TuneError("--train DIR is required to tune (--minutes > 0 or --trials)")
+        limit = " or ".join(([f"{args.minutes:g} min"] if args.minutes else []) +
+                            ([f"{args.trials} trials"] if args.trials else []))
+        jobs = min(args.jobs, args.trials) if args.trials else args.jobs
+        log(f"tuning for {limit}{', whichever comes first,' if args.minutes and args.trials else ''} with {jobs} "
+            f"workers; study {args.study!r} in {mask_url(args.storage)}")
+        try:  # the trials are split between the workers: their command lines get their share
+            worker_rc = spawn_workers(worker_argv(argparse.Namespace(**dict(vars(args), trials=None)), ml),
+                                      args.jobs, args.storage, trials=args.trials)
         except KeyboardInterrupt:
             log(f"interrupted; the study is kept in {mask_url(args.storage)}: rerun the same command to resume, "
                 "or with --minutes 0 to write the best so far and validate")
@@ -147,13 +183,16 @@ def cmd_tune(args):
     if not counts.get("COMPLETE"):
         raise TuneError("no complete trial in the study: nothing to write (see the messages above)")
     os.makedirs(workdir, exist_ok=True)
-    write_best(args, study, setup, ml)
+    chosen = choose(args, ml, study, setup, workdir)
+    write_config(args, study, setup, ml, chosen)
+    print(textwrap.fill(f"Chosen: trial {chosen['trial'].number}: {chosen['why']}.", width=100) + "\n")
     pictures(study, workdir)
     failed = 0
     if args.valid:
         md, failed = validate(args, ml, setup, os.path.abspath(args.out), workdir)
         print(md, end="")
     log(f"files in {workdir}")
+    log(dashboard_hint(args.storage))
     return 1 if worker_rc or failed else 0
 
 
@@ -176,7 +215,14 @@ def cmd_status(args):
         print(f"  {w}: " + ", ".join(f"{v} {k.lower()}" for k, v in sorted(c.items())))
     if counts.get("COMPLETE"):
         b = study.best_trial
-        print(f"best: trial {b.number}, {b.value:.5f}: " + json.dumps(b.params))
+        tied = sum(1 for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+                   if t.value == b.value)
+        print(f"best: trial {b.number}, {b.value:.5f}{f' ({tied} trials tied at it)' if tied > 1 else ''}: "
+              + json.dumps(evaluated_params(b, setup["space"])))
+        race_ = study.user_attrs.get("race")
+        if isinstance(race_, dict) and "winner" in race_:
+            print(f"chosen by the last `tune.py --out`: trial {race_['winner']}: {race_['why']}")
+    print(dashboard_hint(args.storage))
     return 0
 
 
@@ -267,11 +313,21 @@ def main(argv=None):
                                      description="Run trials of the study in --storage (no output files). A worker "
                                                  "joining an existing study adopts its setup.")
         study_options(ap, worker=True)
-        ap.add_argument("--trials", type=int, help="stop after this many trials (per process)")
+        ap.add_argument("--trials", type=int, help="stop after this many trials (per process: with -j N, N times as "
+                        "many; the main command's --trials counts them all)")
         run = cmd_worker
     else:
         ap = argparse.ArgumentParser(prog="tune.py", description=__doc__, formatter_class=fmt)
         study_options(ap, worker=False)
+        ap.add_argument("--trials", type=int, help="stop after this many trials in all (split between the -j "
+                        "workers), or at --minutes if that comes first; --minutes is then optional")
+        ap.add_argument("--race-within", type=float, default=0.001, metavar="FRACTION",
+                        help="trials whose training score is within this fraction of the best are tied and raced "
+                             "(default 0.001: 0.1%%; 0: exact ties only)")
+        ap.add_argument("--race-max", type=int, default=8, help="race at most this many distinct tied configurations, "
+                        "the best scores first (default 8)")
+        ap.add_argument("--race-runs", type=int, default=20, help="at most this many runs of each raced configuration "
+                        "(training instances, new seeds; default 20; 0: no race, the first tied trial wins)")
         ap.add_argument("--valid", help="folder of held-out instances: the best config against the base config")
         ap.add_argument("--valid-seeds", default="2", help="solver seeds per validation instance (default 2: 1..2)")
         ap.add_argument("--out", help="write the best configuration here (a complete YAML config)")

@@ -21,16 +21,11 @@ with a message when optuna, yaml, sqlalchemy or psycopg2 are missing. --tune che
 copy of tune.py (e.g. an older one: git show HEAD:bench/tune.py > /tmp/old/bench/tune.py, with
 bench/harness.py and bench/benchlib/ copied next to it).
 """
-import contextlib
-import importlib.util
-import io
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,32 +34,13 @@ ENV = "MLSYS_TUNE_STORAGE"
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import tune_test_util  # noqa: E402  (re-execs under Debian's python3 when this one lacks the packages)
+from tune_test_util import FakePopen, load_tune, run_main  # noqa: E402
 
-failures = []
-
-
-def say(msg):
-    print(f"tune_secrets_test: {msg}", flush=True)
-
-
-def check(ok, what):
-    if ok:
-        say(f"ok: {what}")
-    else:
-        say(f"FAIL: {what}")
-        failures.append(what)
-    return ok
+say, check, failures = tune_test_util.checker("tune_secrets_test")
 
 
 def leaks(text, secrets):
     return [s for s in secrets if s in text]
-
-
-def load_tune(path):
-    spec = importlib.util.spec_from_file_location("tune_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def check_mask(tune):
@@ -117,39 +93,6 @@ def check_runs(tune_py, mlsys, work, train):
         check(r.returncode == 1 and not leaks(out, secrets),
               f"tune.py {'tuning' if sub is tuning else sub[0]} --storage <password URL> exits 1 without printing "
               f"the password (exit {r.returncode}, printed {leaks(out, secrets)}): {shown}")
-
-
-class FakePopen:
-    """subprocess.Popen for the worker processes: records argv and env, starts nothing."""
-    calls = []
-
-    def __init__(self, argv, **kw):
-        FakePopen.calls.append((list(argv), kw.get("env")))
-        self.returncode = None
-
-    def wait(self, timeout=None):
-        self.returncode = 0
-        return 0
-
-    def poll(self):
-        return self.returncode
-
-    def terminate(self):
-        pass
-
-
-def run_main(tune, argv):
-    """tune.main(argv) in this process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = tune.main(argv)
-        except SystemExit as e:  # argparse
-            rc = e.code
-        except Exception:  # noqa: BLE001
-            traceback.print_exc()
-            rc = "exception"
-    return rc, out.getvalue(), err.getvalue()
 
 
 def check_in_process(tune, mlsys, work, train):
@@ -304,17 +247,13 @@ def main():
     if why:
         say(f"SKIPPED: {why}")
         return SKIP
-    import optuna
     tune_py, mlsys = os.path.abspath(args.tune), os.path.abspath(args.mlsys)
     work = tempfile.mkdtemp(prefix="mlsys-tune-secrets-")
-    train = os.path.join(work, "train")
-    os.makedirs(train)
-    try:
-        r = subprocess.run([mlsys, "generate", "--family", "random", "--size", "8", "--seed", "1",
-                            "--output", os.path.join(train, "random-1.json")], capture_output=True, text=True)
-        if r.returncode != 0:
-            say(f"FAILED: mlsys generate exited {r.returncode}: {r.stderr.strip()}")
-            return 1
+    train, error = tune_test_util.make_train(mlsys, work)
+    if error:
+        check(False, error)
+        steps = []
+    else:
         write_setup(mlsys, work)
         tune = load_tune(tune_py)
         steps = [("1. masking helper", lambda: check_mask(tune)),
@@ -322,22 +261,7 @@ def main():
                  ("3. in-process: messages, worker argv and environment",
                   lambda: check_in_process(tune, mlsys, work, train)),
                  ("4. real workers", lambda: check_real_workers(tune_py, mlsys, work, train))]
-        for name, step in steps:
-            say(f"--- {name}")
-            try:
-                step()
-            except Exception:  # noqa: BLE001  (a step that crashes is a failure; the others still run)
-                check(False, f"{name} raised:\n{traceback.format_exc()}")
-    finally:
-        if args.keep:
-            say(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        say(f"FAILED: {len(failures)} checks:\n  - " + "\n  - ".join(f.splitlines()[0] for f in failures))
-        return 1
-    say("PASSED")
-    return 0
+    return tune_test_util.run_steps(steps, work, args.keep, failures, say, check)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""bench/tune.py: its errors, constants, the storage URL's masking and small helpers."""
+"""bench/tune.py: its errors, constants, the storage URL's masking (and the optuna-dashboard
+command line without the password) and small helpers."""
 import importlib
 import os
 import re
+import shlex
+import shutil
 import sys
 import warnings
 from urllib.parse import unquote, unquote_plus
@@ -89,6 +92,27 @@ def scrub(text, url):
     for secret in url_secrets(url):
         text = text.replace(secret, "***")
     return text
+
+
+def dashboard_url(url):
+    """The storage URL for a command line: no password (libpq reads ~/.pgpass or PGPASSWORD)."""
+    shown = mask_url(url).replace(":***@", "@", 1)
+    if "?" in shown:
+        head, query = shown.split("?", 1)
+        keep = [q for q in query.split("&") if not q.lower().startswith("password=")]
+        shown = head + ("?" + "&".join(keep) if keep else "")
+    return shown
+
+
+def dashboard_hint(url):
+    """The closing line naming the optuna-dashboard command that browses the study."""
+    shown = dashboard_url(url)
+    hint = f"browse the study: optuna-dashboard {shlex.quote(shown)}"
+    if shown != url:
+        hint += " (the password as libpq finds it: ~/.pgpass or PGPASSWORD)"
+    if not shutil.which("optuna-dashboard"):
+        hint += "; optuna-dashboard is a pip package, not in Debian: pip install optuna-dashboard"
+    return hint
 
 
 def need_optuna(storage):

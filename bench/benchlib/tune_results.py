@@ -1,4 +1,4 @@
-"""bench/tune.py: the results of a study (the best config, the pictures, the validation)."""
+"""bench/tune.py: the results of a study (the chosen config written, the pictures, the validation)."""
 import concurrent.futures
 import datetime
 import importlib.util
@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 
 from .common import file_sha1, fmt, geomean, median, write_csv
 from .tune_common import RunError, TuneError, list_instances, log, optuna, seeds_of
@@ -20,21 +21,26 @@ def trial_counts(study):
     return counts
 
 
-def write_best(args, study, setup, ml):
-    best = study.best_trial
-    base_trial = [t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-                  if t.user_attrs.get("base_config")]
+def write_config(args, study, setup, ml, chosen):
+    """--out: the base config's text with the chosen trial's values (as it ran them), a header
+    saying which trial, why, and its score. mlsys must accept it as it is. chosen: {"trial",
+    "params", "why"} (tune_race.choose)."""
+    t = chosen["trial"]
+    base_trial = [b for b in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+                  if b.user_attrs.get("base_config")]
     counts = trial_counts(study)
     resolved = resolved_config_text(ml, setup["base_yaml"])
     defaults = {k: yaml_scalar(get_path(resolved, k.split("."))) for k in setup["space"]}
+    why = textwrap.wrap(f"Chosen: {chosen['why']}.", width=96)
     header = (f"# mlsys search config tuned by bench/tune.py (Optuna TPE), {datetime.date.today()}.\n"
-              f"# Study {args.study!r}: trial {best.number} of {sum(counts.values())} "
+              f"# Study {args.study!r}: trial {t.number} of {sum(counts.values())} "
               f"({', '.join(f'{v} {k.lower()}' for k, v in sorted(counts.items()))}).\n"
               f"# Training: {len(setup['instances'])} instances x seeds {setup['seeds']}, --seconds {setup['seconds']:g} "
-              f"--threads {setup['threads']}; geometric mean of latency / lower bound {best.value:.5f}"
+              f"--threads {setup['threads']}; geometric mean of latency / lower bound {t.value:.5f}"
               + (f" (base config {base_trial[0].value:.5f})" if base_trial else "") + ".\n"
+              + "".join(f"# {line}\n" for line in why) +
               f"# Base: {setup['base_name']}; the tuned keys say so. A complete config: mlsys solve -c FILE.\n")
-    text = config_text(setup["base_yaml"], best.params, header, defaults)
+    text = config_text(setup["base_yaml"], chosen["params"], header, defaults)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"
     with open(tmp, "w") as f:
@@ -45,8 +51,7 @@ def write_best(args, study, setup, ml):
         os.remove(tmp)
         raise
     os.replace(tmp, args.out)
-    log(f"wrote {args.out} (trial {best.number}, training score {best.value:.5f})")
-    return best
+    log(f"wrote {args.out} (trial {t.number}, training score {t.value:.5f})")
 
 
 def pictures(study, workdir):

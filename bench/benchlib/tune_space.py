@@ -1,4 +1,6 @@
-"""bench/tune.py: the search space file and the config text (the base config with tuned values)."""
+"""bench/tune.py: the search space file, the values at each key's resolution, and the config text
+(the base config with tuned values)."""
+import math
 import os
 import re
 import tempfile
@@ -107,12 +109,65 @@ def default_params(space, resolved):
     return params, outside
 
 
-def suggest(trial, key, spec):
-    if spec["type"] == "float":
-        return trial.suggest_float(key, spec["low"], spec["high"], log=spec["log"])
+# ---------------------------------------------------------------- values at the key's resolution
+
+LOG_DIGITS = 3  # significant digits of a log-scaled key (float or int): 0.00123, 138000
+LINEAR_STEPS = 100  # a linear float moves in the power of ten that gives 100 to 999 steps over its range
+
+
+def resolution(spec):
+    """How finely a key of the space is set: ("digits", N) significant digits, ("step", S), or None."""
+    if spec["type"] not in ("float", "int"):
+        return None
+    if spec["log"]:
+        return ("digits", LOG_DIGITS)
     if spec["type"] == "int":
-        return trial.suggest_int(key, spec["low"], spec["high"], log=spec["log"])
-    return trial.suggest_categorical(key, spec["choices"])
+        return ("step", 1)
+    return ("step", 10.0 ** math.floor(math.log10((spec["high"] - spec["low"]) / LINEAR_STEPS)))
+
+
+def round_value(v, spec):
+    """v at the key's resolution, inside its range; an int key's value stays an int."""
+    res = resolution(spec)
+    if res is None or isinstance(v, bool):
+        return v
+    kind, n = res
+    if kind == "digits":
+        r = float(f"{v:.{n}g}")
+    else:
+        decimals = max(0, -math.floor(math.log10(n) + 1e-9))  # step 0.001: 3 (and no 0.30000000000000004)
+        r = round(round(v / n) * n, decimals)
+    r = min(max(r, spec["low"]), spec["high"])
+    return int(round(r)) if spec["type"] == "int" else float(r)
+
+
+def suggest(trial, key, spec, base_values=None):
+    """The trial's value of `key`, sampled and put at the key's resolution (round_value); a value
+    equal to the base config's (base_values: {key: value}) stays as it is, so the first trial
+    (the base config) runs exactly the base config."""
+    if spec["type"] == "categorical":
+        return trial.suggest_categorical(key, spec["choices"])
+    if spec["type"] == "float":
+        v = trial.suggest_float(key, spec["low"], spec["high"], log=spec["log"])
+    else:
+        v = trial.suggest_int(key, spec["low"], spec["high"], log=spec["log"])
+    if base_values and key in base_values and v == base_values[key]:
+        return v
+    return round_value(v, spec)
+
+
+def evaluated_params(trial, space):
+    """The values `trial` ran with: its user attribute `evaluated` (set by Worker.objective), else
+    its params as they were given (the base config) or rounded (a study of an older tune.py)."""
+    ev = trial.user_attrs.get("evaluated")
+    if isinstance(ev, dict) and set(ev) == set(trial.params):
+        return dict(ev)
+    if trial.user_attrs.get("base_config"):
+        return dict(trial.params)
+    return {k: round_value(v, space[k]) if k in space else v for k, v in trial.params.items()}
+
+
+# ---------------------------------------------------------------- the config text
 
 
 def yaml_scalar(v):

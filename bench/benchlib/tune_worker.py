@@ -8,7 +8,7 @@ import time
 
 from .common import geomean
 from .tune_common import FAIL_STREAK, STORAGE_ENV, RunError, TuneError, log, optuna
-from .tune_space import config_text, suggest
+from .tune_space import config_text, default_params, resolved_config_text, suggest
 from .tune_study import training_paths
 
 
@@ -38,6 +38,10 @@ def score_run(ml, inst, cfg, seconds, threads, seed, scratch):
 
 
 class Worker:
+    """Runs trials of the study: each samples the space's keys at their resolution (suggest), keeps
+    the values it runs with in the trial's user attribute `evaluated` (what the study reports,
+    writes and shows in optuna-dashboard) and scores them on the setup's runs."""
+
     def __init__(self, args, ml, study, setup, scratch):
         self.ml, self.study, self.setup, self.scratch = ml, study, setup, scratch
         self.paths = training_paths(setup, args.train)
@@ -46,6 +50,8 @@ class Worker:
         self.fail_streak = 0
         self.finished = 0  # trials this worker ended (any state)
         self.preflight()
+        # the base config's values: a sampled value equal to one is run as it is (suggest)
+        self.base_values = default_params(setup["space"], resolved_config_text(ml, setup["base_yaml"]))[0]
 
     def preflight(self):
         """One short solve with the base config: a binary without --stats or a lower bound in
@@ -62,7 +68,8 @@ class Worker:
     def objective(self, trial):
         s = self.setup
         trial.set_user_attr("worker", self.id)
-        params = {k: suggest(trial, k, spec) for k, spec in s["space"].items()}
+        params = {k: suggest(trial, k, spec, self.base_values) for k, spec in s["space"].items()}
+        trial.set_user_attr("evaluated", params)
         cfg = os.path.join(self.scratch, f"trial-{trial.number}.yaml")
         with open(cfg, "w") as f:
             f.write(config_text(s["base_yaml"], params))
@@ -150,11 +157,24 @@ def worker_env(storage):
     return dict(os.environ, **{STORAGE_ENV: storage})
 
 
-def spawn_workers(worker_cmd, jobs, storage, popen=subprocess.Popen):
+def trial_shares(trials, jobs):
+    """`trials` split as evenly as can be between min(jobs, trials) workers, larger shares first."""
+    n = min(jobs, trials)
+    return [trials // n + (i < trials % n) for i in range(n)]
+
+
+def spawn_workers(worker_cmd, jobs, storage, popen=subprocess.Popen, trials=None):
     """Runs the command `worker_cmd` (`python3 tune.py worker ARGS`) jobs times in parallel, the
-    storage URL in their environment; returns 0 or the first non-zero exit code."""
+    storage URL in their environment; returns 0 or the first non-zero exit code. trials: the
+    number of trials of them all, split between them (10 on 3 workers: --trials 4, 3, 3); then no
+    more than `trials` processes start."""
     env = worker_env(storage)
-    procs = [popen(worker_cmd, env=env) for _ in range(jobs)]
+    if trials:
+        shares = trial_shares(trials, jobs)
+        jobs = len(shares)
+        procs = [popen(worker_cmd + ["--trials", str(n)], env=env) for n in shares]
+    else:
+        procs = [popen(worker_cmd, env=env) for _ in range(jobs)]
 
     def on_term(signum, _frame):
         raise KeyboardInterrupt

@@ -28,8 +28,9 @@ static bool reportWritten(const std::string& out, const Problem& p, const std::v
   bool allValid = true;
   std::string summary;
   for (const auto& v : views) {
-    summary += (summary.empty() ? "" : " vs ") + formatDouble(v.ev.total) +
-               (v.ev.valid ? "" : " INVALID rule " + std::string(ruleName(v.ev.rule)));
+    // An invalid schedule has no total (as on the page).
+    summary += (summary.empty() ? "" : " vs ") +
+               (v.ev.valid ? humanNumber(v.ev.total) : "INVALID rule " + std::string(ruleName(v.ev.rule)));
     allValid &= v.ev.valid;
   }
   std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", latency " << summary << ")\n";
@@ -44,6 +45,25 @@ static bool reportWritten(const std::string& out, const Problem& p, const std::v
   }
   return allValid;
 }
+
+// The notes of `mlsys report --help`, after the options.
+static const char* kReportHelp =
+    "With one schedule: headline numbers, timeline, fast-memory occupancy, per-subgraph table (latency, compute and\n"
+    "memory time, elements loaded and stored, retention), and with --trace / --stats the convergence and the solver's\n"
+    "statistics. With two schedules A and B: both totals and their difference, per-subgraph differences of the\n"
+    "subgraphs with the same op set, and the unmatched subgraphs of each.\n"
+    "The page is written even for an invalid schedule (the violated rule is shown at the top); the exit code is 0\n"
+    "only when every schedule is valid.\n"
+    "Time: reading, evaluating and drawing take time linear in the subgraphs and the trace rows and always\n"
+    "complete (about 2-3 s per 100,000 subgraphs, 1.5 s per million trace rows). -s (default 10) bounds the rest:\n"
+    "the lower bound's exact covers stop when what is left is what drawing is expected to take, and the remaining\n"
+    "components get their quick floors (the lower-bound card then says so). A convergence line of more than\n"
+    "2,000 improvements is thinned to the vertices 0.1 px apart in height (at most about 2,600).\n"
+    "Convergence plot: latency on a log axis; time on a linear axis from 0, or with --time-axis log on a log axis\n"
+    "from the first improvement. The default, --time-axis auto, takes the log axis when half of a run's improvements\n"
+    "come in the first 10% of the run (a linear axis would squeeze them against its left edge). Constructors\n"
+    "(greedy, chain) are drawn as triangles at the time they built their schedule, search workers as step lines.\n"
+    "Numbers are shown to at most 8 significant digits; 'mlsys evaluate --json' gives exact values.\n";
 
 int cmdReport(int argc, char** argv) {
   cxxopts::Options o(
@@ -60,24 +80,15 @@ int cmdReport(int argc, char** argv) {
       "s,seconds",
       "Time budget of the command: the lower bound's exact covers stop early enough to write the page by then, and the "
       "remaining components get their quick floors, as with 'mlsys bound -s'",
-      cxxopts::value<std::string>()->default_value("10"))("h,help", "Show help");
+      cxxopts::value<std::string>()->default_value("10"))(
+      "time-axis",
+      "Time axis of the convergence plot: log, linear, or auto (log when the improvements cluster early: their median "
+      "time is below 10% of the run)",
+      cxxopts::value<std::string>()->default_value("auto"))("h,help", "Show help");
   const char* usage =
-      "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [-s S] [--trace T.csv]... [--stats S.json]... [-c CONFIG] [--set model.K=V]... [--model K=V]...";
+      "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [-s S] [--trace T.csv]... [--stats S.json]... [--time-axis log|linear|auto] [-c CONFIG] [--set model.K=V]... [--model K=V]...";
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
-  if (r.count("help"))
-    return printHelp(
-        o,
-        "With one schedule: headline numbers, timeline, fast-memory occupancy, per-subgraph table (latency, compute and\n"
-        "memory time, elements loaded and stored, retention), and with --trace / --stats the convergence and the solver's\n"
-        "statistics. With two schedules A and B: both totals and their difference, per-subgraph differences of the\n"
-        "subgraphs with the same op set, and the unmatched subgraphs of each.\n"
-        "The page is written even for an invalid schedule (the violated rule is shown at the top); the exit code is 0\n"
-        "only when every schedule is valid.\n"
-        "Time: reading, evaluating and drawing take time linear in the subgraphs and the trace rows and always\n"
-        "complete (about 2-3 s per 100,000 subgraphs, 1.5 s per million trace rows). -s (default 10) bounds the rest:\n"
-        "the lower bound's exact covers stop when what is left is what drawing is expected to take, and the remaining\n"
-        "components get their quick floors (the lower-bound card then says so). A convergence line of more than\n"
-        "2,000 improvements is thinned to the vertices 0.1 px apart in height (at most about 2,600).\n");
+  if (r.count("help")) return printHelp(o, kReportHelp);
   std::vector<std::string> files;
   if (r.count("positional")) files = r["positional"].as<std::vector<std::string>>();
   if (files.size() < 2 || files.size() > 3)
@@ -85,6 +96,10 @@ int cmdReport(int argc, char** argv) {
                      std::to_string(files.size()) + "\nusage: " + usage);
   if (!r.count("output")) throw UsageError(std::string("missing -o/--output FILE\nusage: ") + usage);
   const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
+  TimeAxis timeAxis = TimeAxis::Auto;
+  if (!parseTimeAxis(r["time-axis"].as<std::string>(), timeAxis))
+    throw UsageError("--time-axis must be log, linear or auto, got '" + r["time-axis"].as<std::string>() +
+                     "'\nusage: " + usage);
   Deadline dl = Deadline::sinceProcessStart();  // -s covers the whole command, as a harness measures it
   dl.setBudget(seconds);
   std::string out = r["output"].as<std::string>();
@@ -144,7 +159,7 @@ int cmdReport(int argc, char** argv) {
   std::string html;
   if (views.size() == 1) {
     html = renderSchedulePage(p, files[0], lb, boundNote, views[0], traces.empty() ? nullptr : &traces[0],
-                              stats.empty() ? nullptr : &stats[0]);
+                              stats.empty() ? nullptr : &stats[0], timeAxis);
   } else {
     std::vector<const ScheduleView*> vp;
     for (const auto& v : views) vp.push_back(&v);
@@ -152,7 +167,7 @@ int cmdReport(int argc, char** argv) {
     for (const auto& t : traces) tp.push_back(&t);
     std::vector<const Stats*> sp;
     for (const auto& s : stats) sp.push_back(&s);
-    html = renderComparePage(p, files[0], lb, boundNote, vp, tp, sp);
+    html = renderComparePage(p, files[0], lb, boundNote, vp, tp, sp, timeAxis);
   }
   writeFileAtomic(out, html);
   return reportWritten(out, p, views) ? 0 : 1;

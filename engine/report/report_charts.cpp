@@ -1,5 +1,6 @@
-// The report's SVG charts: the timeline of subgraphs, the fast-memory occupancy, the convergence
-// of a search (or of two, on a comparison page). Every number through humanNumber.
+// The report's SVG charts: the timeline of subgraphs, the convergence of a search (or of two, on a
+// comparison page). Every number through humanNumber. (The occupancy chart, only on the page of
+// one schedule, is in report_schedule.cpp.)
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -46,24 +47,6 @@ std::string tooltip(const Problem& p, const ScheduleView& v, size_t i) {
   if (!sg.retain.empty()) o << "\nretains out " << tensorsText(p, sg.retain);
   if (!rp.cost.valid) o << "\nINVALID (" << ruleName(rp.cost.rule) << "): " << rp.cost.reason;
   return esc(o.str());
-}
-
-// "Nice" tick values covering [lo, hi].
-std::vector<double> niceTicks(double lo, double hi, int target) {
-  std::vector<double> t;
-  if (!(hi > lo)) {
-    t.push_back(lo);
-    return t;
-  }
-  double raw = (hi - lo) / target, mag = std::pow(10, std::floor(std::log10(raw)));
-  double stepv = mag;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * mag >= raw) {
-      stepv = m * mag;
-      break;
-    }
-  for (double v = std::ceil(lo / stepv) * stepv; v <= hi * (1 + 1e-9); v += stepv) t.push_back(v);
-  return t;
 }
 
 const char* kPalette[] = {"#2f6fd0", "#e07b24", "#2ca02c", "#d62728", "#8e5cc7",
@@ -151,62 +134,6 @@ std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::s
   return o.str();
 }
 
-// Peak fast-memory working set of each subgraph against the capacity, in subgraph order; the
-// darker part is tensors retained into or out of the subgraph (resident for its whole run).
-std::string renderOccupancy(const Problem& p, const ScheduleView& v) {
-  const int n = static_cast<int>(v.sg.size());
-  const double W = 1400, left = 72, right = 16, top = 14, plotH = 130, bottom = 26;
-  const double plotW = W - left - right;
-  const double cap = static_cast<double>(p.capacity);
-  double maxFrac = 1;
-  for (int i = 0; i < n; ++i) maxFrac = std::max(maxFrac, static_cast<double>(v.ev.subgraphs[i].cost.peak_ws) / cap);
-  double yTop = maxFrac > 1 ? maxFrac * 1.05 : 1.0;
-  auto Y = [&](double frac) { return top + plotH * (1 - frac / yTop); };
-  double bw = plotW / std::max(1, n);
-  std::ostringstream o;
-  o << "<svg id=\"occupancy\" viewBox=\"0 0 " << px(W) << " " << px(top + plotH + bottom)
-    << "\" role=\"img\" aria-label=\"occupancy\">\n";
-  for (double f : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(W - right) << "\" y1=\"" << px(Y(f)) << "\" y2=\"" << px(Y(f))
-      << "\" stroke=\"" << (f == 1.0 ? "#1d2433" : "#e4e7ec") << "\"" << (f == 1.0 ? " stroke-dasharray=\"5 3\"" : "")
-      << "/>\n";
-    o << "<text x=\"" << px(left - 6) << "\" y=\"" << px(Y(f) + 4)
-      << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanPercent(f, 0) << "</text>\n";
-  }
-  for (int i = 0; i < n; ++i) {
-    const auto& cost = v.ev.subgraphs[i].cost;
-    double frac = static_cast<double>(cost.peak_ws) / cap;
-    double rfrac = std::min(frac, static_cast<double>(v.sg[i].retained_ws) / cap);
-    double x = left + i * bw + (bw > 3 ? 0.5 : 0), w = std::max(0.6, bw - (bw > 3 ? 1 : 0));
-    std::string tip = "subgraph " + std::to_string(i) + ": peak working set " + humanNumber(cost.peak_ws) + " of " +
-                      humanNumber(p.capacity) + " (" + humanPercent(frac) + ")";
-    if (v.sg[i].retained_ws > 0) tip += "\nretained tensors resident: " + humanNumber(v.sg[i].retained_ws);
-    o << "<a href=\"#sg-" << i << "\"><g><title>" << esc(tip) << "</title>";
-    o << "<rect class=\"" << (frac > 1 ? "over" : "occ") << "\" x=\"" << px(x) << "\" y=\"" << px(Y(frac))
-      << "\" width=\"" << px(w) << "\" height=\"" << px(Y(0) - Y(frac)) << "\"/>";
-    if (rfrac > 0)
-      o << "<rect class=\"occr\" x=\"" << px(x) << "\" y=\"" << px(Y(rfrac)) << "\" width=\"" << px(w) << "\" height=\""
-        << px(Y(0) - Y(rfrac)) << "\"/>";
-    if (!cost.valid)
-      o << "<text x=\"" << px(x + w / 2) << "\" y=\"" << px(Y(0) - 4)
-        << "\" text-anchor=\"middle\" font-size=\"12\" font-weight=\"700\" fill=\"#d62728\">&#215;</text>";
-    o << "</g></a>\n";
-  }
-  o << "<text x=\"" << px(W - right) << "\" y=\"" << px(Y(1) - 4)
-    << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#1d2433\">capacity " << humanNumber(p.capacity) << "</text>\n";
-  int step = std::max(1, n / 20);
-  for (int nice : {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000})
-    if (nice >= step) {
-      step = nice;
-      break;
-    }
-  for (int i = 0; i < n; i += step)
-    o << "<text x=\"" << px(left + (i + 0.5) * bw) << "\" y=\"" << px(Y(0) + 15)
-      << "\" text-anchor=\"middle\" font-size=\"10.5\" fill=\"#667085\">" << i << "</text>\n";
-  o << "</svg>\n";
-  return o.str();
-}
-
 std::vector<size_t> thinSteps(const std::vector<double>& y, double minStepPx, size_t maxExact) {
   std::vector<size_t> keep;
   if (y.size() <= maxExact) {
@@ -231,14 +158,70 @@ double traceHorizon(const Trace& t, const Stats* st) {
 
 namespace {
 
-// The convergence plot's frame and scales: time from 0 to xmax, latency on a log axis from
-// 10^ly0 to 10^ly1; the lower bound lbv is drawn when showLb.
+// Every row's time (all runs, `end` excluded), and the first one after 0 s (0 if none).
+std::vector<double> rowTimes(const std::vector<TraceRun>& runs, double& firstPositive) {
+  std::vector<double> t;
+  firstPositive = 0;
+  for (const TraceRun& r : runs)
+    for (const auto& tp : r.trace->points) {
+      t.push_back(tp.seconds);
+      if (tp.seconds > 0 && (firstPositive == 0 || tp.seconds < firstPositive)) firstPositive = tp.seconds;
+    }
+  return t;
+}
+
+// The median of `t` (the upper one of an even count); 0 when empty.
+double medianOf(std::vector<double> t) {
+  if (t.empty()) return 0;
+  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+  return t[t.size() / 2];
+}
+
+// The smallest of the runs' median row times (each run's own; runs without rows aside; 1e300
+// when none has rows): on a comparison, one run squeezed against the left edge is one too many.
+double earliestMedian(const std::vector<TraceRun>& runs) {
+  double earliest = 1e300;
+  for (const TraceRun& r : runs) {
+    double firstPositive = 0;
+    const std::vector<double> t = rowTimes({r}, firstPositive);
+    if (!t.empty()) earliest = std::min(earliest, medianOf(t));
+  }
+  return earliest;
+}
+
+// The x range of the plot: the horizon, or the last row when later; 1 s when both are 0.
+double plotEnd(const std::vector<TraceRun>& runs, double horizon) {
+  double xmax = horizon;
+  for (const TraceRun& r : runs)
+    for (const auto& tp : r.trace->points) xmax = std::max(xmax, tp.seconds);
+  return xmax > 0 ? xmax : 1;
+}
+
+}  // namespace
+
+bool logTimeAxis(const std::vector<TraceRun>& runs, double horizon, TimeAxis mode) {
+  double firstPositive = 0;
+  rowTimes(runs, firstPositive);
+  if (mode == TimeAxis::Linear || firstPositive <= 0) return false;
+  if (mode == TimeAxis::Log) return true;
+  return earliestMedian(runs) < kEarlyShare * plotEnd(runs, horizon);
+}
+
+namespace {
+
+// The convergence plot's frame and scales: time from 0 to xmax (or, on a log time axis, from t0,
+// the value 1, 2 or 5 x 10^n at or below the first row after 0 s; earlier rows at its left edge), latency on
+// a log axis from 10^ly0 to 10^ly1; the lower bound lbv is drawn when showLb.
 struct ConvPlot {
   static constexpr double W = 1400, left = 92, right = 120, top = 14, plotH = 260, bottom = 34;
   static constexpr double plotW = W - left - right;
   double xmax = 0, ly0 = 0, ly1 = 0, lbv = 0;
-  bool showLb = false;
-  double X(double s) const { return left + plotW * s / xmax; }
+  bool showLb = false, logX = false;
+  double t0 = 0, lx0 = 0, lx1 = 0;  // the log time axis: t0 = 10^lx0, xmax = 10^lx1
+  double X(double s) const {
+    if (!logX) return left + plotW * s / xmax;
+    return left + plotW * (std::log10(std::max(s, t0)) - lx0) / (lx1 - lx0);
+  }
   double Y(double v) const { return top + plotH * (1 - (std::log10(v) - ly0) / (ly1 - ly0)); }
 };
 
@@ -246,69 +229,70 @@ struct ConvPlot {
 struct ConvTotals {
   int series = 0;
   double overallBest = 1e300;
-  size_t improvements = 0;
+  size_t improvements = 0, constructed = 0;
   std::map<std::string, int> workers;
 };
 
 // The ranges: time up to the horizon or the last row, latency over every row (and the lower
 // bound when it is within a factor 20 of them), padded by 6% in log space.
-ConvPlot convergenceRange(const std::vector<TraceRun>& runs, double lbv, double horizon) {
+ConvPlot convergenceRange(const std::vector<TraceRun>& runs, double lbv, double horizon, TimeAxis mode) {
   ConvPlot c;
-  double xmax = horizon, ymin = 1e300, ymax = 0;
+  double ymin = 1e300, ymax = 0;
   for (const TraceRun& r : runs)
     for (const auto& tp : r.trace->points) {
-      xmax = std::max(xmax, tp.seconds);
       ymin = std::min(ymin, tp.latency);
       ymax = std::max(ymax, tp.latency);
     }
   c.lbv = lbv;
   c.showLb = lbv > 0 && lbv >= ymin / 20;
   if (c.showLb) ymin = std::min(ymin, lbv);
-  if (xmax <= 0) xmax = 1;
+  c.xmax = plotEnd(runs, horizon);
+  c.logX = logTimeAxis(runs, horizon, mode);
+  if (c.logX) {
+    double firstPositive = 0;
+    rowTimes(runs, firstPositive);
+    // The round value 1, 2 or 5 x 10^n at or below the first row after 0 s: the axis starts on a tick.
+    const double p10 = std::pow(10.0, std::floor(std::log10(firstPositive)));
+    c.t0 = firstPositive >= 5 * p10 ? 5 * p10 : firstPositive >= 2 * p10 ? 2 * p10 : p10;
+    if (c.t0 >= c.xmax) c.t0 = std::pow(10.0, std::floor(std::log10(c.xmax)) - 1);
+    c.lx0 = std::log10(c.t0);
+    c.lx1 = std::log10(c.xmax);
+  }
   double ly0 = std::log10(ymin), ly1 = std::log10(ymax);
   if (ly1 - ly0 < 1e-3) {
     ly0 -= 0.01;
     ly1 += 0.01;
   }
   double pad = (ly1 - ly0) * 0.06;
-  c.xmax = xmax;
   c.ly0 = ly0 - pad;
   c.ly1 = ly1 + pad;
   return c;
 }
 
-// The <svg> start, the plot frame, the latency and time ticks with their grid lines, and the
-// lower bound line.
+// The <svg> start, the plot frame, the latency and time ticks (round values: logAxisTicks,
+// axisTicks) with their grid lines, and the lower bound line.
 void convergenceAxes(std::ostringstream& o, const ConvPlot& c) {
   const double left = c.left, top = c.top, plotW = c.plotW, plotH = c.plotH;
   o << "<svg id=\"convergence\" viewBox=\"0 0 " << px(c.W) << " " << px(top + plotH + c.bottom)
     << "\" role=\"img\" aria-label=\"convergence\">\n";
   o << "<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plotW) << "\" height=\"" << px(plotH)
     << "\" fill=\"#fbfcfd\" stroke=\"#cfd5de\"/>\n";
-  // Latency ticks: evenly spaced in log space, with as many decimals as it takes to tell
-  // neighbouring ticks apart (narrow ranges near the end of a search need more).
-  std::vector<double> yt;
-  for (int k = 0; k <= 5; ++k) yt.push_back(std::pow(10, c.ly0 + (c.ly1 - c.ly0) * (0.04 + 0.92 * k / 5)));
-  int dec = 0;
-  for (; dec < 4; ++dec) {
-    bool distinct = true;
-    for (size_t k = 1; k < yt.size(); ++k) distinct &= humanNumber(yt[k], dec) != humanNumber(yt[k - 1], dec);
-    if (distinct) break;
-  }
+  const std::vector<double> yt = logAxisTicks(std::pow(10, c.ly0), std::pow(10, c.ly1), 7);
+  const int dec = tickDecimals(yt);
   for (double v : yt)
-    o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(v)) << "\" y2=\""
-      << px(c.Y(v)) << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(c.Y(v) + 4)
+    o << "<line class=\"ytick\" x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(v))
+      << "\" y2=\"" << px(c.Y(v)) << "\" stroke=\"#eceff3\"/><text x=\"" << px(left - 6) << "\" y=\"" << px(c.Y(v) + 4)
       << "\" text-anchor=\"end\" font-size=\"11\" fill=\"#667085\">" << humanNumber(v, dec) << "</text>\n";
-  std::vector<double> xt = niceTicks(0, c.xmax, 10);
-  double xstep = xt.size() > 1 ? xt[1] - xt[0] : c.xmax;
-  int xdec = xstep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(xstep) - 1e-9)) + 1;
+  const std::vector<double> xt = c.logX ? logAxisTicks(c.t0, c.xmax, 10) : axisTicks(0, c.xmax, 10);
+  const int xdec = tickDecimals(xt);
   for (double s : xt)
-    o << "<line x1=\"" << px(c.X(s)) << "\" x2=\"" << px(c.X(s)) << "\" y1=\"" << px(top) << "\" y2=\""
+    o << "<line class=\"xtick\" x1=\"" << px(c.X(s)) << "\" x2=\"" << px(c.X(s)) << "\" y1=\"" << px(top) << "\" y2=\""
       << px(top + plotH) << "\" stroke=\"#eceff3\"/><text x=\"" << px(c.X(s)) << "\" y=\"" << px(top + plotH + 15)
       << "\" text-anchor=\"middle\" font-size=\"11\" fill=\"#667085\">" << humanNumber(s, s == 0 ? 0 : xdec)
       << "</text>\n";
   o << "<text x=\"" << px(left + plotW / 2) << "\" y=\"" << px(top + plotH + 30)
-    << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">seconds</text>\n";
+    << "\" text-anchor=\"middle\" font-size=\"11.5\" fill=\"#667085\">" << (c.logX ? "seconds (log scale)" : "seconds")
+    << "</text>\n";
   if (c.showLb)
     o << "<line x1=\"" << px(left) << "\" x2=\"" << px(left + plotW) << "\" y1=\"" << px(c.Y(c.lbv)) << "\" y2=\""
       << px(c.Y(c.lbv)) << "\" stroke=\"#157a3b\" stroke-dasharray=\"6 4\"/><text x=\"" << px(left + plotW + 6)
@@ -341,16 +325,25 @@ std::pair<std::string, double> stepPath(const ConvPlot& c, std::vector<TracePoin
 }
 
 // The only run: its overall best as a wide pale line, then a step line per search worker (with
-// its points when the trace is small) and a legend entry each (the first 24).
+// its points when the trace is small) and a triangle per constructor schedule (chain, greedy: one
+// schedule each, not a line across the run; at most kMaxConstructionMarks), a legend entry each
+// (the first 24).
 void singleRunLines(std::ostringstream& o, std::ostringstream& legend, const ConvPlot& c, const Trace& tr, double until,
                     size_t rows, ConvTotals& t) {
   auto overall = stepPath(c, tr.points, until);
   t.overallBest = std::min(t.overallBest, overall.second);
   o << "<path d=\"" << overall.first
     << "\" fill=\"none\" stroke=\"#1d2433\" stroke-opacity=\".18\" stroke-width=\"7\"/>\n";
-  std::map<std::string, std::vector<TracePoint>> byWorker;
+  std::map<std::string, std::vector<TracePoint>> byWorker, byConstructor;
   for (const auto& tp : tr.points)
-    if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
+    if (isConstructorRow(tp.worker)) byConstructor[tp.worker].push_back(tp);
+    else if (!isConstructionRow(tp.worker)) byWorker[tp.worker].push_back(tp);
+  auto legendEntry = [&](const char* col, const std::string& label, bool triangle) {
+    if (t.series < 24)
+      legend << "<span><i class=\"" << (triangle ? "tri\" style=\"color:" : "sw\" style=\"background:") << col
+             << "\"></i>" << esc(label) << "</span>";
+    ++t.series;
+  };
   for (const auto& [name, v] : byWorker) {
     const char* col = kPalette[t.series % 10];
     auto sp = stepPath(c, v, until);
@@ -360,13 +353,24 @@ void singleRunLines(std::ostringstream& o, std::ostringstream& legend, const Con
       for (const auto& tp : v)
         o << "<circle cx=\"" << px(c.X(tp.seconds)) << "\" cy=\"" << px(c.Y(tp.latency)) << "\" r=\"2\" fill=\"" << col
           << "\"/>";
-    if (t.series < 24)
-      legend << "<span><i class=\"sw\" style=\"background:" << col << "\"></i>worker " << esc(name) << "</span>";
-    ++t.series;
+    legendEntry(col, "worker " + name, false);
     t.improvements += v.size();
     t.workers[name] = 1;
   }
-  if (t.series > 24) legend << "<span>+" << t.series - 24 << " more workers</span>";
+  size_t marks = 0;
+  for (const auto& [name, v] : byConstructor) {
+    const char* col = kPalette[t.series % 10];
+    for (const auto& tp : v) {
+      if (++marks > kMaxConstructionMarks) break;
+      const double x = c.X(tp.seconds), y = c.Y(tp.latency);
+      o << "<path class=\"ctor\" d=\"M" << px(x) << " " << px(y - 6) << " l6 10 h-12 z\" fill=\"" << col
+        << "\" stroke=\"#fff\" stroke-width=\"1\"><title>constructor " << esc(name) << " at " << humanNumber(tp.seconds)
+        << " s: " << humanNumber(tp.latency) << "</title></path>\n";
+    }
+    legendEntry(col, "constructor " + name, true);
+    t.constructed += v.size();
+  }
+  if (t.series > 24) legend << "<span>+" << t.series - 24 << " more workers and constructors</span>";
 }
 
 // One run of a comparison: its best as one labelled line, and a legend entry.
@@ -417,9 +421,19 @@ void finalBestLabel(std::ostringstream& o, const ConvPlot& c, double overallBest
     << "</text>\n";
 }
 
-// The legend above the plot, the plot, and on a single run a note with its improvements.
+// Which time axis the plot has, and why (a sentence for the note; "" on a linear axis by choice of Auto).
+std::string timeAxisNote(const std::vector<TraceRun>& runs, const ConvPlot& c, TimeAxis mode) {
+  if (mode == TimeAxis::Linear) return "Time axis linear (--time-axis linear).";
+  if (!c.logX) return "";
+  if (mode == TimeAxis::Log) return "Time axis logarithmic (--time-axis log).";
+  return std::string("Time axis logarithmic: the improvements cluster early (half of ") +
+         (runs.size() == 1 ? "them" : "one run's improvements") + " by " + humanNumber(earliestMedian(runs), 3) +
+         " s of " + humanNumber(c.xmax, 3) + " s); --time-axis linear for a linear one.";
+}
+
+// The legend above the plot, the plot, and a note: the time axis, and on a single run its improvements.
 std::string convergenceFigure(const std::string& legend, const std::string& svg, const std::vector<TraceRun>& runs,
-                              bool showLb, const ConvTotals& t) {
+                              bool showLb, const ConvTotals& t, const std::string& axisNote) {
   const bool single = runs.size() == 1;
   std::ostringstream o;
   o << "<div class=\"legend\">" << legend;
@@ -430,13 +444,21 @@ std::string convergenceFigure(const std::string& legend, const std::string& svg,
     << svg;
   if (single) {
     const Trace& tr = *runs[0].trace;
-    o << "<p class=\"note\">" << t.improvements << (t.improvements == 1 ? " improvement from " : " improvements from ")
-      << t.workers.size() << " worker(s); first " << humanNumber(tr.points.front().latency) << " &rarr; best "
-      << humanNumber(t.overallBest);
+    const std::string ctors = humanNumber(static_cast<i64>(t.constructed)) + " constructor schedule(s)";
+    o << "<p class=\"note\">";
+    if (!t.workers.empty())
+      o << humanNumber(static_cast<i64>(t.improvements))
+        << (t.improvements == 1 ? " improvement from " : " improvements from ") << t.workers.size() << " worker(s)"
+        << (t.constructed > 0 ? " and " + ctors : "");
+    else if (t.constructed > 0) o << ctors << " and no improvement from a search worker";
+    else o << "No improvement from a search worker";
+    o << "; first " << humanNumber(tr.points.front().latency) << " &rarr; best " << humanNumber(t.overallBest);
     if (tr.end_s >= 0)
       o << "; the run ended at " << humanNumber(tr.end_s, 2) << " s with " << humanNumber(tr.end_latency) << " on disk";
     else o << "; the trace has no end row (written by an older version, or the run was killed)";
-    o << ".</p>\n";
+    o << ". " << axisNote << "</p>\n";
+  } else if (!axisNote.empty()) {
+    o << "<p class=\"note\">" << axisNote << "</p>\n";
   }
   return o.str();
 }
@@ -445,14 +467,14 @@ std::string convergenceFigure(const std::string& legend, const std::string& svg,
 
 // Best latency over time: a step line per search worker (running minimum of its improvements)
 // and the overall best underneath, or one best line per run on a comparison; construction rows
-// (first schedule, baseline, exact) as labelled points; log-scaled latency axis from 0 to the
-// horizon; the lower bound as a dashed line.
-std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, double horizon) {
+// (first schedule, baseline, exact) as labelled points, constructor rows as triangles; log-scaled
+// latency axis; time from 0 (or log-scaled, logTimeAxis) to the horizon; the lower bound dashed.
+std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, double horizon, TimeAxis timeAxis) {
   size_t rows = 0;
   for (const TraceRun& r : runs) rows += r.trace->points.size();
   if (rows == 0) return "<p class=\"note\">The trace has no rows.</p>\n";
   const bool single = runs.size() == 1;
-  const ConvPlot c = convergenceRange(runs, lbv, horizon);
+  const ConvPlot c = convergenceRange(runs, lbv, horizon, timeAxis);
   std::ostringstream o, legend, marks;
   convergenceAxes(o, c);
   ConvTotals t;
@@ -466,7 +488,7 @@ std::string renderConvergence(const std::vector<TraceRun>& runs, double lbv, dou
   o << marks.str();
   finalBestLabel(o, c, t.overallBest);
   o << "</svg>\n";
-  return convergenceFigure(legend.str(), o.str(), runs, c.showLb, t);
+  return convergenceFigure(legend.str(), o.str(), runs, c.showLb, t, timeAxisNote(runs, c, timeAxis));
 }
 
 }  // namespace mlsys

@@ -102,7 +102,7 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
   if (idx.empty()) return "<p class=\"note\">none</p>\n";
   const OpSubgraphs at = subgraphsOfOps(other.s);
   std::ostringstream o;
-  o << "<div class=\"scroll\"><table><thead><tr><th class=\"n\">#</th><th>ops (id:type)</th><th class=\"n\">[w,h,k]</th>"
+  o << "<div class=\"scroll\"><table class=\"wide\"><thead><tr><th class=\"n\">#</th><th>ops (id:type)</th><th class=\"n\">[w,h,k]</th>"
        "<th class=\"n\">latency</th><th class=\"n\">loaded / stored</th><th>retained out</th><th>its ops in "
     << otherName << "</th></tr></thead><tbody>\n";
   for (int i : idx) {
@@ -117,87 +117,9 @@ std::string unmatchedTable(const Problem& p, const ScheduleView& v, const std::v
   return o.str();
 }
 
-}  // namespace
-
-std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
-                              const std::string& boundNote, const std::vector<const ScheduleView*>& views,
-                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats) {
-  const ScheduleView& A = *views[0];
-  const ScheduleView& B = *views[1];
-  std::vector<int> onlyA, onlyB;
-  std::vector<Match> matched = matchSubgraphs(A.s, B.s, onlyA, onlyB);
-  double sumMatchedA = 0, sumMatchedB = 0, sumOnlyA = 0, sumOnlyB = 0;
-  for (const Match& mt : matched) {
-    sumMatchedA += latencyOf(A, mt.a);
-    sumMatchedB += latencyOf(B, mt.b);
-  }
-  for (int i : onlyA) sumOnlyA += latencyOf(A, i);
-  for (int j : onlyB) sumOnlyB += latencyOf(B, j);
-  const double lbv = lb.value();
+// The section of the shared subgraphs, largest difference first, side by side.
+std::string sharedSection(const Problem& p, const ScheduleView& A, const ScheduleView& B, std::vector<Match> matched) {
   std::ostringstream o;
-  o << pageStart("mlsys comparison: " + esc(p.name) + " &mdash; " + humanNumber(A.ev.total) + " vs " +
-                 humanNumber(B.ev.total));
-  o << "<header><h1>mlsys comparison &mdash; " << esc(p.name) << "</h1><div class=\"sub\">problem " << esc(problem_path)
-    << " &middot; A " << esc(A.path) << " &middot; B " << esc(B.path) << " &middot; model "
-    << esc(A.ev.model.describe()) << "</div></header>\n<main>\n";
-  for (const auto& [name, v] : {std::pair<const char*, const ScheduleView*>{"A", &A}, {"B", &B}})
-    if (!v->ev.valid)
-      o << "<div class=\"banner\"><b>" << name << " is INVALID &mdash; rule " << esc(ruleName(v->ev.rule)) << "</b><br>"
-        << esc(v->ev.reason) << "</div>\n";
-  auto totalCard = [&](const char* name, const ScheduleView& v) {
-    std::string detail =
-        esc(v.path) + " &middot; " + humanNumber(static_cast<i64>(v.s.subgraphs.size())) + " subgraphs";
-    if (lbv > 0) detail += " &middot; gap " + humanPercent(gapOf(v.ev.total, lbv), 2);
-    return card(v.ev.valid ? "" : "no", std::string(name) + " total latency",
-                humanNumber(v.ev.total) + (v.ev.valid ? "" : " (INVALID)"), detail);
-  };
-  o << "<div class=\"cards\">\n" << totalCard("A", A) << totalCard("B", B);
-  o << card(deltaClass(A.ev.total, B.ev.total), "difference B &minus; A", deltaText(A.ev.total, B.ev.total),
-            B.ev.total < A.ev.total   ? "B is faster"
-            : B.ev.total > A.ev.total ? "B is slower"
-                                      : "equal totals");
-  o << card("", "lower bound", humanNumber(lbv),
-            "the same for both" + (boundNote.empty() ? "" : " &middot; " + esc(boundNote)));
-  o << card("", "shared subgraphs", humanNumber(static_cast<i64>(matched.size())),
-            "same op set in both; " + humanNumber(static_cast<i64>(onlyA.size())) + " only in A, " +
-                humanNumber(static_cast<i64>(onlyB.size())) + " only in B");
-  o << "</div>\n";
-  o << "<section><h2>Where the difference comes from</h2><table class=\"kv\" id=\"decomposition\"><tbody>\n"
-    << "<tr><td>shared subgraphs (" << matched.size() << "): B &minus; A</td><td class=\"n "
-    << deltaClass(sumMatchedA, sumMatchedB) << "\">" << deltaText(sumMatchedA, sumMatchedB) << "</td></tr>\n"
-    << "<tr><td>only in A (" << onlyA.size() << "): their latency, gone in B</td><td class=\"n\">"
-    << deltaText(sumOnlyA, 0, false) << "</td></tr>\n"
-    << "<tr><td>only in B (" << onlyB.size() << "): their latency, new in B</td><td class=\"n\">"
-    << deltaText(0, sumOnlyB, false) << "</td></tr>\n"
-    << "<tr><td><b>total B &minus; A</b></td><td class=\"n " << deltaClass(A.ev.total, B.ev.total) << "\"><b>"
-    << deltaText(A.ev.total, B.ev.total) << "</b></td></tr>\n</tbody></table></section>\n";
-  o << "<section><h2>Timelines</h2><p class=\"note\">Each schedule's subgraphs in execution order (each on its own scale); click a "
-       "subgraph to jump to its row below.</p><div class=\"legend\"><span><i class=\"sw cb\"></i>compute-bound</span><span><i class=\"sw "
-       "mb\"></i>memory-bound</span><span><i class=\"sw mx\"></i>mixed</span><span><i class=\"sw bad\"></i>invalid</span></div>\n"
-    << "<h3>A &mdash; " << humanNumber(A.ev.total) << "</h3>\n"
-    << renderTimeline(p, A, "timeline-a", "a-") << "<h3>B &mdash; " << humanNumber(B.ev.total) << "</h3>\n"
-    << renderTimeline(p, B, "timeline-b", "b-") << "</section>\n";
-  if (!traces.empty()) {
-    std::vector<TraceRun> runs;
-    double horizon = 0;
-    for (size_t i = 0; i < traces.size(); ++i) {
-      runs.push_back({i == 0 ? "A" : "B", traces[i]});
-      horizon = std::max(horizon, traceHorizon(*traces[i], i < stats.size() ? stats[i] : nullptr));
-    }
-    o << "<section><h2>Convergence</h2><p class=\"note\">Best latency over each run (log scale); diamonds: first schedule, baseline, "
-         "exact solver.</p>\n"
-      << renderConvergence(runs, lbv, horizon) << "</section>\n";
-  }
-  if (!stats.empty()) {
-    std::vector<std::string> labels;
-    for (size_t i = 0; i < stats.size(); ++i) labels.push_back(i == 0 ? "A" : "B");
-    o << "<section><h2>Solver statistics</h2>\n" << renderStats(stats, labels) << "</section>\n";
-  }
-  std::vector<std::string> warnings;
-  for (const auto& w : A.warnings) warnings.push_back("A: " + w);
-  for (const auto& w : B.warnings) warnings.push_back("B: " + w);
-  o << renderWarnings(warnings);
-  // Shared subgraphs, largest difference first.
   std::stable_sort(matched.begin(), matched.end(), [&](const Match& x, const Match& y) {
     return std::fabs(latencyOf(B, x.b) - latencyOf(A, x.a)) > std::fabs(latencyOf(B, y.b) - latencyOf(A, y.a));
   });
@@ -208,7 +130,7 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
   if (matched.empty()) {
     o << "<p class=\"note\">none</p>\n";
   } else {
-    o << "<div class=\"scroll\"><table id=\"matched\"><thead><tr><th>ops (id:type)</th><th class=\"n\">A #</th><th class=\"n\">B #</th>"
+    o << "<div class=\"scroll\"><table class=\"wide\" id=\"matched\"><thead><tr><th>ops (id:type)</th><th class=\"n\">A #</th><th class=\"n\">B #</th>"
          "<th class=\"n\">A [w,h,k]</th><th class=\"n\">B [w,h,k]</th><th class=\"n\">A latency</th><th class=\"n\">B latency</th>"
          "<th class=\"n\">B &minus; A</th><th class=\"n\">A loaded / stored</th><th class=\"n\">B loaded / stored</th>"
          "<th>A retained out</th><th>B retained out</th><th></th></tr></thead><tbody>\n";
@@ -231,6 +153,102 @@ std::string renderComparePage(const Problem& p, const std::string& problem_path,
     o << "</tbody></table></div>\n";
   }
   o << "</section>\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
+                              const std::string& boundNote, const std::vector<const ScheduleView*>& views,
+                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats,
+                              TimeAxis timeAxis) {
+  const ScheduleView& A = *views[0];
+  const ScheduleView& B = *views[1];
+  std::vector<int> onlyA, onlyB;
+  std::vector<Match> matched = matchSubgraphs(A.s, B.s, onlyA, onlyB);
+  double sumMatchedA = 0, sumMatchedB = 0, sumOnlyA = 0, sumOnlyB = 0;
+  for (const Match& mt : matched) {
+    sumMatchedA += latencyOf(A, mt.a);
+    sumMatchedB += latencyOf(B, mt.b);
+  }
+  for (int i : onlyA) sumOnlyA += latencyOf(A, i);
+  for (int j : onlyB) sumOnlyB += latencyOf(B, j);
+  const double lbv = lb.value();
+  std::ostringstream o;
+  // An invalid schedule has no total (the contest scores it 0): "invalid" wherever a total would be.
+  auto totalText = [](const ScheduleView& v) { return v.ev.valid ? humanNumber(v.ev.total) : std::string("invalid"); };
+  const bool bothValid = A.ev.valid && B.ev.valid;
+  o << pageStart("mlsys comparison: " + esc(p.name) + " &mdash; " + totalText(A) + " vs " + totalText(B));
+  o << "<header><h1>mlsys comparison &mdash; " << esc(p.name) << "</h1><div class=\"sub\">problem " << esc(problem_path)
+    << " &middot; A " << esc(A.path) << " &middot; B " << esc(B.path) << " &middot; model "
+    << esc(A.ev.model.describe()) << "</div></header>\n<main>\n";
+  for (const auto& [name, v] : {std::pair<const char*, const ScheduleView*>{"A", &A}, {"B", &B}})
+    if (!v->ev.valid)
+      o << "<div class=\"banner\"><b>" << name << " is INVALID &mdash; rule " << esc(ruleName(v->ev.rule))
+        << "</b> &middot; " << violationsText(v->ev) << "<br>" << esc(v->ev.reason) << "</div>\n";
+  auto totalCard = [&](const char* name, const ScheduleView& v) {
+    std::string detail =
+        esc(v.path) + " &middot; " + humanNumber(static_cast<i64>(v.s.subgraphs.size())) + " subgraphs";
+    if (!v.ev.valid)
+      return card("no", std::string(name) + " total latency", "invalid", violationsText(v.ev) + " &middot; " + detail);
+    if (lbv > 0) detail += " &middot; gap " + humanPercent(gapOf(v.ev.total, lbv), 2);
+    return card("", std::string(name) + " total latency", humanNumber(v.ev.total), detail);
+  };
+  o << "<div class=\"cards\">\n" << totalCard("A", A) << totalCard("B", B);
+  if (bothValid)
+    o << card(deltaClass(A.ev.total, B.ev.total), "difference B &minus; A", deltaText(A.ev.total, B.ev.total),
+              B.ev.total < A.ev.total   ? "B is faster"
+              : B.ev.total > A.ev.total ? "B is slower"
+                                        : "equal totals");
+  else
+    o << card("no", "difference B &minus; A", "n/a",
+              std::string(A.ev.valid   ? "B"
+                          : B.ev.valid ? "A"
+                                       : "A and B") +
+                  " invalid: no total to compare");
+  o << card("", "lower bound", humanNumber(lbv),
+            "the same for both" + (boundNote.empty() ? "" : " &middot; " + esc(boundNote)));
+  o << card("", "shared subgraphs", humanNumber(static_cast<i64>(matched.size())),
+            "same op set in both; " + humanNumber(static_cast<i64>(onlyA.size())) + " only in A, " +
+                humanNumber(static_cast<i64>(onlyB.size())) + " only in B");
+  o << "</div>\n";
+  o << "<section><h2>Where the difference comes from</h2><table class=\"kv\" id=\"decomposition\"><tbody>\n"
+    << "<tr><td>shared subgraphs (" << matched.size() << "): B &minus; A</td><td class=\"n "
+    << deltaClass(sumMatchedA, sumMatchedB) << "\">" << deltaText(sumMatchedA, sumMatchedB) << "</td></tr>\n"
+    << "<tr><td>only in A (" << onlyA.size() << "): their latency, gone in B</td><td class=\"n\">"
+    << deltaText(sumOnlyA, 0, false) << "</td></tr>\n"
+    << "<tr><td>only in B (" << onlyB.size() << "): their latency, new in B</td><td class=\"n\">"
+    << deltaText(0, sumOnlyB, false) << "</td></tr>\n"
+    << "<tr><td><b>total B &minus; A</b></td><td class=\"n " << (bothValid ? deltaClass(A.ev.total, B.ev.total) : "")
+    << "\"><b>" << (bothValid ? deltaText(A.ev.total, B.ev.total) : "n/a (invalid)")
+    << "</b></td></tr>\n</tbody></table></section>\n";
+  o << "<section><h2>Timelines</h2><p class=\"note\">Each schedule's subgraphs in execution order (each on its own scale); click a "
+       "subgraph to jump to its row below.</p><div class=\"legend\"><span><i class=\"sw cb\"></i>compute-bound</span><span><i class=\"sw "
+       "mb\"></i>memory-bound</span><span><i class=\"sw mx\"></i>mixed</span><span><i class=\"sw bad\"></i>invalid</span></div>\n"
+    << "<h3>A &mdash; " << totalText(A) << "</h3>\n"
+    << renderTimeline(p, A, "timeline-a", "a-") << "<h3>B &mdash; " << totalText(B) << "</h3>\n"
+    << renderTimeline(p, B, "timeline-b", "b-") << "</section>\n";
+  if (!traces.empty()) {
+    std::vector<TraceRun> runs;
+    double horizon = 0;
+    for (size_t i = 0; i < traces.size(); ++i) {
+      runs.push_back({i == 0 ? "A" : "B", traces[i]});
+      horizon = std::max(horizon, traceHorizon(*traces[i], i < stats.size() ? stats[i] : nullptr));
+    }
+    o << "<section><h2>Convergence</h2><p class=\"note\">Best latency over each run (log scale); diamonds: first schedule, baseline, "
+         "exact solver.</p>\n"
+      << renderConvergence(runs, lbv, horizon, timeAxis) << "</section>\n";
+  }
+  if (!stats.empty()) {
+    std::vector<std::string> labels;
+    for (size_t i = 0; i < stats.size(); ++i) labels.push_back(i == 0 ? "A" : "B");
+    o << "<section><h2>Solver statistics</h2>\n" << renderStats(stats, labels) << "</section>\n";
+  }
+  std::vector<std::string> warnings;
+  for (const auto& w : A.warnings) warnings.push_back("A: " + w);
+  for (const auto& w : B.warnings) warnings.push_back("B: " + w);
+  o << renderWarnings(warnings);
+  o << sharedSection(p, A, B, matched);
   o << "<section><h2>Only in A (" << onlyA.size() << ")</h2>\n"
     << unmatchedTable(p, A, onlyA, "a-", B, "b-", "B") << "</section>\n";
   o << "<section><h2>Only in B (" << onlyB.size() << ")</h2>\n"

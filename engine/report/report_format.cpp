@@ -1,6 +1,8 @@
 #include "engine/report/report_format.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -25,10 +27,20 @@ std::string groupThousands(const std::string& s) {
 std::string humanNumber(double v, int decimals) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  int d = std::max(0, decimals);
+  int d = std::clamp(decimals, 0, kMaxSignificantDigits);
   const double a = std::fabs(v);
   if (a != 0 && (a >= 1e18 || a < 1e-12)) return fmt::format("{:.{}g}", v, std::max(1, d));
-  if (d > 0 && a > 0 && a < 1) d += static_cast<int>(-std::floor(std::log10(a))) - 1;
+  if (a >= 1) {
+    // Digits of the integer part, from the value rounded as it will be printed (999.99996 has 4).
+    int intDigits = static_cast<int>(std::floor(std::log10(a))) + 1;
+    if (intDigits > kMaxSignificantDigits) {
+      const double unit = std::pow(10.0, intDigits - kMaxSignificantDigits);
+      return groupThousands(fmt::format("{:.0f}", std::copysign(std::round(a / unit) * unit, v)));
+    }
+    d = std::min(d, kMaxSignificantDigits - intDigits);
+  } else if (d > 0 && a > 0) {
+    d += static_cast<int>(-std::floor(std::log10(a))) - 1;
+  }
   // Halves round away from zero (1234.5 -> "1,235"), as people round; printf would round to even.
   const double scale = std::pow(10.0, d), scaled = v * scale;
   std::string s = fmt::format("{:.{}f}", std::fabs(scaled) < 0x1p52 ? std::round(scaled) / scale : v, d);
@@ -40,11 +52,75 @@ std::string humanNumber(double v, int decimals) {
   return groupThousands(s);
 }
 
-std::string humanNumber(i64 v) { return groupThousands(fmt::format("{}", v)); }
+std::string humanNumber(i64 v) {
+  // The magnitude as unsigned: -2^63 has no positive i64.
+  uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  uint64_t limit = 1;
+  for (int k = 0; k < kMaxSignificantDigits; ++k) limit *= 10;
+  if (a >= limit) {
+    uint64_t unit = 1;
+    while (a / unit >= limit) unit *= 10;
+    const uint64_t q = a / unit, r = a % unit;
+    a = (q + (r >= unit - r ? 1 : 0)) * unit;  // half away from zero; below 2^64 (a < 2^63 + 5 * 10^10)
+  }
+  return groupThousands(fmt::format("{}{}", v < 0 ? "-" : "", a));
+}
 
 std::string humanNumber(int v) { return humanNumber(static_cast<i64>(v)); }
 
 std::string humanPercent(double fraction, int decimals) { return humanNumber(100 * fraction, decimals) + "%"; }
+
+std::vector<double> axisTicks(double lo, double hi, int maxTicks) {
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return {lo};
+  const double raw = (hi - lo) / std::max(1, maxTicks);
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  // The smallest step 1, 2, 5 x 10^n of at least `raw`, then smaller while fewer than 3 ticks.
+  std::vector<double> steps;
+  for (double m = mag / 10; steps.size() < 8; m *= 10)
+    for (double f : {1.0, 2.0, 5.0}) steps.push_back(f * m);  // 1,2,5 x mag/10 .. 5 x 10^6 mag
+  size_t k = 0;
+  while (k + 1 < steps.size() && steps[k] < raw * (1 - 1e-12)) ++k;
+  std::vector<double> t;
+  for (;; --k) {
+    t.clear();
+    const double st = steps[k];
+    for (double i = std::ceil(lo / st - 1e-9); i * st <= hi + 1e-12 * std::fabs(hi); ++i) t.push_back(i * st);
+    if (t.size() >= 3 || k == 0) break;
+  }
+  return t;
+}
+
+std::vector<double> logAxisTicks(double lo, double hi, int maxTicks) {
+  if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) return {lo};
+  const int e0 = static_cast<int>(std::floor(std::log10(lo))), e1 = static_cast<int>(std::ceil(std::log10(hi)));
+  auto inRange = [&](double x) { return x >= lo * (1 - 1e-9) && x <= hi * (1 + 1e-9); };
+  std::vector<double> powers, ones;
+  for (int e = e0; e <= e1; ++e) {
+    const double p = std::pow(10.0, e);
+    if (inRange(p)) powers.push_back(p);
+    for (double f : {1.0, 2.0, 5.0})
+      if (inRange(f * p)) ones.push_back(f * p);
+  }
+  if (ones.size() >= 3 && ones.size() <= static_cast<size_t>(std::max(3, maxTicks)) + 1) return ones;
+  if (powers.size() >= 3) {
+    const size_t every = (powers.size() + 9) / 10;  // at most 10
+    std::vector<double> t;
+    for (size_t i = 0; i < powers.size(); i += every) t.push_back(powers[i]);
+    return t;
+  }
+  if (ones.size() >= 3) return ones;  // too many for maxTicks, but fewer than 3 powers of ten
+  return axisTicks(lo, hi, maxTicks);
+}
+
+int tickDecimals(const std::vector<double>& ticks) {
+  double step = 0;
+  for (size_t i = 1; i < ticks.size(); ++i) {
+    const double d = std::fabs(ticks[i] - ticks[i - 1]);
+    if (d > 0 && (step == 0 || d < step)) step = d;
+  }
+  if (step == 0 || step >= 1) return 0;
+  return std::min(kMaxSignificantDigits, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
+}
 
 namespace {
 

@@ -33,6 +33,28 @@ bool isConstructionRow(const std::string& worker) {
          worker == traceTagName(TraceTag::Exact);
 }
 
+bool isConstructorRow(const std::string& worker) { return worker == "chain" || worker == "greedy"; }
+
+bool parseTimeAxis(const std::string& text, TimeAxis& out) {
+  if (text == "auto") out = TimeAxis::Auto;
+  else if (text == "linear") out = TimeAxis::Linear;
+  else if (text == "log") out = TimeAxis::Log;
+  else return false;
+  return true;
+}
+
+std::string violationsText(const Evaluation& ev) {
+  const size_t n = std::max<size_t>(1, ev.violations.size());
+  std::vector<std::string> rules;  // distinct, in the order found
+  for (const Violation& x : ev.violations)
+    if (std::find(rules.begin(), rules.end(), ruleName(x.rule)) == rules.end()) rules.push_back(ruleName(x.rule));
+  if (rules.empty()) rules.push_back(ruleName(ev.rule));
+  std::string s = humanNumber(static_cast<i64>(n)) + (n == 1 ? " violation" : " violations");
+  s += rules.size() == 1 ? " (rule " : " (rules ";
+  for (size_t i = 0; i < rules.size() && i < 6; ++i) s += (i ? ", " : "") + esc(rules[i]);
+  return s + (rules.size() > 6 ? ", &hellip;)" : ")");
+}
+
 Trace readTrace(const std::string& path, const ReadLimits& lim) {
   std::string text = readTextFile(path, "trace", lim);
   std::istringstream in(text);
@@ -91,19 +113,70 @@ std::string keyLabel(std::string k) {
   return k;
 }
 
-// A --stats value for people: seconds with their unit, the gap as a percentage.
-std::string statsValue(const std::string& key, const rapidjson::Value& v) {
+// A --stats value for people, as HTML: seconds with their unit, the gap as a percentage, arrays
+// and objects as small tables (below `depth` 3; deeper, their JSON text).
+std::string statsValue(const std::string& key, const rapidjson::Value& v, int depth = 0) {
   const std::string unit = endsWith(key, "_per_s") ? "" : endsWith(key, "_s") ? " s" : "";
   if (v.IsBool()) return v.GetBool() ? "yes" : "no";
-  if (v.IsString()) return v.GetString();
+  if (v.IsString()) return v.GetStringLength() == 0 ? "&mdash;" : esc(std::string(v.GetString(), v.GetStringLength()));
   if (key == "gap" && v.IsNumber()) return humanPercent(v.GetDouble(), 2);
   if (v.IsInt64()) return humanNumber(static_cast<i64>(v.GetInt64())) + unit;
-  if (v.IsUint64()) return std::to_string(v.GetUint64());
-  if (v.IsNumber()) return humanNumber(v.GetDouble(), unit.empty() ? 4 : 3) + unit;
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return buf.GetString();
+  if (v.IsNumber()) return humanNumber(v.GetDouble(), unit.empty() ? 4 : 3) + unit;  // past i64: a double
+  if (v.IsNull()) return "&mdash;";
+  if ((v.IsArray() && v.Empty()) || (v.IsObject() && v.ObjectEmpty())) return "none";
+  if (depth >= 3) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    v.Accept(w);
+    return "<code>" + esc(buf.GetString()) + "</code>";
+  }
+  std::ostringstream o;
+  if (v.IsObject()) {  // key = value lines
+    o << "<table class=\"mini\"><tbody>";
+    for (const auto& m : v.GetObject()) {
+      const std::string k(m.name.GetString(), m.name.GetStringLength());
+      o << "<tr><td>" << esc(k) << "</td><td>" << statsValue(k, m.value, depth + 1) << "</td></tr>";
+    }
+    o << "</tbody></table>";
+    return o.str();
+  }
+  bool objects = true;
+  for (const auto& x : v.GetArray()) objects &= x.IsObject();
+  if (!objects) {  // a list
+    std::string s;
+    for (const auto& x : v.GetArray()) s += (s.empty() ? "" : ", ") + statsValue(key, x, depth + 1);
+    return s;
+  }
+  // Objects: one row each, an index column ("worker" for `workers`), a column per member name
+  // (right-aligned when every value of it is a number).
+  std::vector<std::string> cols;
+  std::vector<char> numeric;  // per column
+  std::map<std::string, size_t> colOf;
+  for (const auto& x : v.GetArray())
+    for (const auto& m : x.GetObject()) {
+      auto [it, added] = colOf.emplace(std::string(m.name.GetString(), m.name.GetStringLength()), cols.size());
+      if (added) cols.push_back(it->first), numeric.push_back(1);
+      numeric[it->second] &= m.value.IsNumber();
+    }
+  o << "<table class=\"mini\"><thead><tr><th class=\"n\">" << (key == "workers" ? "worker" : "#") << "</th>";
+  for (size_t c = 0; c < cols.size(); ++c)
+    o << (numeric[c] ? "<th class=\"n\">" : "<th>") << esc(keyLabel(cols[c])) << "</th>";
+  o << "</tr></thead><tbody>";
+  size_t i = 0;
+  for (const auto& x : v.GetArray()) {
+    std::vector<const rapidjson::Value*> cells(cols.size(), nullptr);
+    for (const auto& m : x.GetObject()) {
+      const size_t c = colOf[std::string(m.name.GetString(), m.name.GetStringLength())];
+      if (!cells[c]) cells[c] = &m.value;  // the first of a repeated name
+    }
+    o << "<tr><td class=\"n\">" << i++ << "</td>";
+    for (size_t c = 0; c < cols.size(); ++c)
+      o << (numeric[c] ? "<td class=\"n\">" : "<td>")
+        << (cells[c] ? statsValue(cols[c], *cells[c], depth + 1) : "&mdash;") << "</td>";
+    o << "</tr>";
+  }
+  o << "</tbody></table>";
+  return o.str();
 }
 
 }  // namespace
@@ -234,7 +307,7 @@ std::string opChips(const Problem& p, const std::vector<OpId>& ops) {
       << (opd.type == OpType::MatMul ? "MatMul" : "Pointwise");
     if (out >= 0)
       o << " &rarr; t" << out << " (" << humanNumber(p.widths[out]) << "&times;" << humanNumber(p.heights[out]) << ")";
-    o << ", base cost " << humanNumber(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type) << "</span>";
+    o << ", base cost " << humanNumber(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type) << "</span> ";
   }
   return o.str();
 }
@@ -267,6 +340,7 @@ svg{display:block;width:100%;height:auto}
 svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
 .legend{display:flex;flex-wrap:wrap;gap:14px;font-size:12.5px;color:var(--mute);margin:4px 0 8px}
 .sw{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:-2px;margin-right:5px}
+.tri{display:inline-block;width:0;height:0;border-left:6px solid transparent;border-right:6px solid transparent;border-bottom:11px solid currentColor;vertical-align:-1px;margin-right:5px}
 .cb{fill:var(--cb);background:var(--cb)}.mb{fill:var(--mb);background:var(--mb)}.mx{fill:var(--mx);background:var(--mx)}.bad{fill:var(--bad);background:var(--bad)}
 rect.sg{stroke:#fff;stroke-width:.6}rect.sg:hover{stroke:#000;stroke-width:1.5}
 rect.sg.badsg{stroke:#000;stroke-width:2}
@@ -276,17 +350,21 @@ th{position:sticky;top:0;background:#eef1f5;text-align:left;font-weight:600;padd
 th.n{text-align:right}
 td{padding:4px 6px;border-bottom:1px solid var(--line);vertical-align:top}
 td.n{text-align:right;white-space:nowrap}
-table.kv{width:auto}table.kv td:first-child{color:var(--mute);padding-right:18px}
+table.kv{width:auto}table.kv>tbody>tr>td:first-child{color:var(--mute);padding-right:18px}
+table.wide{font-size:11.5px}table.wide th{white-space:normal;padding:4px 4px;vertical-align:bottom}table.wide td{padding:3px 4px}
+table.wide td.ret{min-width:70px}table.wide td.ops{min-width:90px}
+table.mini{width:auto;font-size:12px}table.mini th{position:static;background:none;padding:0 14px 1px 0;border-bottom:1px solid #cfd5de;color:var(--mute);font-weight:500}
+table.mini td{padding:1px 14px 1px 0;border-bottom:0}
 tr:target{background:#fff7cc}
 tr.badrow{background:#ffecec}
 .chip{display:inline-block;padding:0 4px;margin:1px 2px 1px 0;border-radius:3px;font-size:11.5px;white-space:nowrap}
 .chip.MM{background:#dde8fb;color:#1d4f9c}.chip.PW{background:#e3f4e6;color:#1f6a33}
 .tag{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;color:#fff}
-.bv{display:flex;align-items:center;justify-content:flex-end;gap:6px}
-.bv em{font-style:normal;min-width:80px;text-align:right}
-.bar{position:relative;height:11px;width:72px;flex:none;background:#eef1f5;border-radius:2px}
+.bv{display:flex;flex-direction:column-reverse;gap:2px}
+.bv em{font-style:normal;text-align:right}
+.bar{position:relative;height:5px;background:#eef1f5;border-radius:2px}
 .bar span{position:absolute;left:0;top:0;bottom:0;border-radius:2px}
-.split{display:flex;height:11px;width:72px;flex:none;border-radius:2px;overflow:hidden;background:#eef1f5}
+.split{display:flex;height:5px;border-radius:2px;overflow:hidden;background:#eef1f5}
 .split span{display:block;height:100%}
 .lat{background:#9fb6d9}.occb{background:var(--ws)}.occr{fill:var(--ret)}.occ{fill:var(--ws)}.over{background:var(--bad);fill:var(--bad)}
 .ret{color:var(--ret)}
@@ -331,7 +409,7 @@ std::string renderStats(const std::vector<const Stats*>& stats, const std::vecto
     o << "<tr><td>" << esc(keyLabel(k)) << "</td>";
     for (const auto& vals : values) {
       auto it = vals.find(k);
-      o << "<td>" << (it == vals.end() ? "&mdash;" : esc(*it->second)) << "</td>";
+      o << "<td>" << (it == vals.end() ? "&mdash;" : *it->second) << "</td>";
     }
     o << "</tr>\n";
   }

@@ -1,8 +1,8 @@
 // The HTML report's room: the inputs it reads (schedules, --trace, --stats), the page frame, the
 // SVG charts and the two pages. The command (options, budget, writing) is engine/cli/report_command.cpp.
 //   report_page.cpp     the inputs, the frame, the parts both pages use
-//   report_schedule.cpp the page of one schedule
-//   report_charts.cpp   timeline, occupancy and convergence charts
+//   report_schedule.cpp the page of one schedule (and its occupancy chart)
+//   report_charts.cpp   timeline and convergence charts
 //   report_compare.cpp  the comparison page of two schedules
 //   report_format.*     numbers (humanNumber), escaping
 #pragma once
@@ -33,11 +33,18 @@ struct Trace {
 Trace readTrace(const std::string& path, const ReadLimits& lim = {});
 // Rows written before the search starts (first schedule, baseline, exact solver), not by a worker.
 bool isConstructionRow(const std::string& worker);
+// Rows of a constructor inside the search ("chain", "greedy": engine/search/beam.cpp builds one
+// schedule each at the start of a beam worker): drawn as a point at the time it was built and
+// labelled "constructor NAME", not as a worker's step line.
+bool isConstructorRow(const std::string& worker);
 
-// A `solve --stats` JSON (engine/cli/json_out.h, SolveStats): its members in file order as text.
+// A `solve --stats` JSON (engine/cli/json_out.h, SolveStats): its members in file order, each
+// value as HTML for people: numbers through humanNumber, seconds with their unit, the gap as a
+// percentage, an array of objects (`workers`) as a small table with an index column, an object
+// (`non_default`) as key = value lines, an empty array or object as "none".
 struct Stats {
   std::string path;
-  std::vector<std::pair<std::string, std::string>> fields;  // key, value for people
+  std::vector<std::pair<std::string, std::string>> fields;  // key, value as HTML (escaped)
   std::string instance;
   double best_latency = -1, elapsed_s = -1;
 };
@@ -94,16 +101,30 @@ std::string renderWarnings(const std::vector<std::string>& warnings);
 // Subgraphs in execution order, width proportional to latency, wrapped into rows; `id` of the
 // <svg>; each subgraph links to the table row "#<anchor>sg-<i>".
 std::string renderTimeline(const Problem& p, const ScheduleView& v, const std::string& id, const std::string& anchor);
-// Peak fast-memory working set per subgraph against the capacity (links to "#sg-<i>").
+// Peak fast-memory working set per subgraph against the capacity (links to "#sg-<i>";
+// report_schedule.cpp).
 std::string renderOccupancy(const Problem& p, const ScheduleView& v);
-// Best latency over time, from 0 to `horizon` seconds, log latency axis, the lower bound dashed.
+// Best latency over time, up to `horizon` seconds, log latency axis, the lower bound dashed.
 // One labelled run: a step line per search worker, the overall best underneath, construction
-// rows as marked points. Several runs (a comparison): one best line per run.
+// rows (first, baseline, exact) as diamonds, constructor rows as triangles. Several runs (a
+// comparison): one best line per run. Round ticks on both axes (axisTicks, logAxisTicks).
 struct TraceRun {
   std::string label;  // "" for the only run
   const Trace* trace;
 };
-std::string renderConvergence(const std::vector<TraceRun>& runs, double lowerBound, double horizon);
+// The time axis of the convergence plot (`mlsys report --time-axis`): linear from 0, logarithmic
+// from the round value (1, 2, 5 x 10^n) at or below the first row after 0 s, or chosen by logTimeAxis.
+enum class TimeAxis { Auto, Linear, Log };
+// "auto", "linear", "log"; false for anything else.
+bool parseTimeAxis(const std::string& text, TimeAxis& out);
+// Improvements cluster early when the median time of a run's rows (but `end`; of any run on a
+// comparison) is below kEarlyShare of the plot's end (the horizon, or the last row): a linear axis
+// would squeeze them into its first tenth. Auto is logarithmic then; Linear and Log are what they
+// say. Never logarithmic without a row after 0 s.
+inline constexpr double kEarlyShare = 0.1;
+bool logTimeAxis(const std::vector<TraceRun>& runs, double horizon, TimeAxis mode);
+std::string renderConvergence(const std::vector<TraceRun>& runs, double lowerBound, double horizon,
+                              TimeAxis timeAxis = TimeAxis::Auto);
 // Which vertices of a step line of a running minimum to draw (a trace of a long run can have a
 // million improvements; the plot is 260 px high). `y`: the vertices' y coordinates in px, in time
 // order, monotone (a non-increasing best on the latency axis). Up to `maxExact` vertices, all of
@@ -121,13 +142,17 @@ double traceHorizon(const Trace& t, const Stats* st);
 
 // ---------------------------------------------------------------- the pages
 
-// The page of one schedule (report_schedule.cpp); `trace` and `stats` may be null.
+// The page of one schedule (report_schedule.cpp); `trace` and `stats` may be null. An invalid
+// schedule's cards show no total and no gap: "invalid" and its violations instead.
 std::string renderSchedulePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
                                const std::string& boundNote, const ScheduleView& v, const Trace* trace,
-                               const Stats* stats);
+                               const Stats* stats, TimeAxis timeAxis = TimeAxis::Auto);
 // The comparison page of two or more schedules (report_compare.cpp).
 std::string renderComparePage(const Problem& p, const std::string& problem_path, const LowerBound& lb,
                               const std::string& boundNote, const std::vector<const ScheduleView*>& views,
-                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats);
+                              const std::vector<const Trace*>& traces, const std::vector<const Stats*>& stats,
+                              TimeAxis timeAxis = TimeAxis::Auto);
+// "1 violation" / "3 violations (rules V8, V2)" of an invalid schedule: its cards and banner.
+std::string violationsText(const Evaluation& ev);
 
 }  // namespace mlsys

@@ -4,7 +4,9 @@
 // contributed trials, that at most the killed trial was lost (and it was run again), and that the
 // study resumes. tests/tune_secrets_test.py checks that tune.py masks the --storage password in its
 // messages and passes the URL to its worker processes in the environment, not on their command
-// lines. Skipped, with the script's message, where PostgreSQL, python3-optuna or psycopg2 are
+// lines. tests/tune_output_test.py checks what a person reads: values rounded to their key's
+// resolution, tied trials raced (irace-style), --trials on the main command, the dashboard line.
+// Skipped, with the script's message, where PostgreSQL, python3-optuna or psycopg2 are
 // missing (the scripts exit 77).
 #include <gtest/gtest.h>
 
@@ -21,6 +23,13 @@ TEST(Tuning, PostgresStudySharedByWorkersSurvivesAKill) {
 
 TEST(Tuning, StoragePasswordNeitherPrintedNorOnWorkerCommandLines) {
   const std::string script = test::sourceDir() + "/tests/tune_secrets_test.py";
+  test::RunResult r = test::runCommand({"python3", script, "--mlsys", MLSYS_BIN});
+  if (r.exit_code == 77) GTEST_SKIP() << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(Tuning, OutputRoundedRacedAndCounted) {
+  const std::string script = test::sourceDir() + "/tests/tune_output_test.py";
   test::RunResult r = test::runCommand({"python3", script, "--mlsys", MLSYS_BIN});
   if (r.exit_code == 77) GTEST_SKIP() << r.out << r.err;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -62,7 +62,7 @@ TEST(ReportCompare, BothTotalsAndTheDifference) {
   // No scripts, no network.
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http"), std::string::npos);
-  EXPECT_NE(pg.run.err.find("9830.4 vs 3638.4"), std::string::npos) << pg.run.err;
+  EXPECT_NE(pg.run.err.find("9,830.4 vs 3,638.4"), std::string::npos) << pg.run.err;
 }
 
 TEST(ReportCompare, SharedSubgraphsSideBySideAndUnmatchedApart) {
@@ -128,7 +128,18 @@ TEST(ReportCompare, InvalidScheduleIsShownAndExitsOne) {
     "tensors_to_retain":[[1],[]],"traversal_orders":[null,null],"subgraph_latencies":[1638.4,2000]})");
   std::string html = test::invalidReportHtml("cmpbad", {f.problem, f.a, f.b}, "V8");
   EXPECT_NE(html.find("B is INVALID &mdash; rule V8"), std::string::npos);
-  EXPECT_NE(html.find("(INVALID)"), std::string::npos);
+  // Consistent cards (issue 35): B has no total and no gap, "invalid" with its violations; no
+  // difference of totals.
+  EXPECT_NE(html.find("B total latency</div><div class=\"v\">invalid</div><div class=\"d\">1 violation (rule V8)"),
+            std::string::npos);
+  EXPECT_NE(html.find("A total latency</div><div class=\"v\">9,830.4</div>"), std::string::npos);
+  EXPECT_NE(html.find("difference B &minus; A</div><div class=\"v\">n/a</div><div class=\"d\">B invalid"),
+            std::string::npos);
+  EXPECT_NE(html.find("<h3>B &mdash; invalid</h3>"), std::string::npos);
+  const size_t at = html.find("B total latency");
+  ASSERT_NE(at, std::string::npos);
+  const std::string bCard = html.substr(at, html.find("</div></div>", at) - at);
+  EXPECT_EQ(bCard.find("gap"), std::string::npos) << bCard;
 }
 
 TEST(ReportCompare, InputErrors) {

@@ -232,7 +232,7 @@ TEST(ReportScale, MillionRowTraceIsThinned) {
   std::filesystem::remove(trace);
   ASSERT_FALSE(html.empty());
   EXPECT_LT(html.size(), 1000000u) << "the page of a tiny schedule with a thinned trace";
-  EXPECT_NE(html.find("1000000 improvements from 2 worker(s)"), std::string::npos);
+  EXPECT_NE(html.find("1,000,000 improvements from 2 worker(s)"), std::string::npos);
   std::string svg = html.substr(html.find("<svg id=\"convergence\""));
   svg = svg.substr(0, svg.find("</svg>"));
   size_t lines = 0;

@@ -1,5 +1,5 @@
-// `mlsys report`: the HTML page (structure, numbers, invalid schedules, traces, usage errors) and a
-// screenshot smoke test through headless Chromium when it is installed.
+// `mlsys report`: the HTML page (structure, numbers, invalid schedules, traces, usage errors). The
+// screenshots through headless Chromium are report_screenshot_test.cpp.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -15,35 +15,14 @@
 namespace mlsys {
 namespace {
 
-// Two chained Pointwise ops on 128x128 tensors. Per subgraph: load 16384/10 + store 16384/10 =
-// 3276.8 > compute 1000, so both are memory-bound and the total is 6553.6.
-const char* kProblem = R"({"widths":[128,128,128],"heights":[128,128,128],
-  "inputs":[[0],[1]],"outputs":[[1],[2]],"base_costs":[1000,1000],"op_types":["Pointwise","Pointwise"],
-  "fast_memory_capacity":50000,"slow_memory_bandwidth":10,"native_granularity":[128,128]})";
+using test::kInvalid;
+using test::kProblem;
+using test::kSchedule;
+using test::kStats;
 
-const char* kSchedule = R"({"subgraphs":[[0],[1]],"granularities":[[128,128,1],[128,128,1]],
-  "tensors_to_retain":[[],[]],"traversal_orders":[null,null],"subgraph_latencies":[3276.8,3276.8]})";
-
-// w = 256 exceeds the native size: rule V8.
-const char* kInvalid = R"({"subgraphs":[[0],[1]],"granularities":[[128,128,1],[256,128,1]],
-  "tensors_to_retain":[[],[]],"traversal_orders":[null,null],"subgraph_latencies":[3276.8,3276.8]})";
-
-size_t countOf(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + needle.size())) ++n;
-  return n;
-}
-
-struct Files {
-  std::string problem, schedule;
-};
-
-Files writeInstance(const std::string& tag, const std::string& problem, const std::string& schedule) {
-  Files f{test::tempPath(tag + "_problem.json"), test::tempPath(tag + "_schedule.json")};
-  test::writeText(f.problem, problem);
-  test::writeText(f.schedule, schedule);
-  return f;
-}
+using test::countOf;
+using test::Files;
+using test::writeInstance;
 
 TEST(Report, ValidScheduleHasTimelineOccupancyAndTable) {
   Files f = writeInstance("valid", kProblem, kSchedule);
@@ -176,8 +155,8 @@ std::string rowOf(const std::string& html, const std::string& id) {
 TEST(Report, PerSubgraphTimeTrafficAndRetention) {
   Files f = writeInstance("columns", kProblem, kRetained);
   std::string html = test::reportHtml("columns", {f.problem, f.schedule});
-  for (const char* col :
-       {">compute</th>", ">memory</th>", ">loaded</th>", ">stored</th>", ">retained in</th>", ">retained out</th>"})
+  for (const char* col : {">compute</th>", ">memory</th>", ">loaded</th>", ">stored</th>", ">retained&nbsp;in</th>",
+                          ">retained&nbsp;out</th>"})
     EXPECT_NE(html.find(col), std::string::npos) << col;
   // Subgraph 0 loads t0 (16,384 elements, 1,638.4 time units), computes 1,000, stores nothing
   // (t1 is retained out); subgraph 1 loads nothing (t1 retained in) and stores t2.
@@ -201,12 +180,6 @@ TEST(Report, PerSubgraphTimeTrafficAndRetention) {
   // The tooltip says it too.
   EXPECT_NE(html.find("loaded 16,384, stored 0 elements"), std::string::npos);
 }
-
-const char* kStats = R"({
-  "instance": "stats_problem", "best_latency": 6553.6, "first_write_s": 0.0123456, "best_found_s": 0.5,
-  "elapsed_s": 4, "evaluations": 1234567, "evals_per_s": 308642, "writes": 3, "threads": 2, "seed": 1,
-  "lower_bound": 6553.6, "gap": 0.0123, "optimal": false, "stop_reason": "deadline", "model": "m", "version": "0.1.0"
-})";
 
 TEST(Report, StatsAreShown) {
   Files f = writeInstance("stats", kProblem, kSchedule);
@@ -340,90 +313,6 @@ TEST(Report, WholeRunTraceSpansTheRun) {
   EXPECT_NE(html.find("the trace has no end row"), std::string::npos);
   EXPECT_NE(test::reportHtml("wholerun", {f.problem, f.schedule, "--trace", trace, "--stats", stats}).find(">4</text>"),
             std::string::npos);
-}
-
-// Screenshots through headless Chromium of three pages: a small instance, the largest shared
-// benchmark (or a generated graph when ../shared is absent) with a real run's trace and stats,
-// and a comparison page. Each must be neither missing nor blank: a blank page compresses to a tiny
-// PNG, the report (text, bars, colours) to a much larger one. With MLSYS_KEEP_SCREENSHOTS=DIR the
-// PNGs are kept there (bench/report-small.png, report-large.png, report-compare.png).
-TEST(Report, ScreenshotIsNotBlank) {
-  const char* chromium = "/usr/bin/chromium";
-  if (::access(chromium, X_OK) != 0)
-    GTEST_SKIP() << "no " << chromium << "; install it with apt-get install -y chromium";
-  auto shoot = [&](const std::string& page, const std::string& png, int height) {
-    std::string profile = test::tempPath("chromium-profile-" + std::filesystem::path(png).stem().string());
-    const int rc =
-        test::runCommand({"timeout", "90", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                          "--disable-sync", "--hide-scrollbars", "--user-data-dir=" + profile, "--screenshot=" + png,
-                          "--window-size=1400," + std::to_string(height), "file://" + page})
-            .exit_code;
-    std::error_code ec;
-    std::filesystem::remove_all(profile, ec);
-    return rc;
-  };
-  std::string blank = test::tempPath("blank.html"), blank_png = test::tempPath("blank.png");
-  test::writeText(blank, "<!DOCTYPE html><html><body></body></html>\n");
-  shoot(blank, blank_png, 1600);
-  ASSERT_TRUE(std::filesystem::exists(blank_png)) << "chromium wrote no screenshot of the blank page";
-  const auto blank_size = std::filesystem::file_size(blank_png);
-  const char* keep = std::getenv("MLSYS_KEEP_SCREENSHOTS");
-  auto check = [&](const std::string& html, const std::string& name, int height) {
-    SCOPED_TRACE(name);
-    std::string png = test::tempPath(name + ".png");
-    shoot(html, png, height);
-    ASSERT_TRUE(std::filesystem::exists(png)) << "chromium wrote no screenshot";
-    std::string data = test::readText(png);
-    ASSERT_GE(data.size(), 8u);
-    EXPECT_EQ(data.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-    auto size = std::filesystem::file_size(png);
-    EXPECT_GT(size, 20000u) << "the screenshot looks blank";
-    EXPECT_GT(size, 5 * blank_size) << "the screenshot (" << size << " bytes) is not much richer than a blank page ("
-                                    << blank_size << " bytes)";
-    if (keep && *keep)
-      std::filesystem::copy_file(png, std::string(keep) + "/" + name + ".png",
-                                 std::filesystem::copy_options::overwrite_existing);
-  };
-
-  // Small: two subgraphs, a hand-written trace and stats.
-  Files f = writeInstance("shot", kProblem, kSchedule);
-  std::string trace = test::tempPath("shot_trace.csv"), stats = test::tempPath("shot_stats.json");
-  test::writeText(trace,
-                  "seconds,worker,latency\n0.01,first,9000\n0.2,baseline,8000\n0.5,anneal,6553.6\n2,end,6553.6\n");
-  test::writeText(stats, kStats);
-  std::string html = test::tempPath("shot.html");
-  auto r = test::runMlsys({"report", f.problem, f.schedule, "-o", html, "--trace", trace, "--stats", stats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  check(html, "report-small", 1600);
-
-  // Large: a real run on the largest shared benchmark (or a generated 150-op graph), and a
-  // shorter run of it for the comparison.
-  std::string problem = test::sharedBenchmark("mlsys-2026-21");
-  if (problem.empty()) {
-    problem = test::tempPath("shot_large_problem.json");
-    ASSERT_EQ(test::runMlsys({"generate", "--family", "transformer", "--size", "150", "--seed", "1", "-o", problem})
-                  .exit_code,
-              0);
-  }
-  std::string longOut = test::tempPath("shot_long.json"), longTrace = test::tempPath("shot_long.csv"),
-              longStats = test::tempPath("shot_long.stats.json"), shortOut = test::tempPath("shot_short.json"),
-              shortTrace = test::tempPath("shot_short.csv"), shortStats = test::tempPath("shot_short.stats.json");
-  r = test::runMlsys({"solve", problem, longOut, "--seconds", "3", "--trace", longTrace, "--stats", longStats, "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = test::runMlsys(
-      {"solve", problem, shortOut, "--seconds", "0.2", "--trace", shortTrace, "--stats", shortStats, "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  html = test::tempPath("shot_large.html");
-  r = test::runMlsys({"report", problem, longOut, "-o", html, "--trace", longTrace, "--stats", longStats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  check(html, "report-large", 2000);
-
-  html = test::tempPath("shot_compare.html");
-  r = test::runMlsys({"report", problem, shortOut, longOut, "-o", html, "--trace", shortTrace, "--trace", longTrace,
-                      "--stats", shortStats, "--stats", longStats});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  check(html, "report-compare", 2200);
 }
 
 }  // namespace
