@@ -1,68 +1,79 @@
 #include "cost/number_format.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <string>
+#include <cstdint>
+
+#include <fmt/format.h>
 
 namespace mlsys {
-
 namespace {
 
-// "1234567" -> "1,234,567" (digits only).
-std::string groupThousands(const std::string& digits) {
-  std::string out;
-  const size_t n = digits.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[i];
+// "-1234567.5" -> "-1,234,567.5".
+std::string groupThousands(const std::string& s) {
+  size_t start = !s.empty() && s[0] == '-' ? 1 : 0;
+  size_t end = s.find('.');
+  if (end == std::string::npos) end = s.size();
+  std::string o = s.substr(0, start);
+  for (size_t i = start; i < end; ++i) {
+    if (i > start && (end - i) % 3 == 0) o += ',';
+    o += s[i];
   }
-  return out;
+  return o + s.substr(end);
 }
 
 }  // namespace
 
-std::string humanLatency(double v, int significant) {
+std::string humanNumber(double v, int decimals) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return "0";
-  const bool neg = v < 0;
-  double a = std::fabs(v);
-  // Digits before the point; values above 10^significant are rounded to a multiple of a power of
-  // ten (123456789 -> 123,456,790 at 8 digits).
-  int mag = static_cast<int>(std::floor(std::log10(a))) + 1;
-  int decimals = significant - mag;
-  if (decimals < 0) {
-    const double unit = std::pow(10.0, -decimals);
-    a = std::round(a / unit) * unit;
-    decimals = 0;
+  int d = std::clamp(decimals, 0, kMaxSignificantDigits);
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e18 || a < 1e-12)) return fmt::format("{:.{}g}", v, std::max(1, d));
+  if (a >= 1) {
+    // Digits of the integer part, from the value rounded as it will be printed (999.99996 has 4).
+    int intDigits = static_cast<int>(std::floor(std::log10(a))) + 1;
+    if (intDigits > kMaxSignificantDigits) {
+      const double unit = std::pow(10.0, intDigits - kMaxSignificantDigits);
+      return groupThousands(fmt::format("{:.0f}", std::copysign(std::round(a / unit) * unit, v)));
+    }
+    d = std::min(d, kMaxSignificantDigits - intDigits);
+  } else if (d > 0 && a > 0) {
+    d += static_cast<int>(-std::floor(std::log10(a))) - 1;
   }
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
-  std::string s(buf);
-  std::string intPart = s, frac;
-  if (const size_t dot = s.find('.'); dot != std::string::npos) {
-    intPart = s.substr(0, dot);
-    frac = s.substr(dot + 1);
-    while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  // Halves round away from zero (1234.5 -> "1,235"), as people round; printf would round to even.
+  const double scale = std::pow(10.0, d), scaled = v * scale;
+  std::string s = fmt::format("{:.{}f}", std::fabs(scaled) < 0x1p52 ? std::round(scaled) / scale : v, d);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
   }
-  std::string out = groupThousands(intPart);
-  if (!frac.empty()) out += "." + frac;
-  if (neg && out != "0") out = "-" + out;
-  return out;
+  if (s == "-0") s = "0";
+  return groupThousands(s);
 }
 
-std::string humanCount(long long v) {
-  const std::string digits =
-      std::to_string(v < 0 ? -static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v));
-  return (v < 0 ? "-" : "") + groupThousands(digits);
+std::string humanNumber(i64 v) {
+  // The magnitude as unsigned: -2^63 has no positive i64.
+  uint64_t a = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  uint64_t limit = 1;
+  for (int k = 0; k < kMaxSignificantDigits; ++k) limit *= 10;
+  if (a >= limit) {
+    uint64_t unit = 1;
+    while (a / unit >= limit) unit *= 10;
+    const uint64_t q = a / unit, r = a % unit;
+    a = (q + (r >= unit - r ? 1 : 0)) * unit;  // half away from zero; below 2^64 (a < 2^63 + 5 * 10^10)
+  }
+  return groupThousands(fmt::format("{}{}", v < 0 ? "-" : "", a));
 }
+
+std::string humanNumber(int v) { return humanNumber(static_cast<i64>(v)); }
+
+std::string humanPercent(double fraction, int decimals) { return humanNumber(100 * fraction, decimals) + "%"; }
 
 std::string humanSeconds(double s) {
   if (!std::isfinite(s)) return "- s";
-  char buf[64];
-  if (s < 100) std::snprintf(buf, sizeof buf, "%.*f s", s < 1 ? 2 : 1, s);
-  else std::snprintf(buf, sizeof buf, "%.0f s", s);
-  return buf;
+  if (s < 100) return fmt::format("{:.{}f} s", s, s < 1 ? 2 : 1);
+  return fmt::format("{:.0f} s", s);
 }
 
 }  // namespace mlsys

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -91,7 +92,26 @@ RunResult runCommand(const std::vector<std::string>& argv) { return child::run(a
 
 long movesEvaluated(const std::string& err, const std::string& move) {
   size_t at = err.find("\n  " + move + " ");
-  return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 3 + move.size());
+  if (at == std::string::npos) return 0;
+  // The count as printed for people: "1,234,567" (thousands separators).
+  size_t i = at + 3 + move.size();
+  while (i < err.size() && err[i] == ' ') ++i;
+  long n = 0;
+  for (; i < err.size() && (std::isdigit(static_cast<unsigned char>(err[i])) || err[i] == ','); ++i)
+    if (err[i] != ',') n = 10 * n + (err[i] - '0');
+  return n;
+}
+
+int significantDigits(const std::string& token) {
+  std::string d;
+  for (char c : token)
+    if (c >= '0' && c <= '9') d += c;
+  const size_t first = d.find_first_not_of('0');
+  if (first == std::string::npos) return 0;
+  d = d.substr(first);
+  if (token.find('.') == std::string::npos)
+    while (!d.empty() && d.back() == '0') d.pop_back();
+  return static_cast<int>(d.size());
 }
 
 std::function<bool()> neverStop() {

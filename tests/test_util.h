@@ -35,6 +35,10 @@ long movesEvaluated(const std::string& err, const std::string& move);
 // by wall-clock time (a loaded machine would turn that into a failure); CTest's timeout is the net.
 std::function<bool()> neverStop();
 
+// The significant digits of a number as printed for people ("16,284,058" -> 8, "0.00012" -> 2,
+// "123,456,790" -> 8: trailing zeros of an integer do not count).
+int significantDigits(const std::string& token);
+
 Problem problemFromJson(const std::string& json);
 Schedule scheduleFromJson(const std::string& json, const Problem& p);
 

@@ -65,8 +65,36 @@ const char* const kExitCodesHelp =
     "  2      usage error (unknown command or option, missing or malformed arguments)\n"
     "  128+N  stopped by signal N (143 SIGTERM, 130 SIGINT, 129 SIGHUP); solve writes its best schedule first\n";
 
-int printHelp(const cxxopts::Options& o, const std::string& notes) {
-  std::cout << o.help() << "\n" << notes << (notes.empty() ? "" : "\n") << kExitCodesHelp;
+std::string exitCodesHelp(const std::string& command) {
+  const std::string bad = "bad input (a file, the config or a --set value: the message names the field and index)";
+  const std::string usage = "  2      usage error (unknown option, missing or malformed arguments)\n";
+  if (command == "solve")
+    return "Exit codes:\n"
+           "  0      a valid schedule is on disk (whatever stopped the run: deadline, optimal, target, stall, ...)\n"
+           "  1      " +
+           bad +
+           ",\n"
+           "         or the best schedule, --stats or --trace could not be written\n" +
+           usage +
+           "  128+N  stopped by signal N (143 SIGTERM, 130 SIGINT, 129 SIGHUP), the best schedule written first\n";
+  if (command == "evaluate")
+    return "Exit codes:\n"
+           "  0      the schedule is valid\n"
+           "  1      the schedule is invalid (every violation is listed), or " +
+           bad + "\n" + usage;
+  if (command == "bound") return "Exit codes:\n  0      the bound is printed\n  1      " + bad + "\n" + usage;
+  if (command == "report")
+    return "Exit codes:\n"
+           "  0      the page is written and every schedule is valid\n"
+           "  1      a schedule is invalid (the page is still written), or " +
+           bad + "\n" + usage;
+  if (command == "generate")
+    return "Exit codes:\n  0      the problem is written\n  1      the output cannot be written\n" + usage;
+  return kExitCodesHelp;
+}
+
+int printHelp(const cxxopts::Options& o, const std::string& command, const std::string& notes) {
+  std::cout << o.help() << "\n" << notes << (notes.empty() ? "" : "\n") << exitCodesHelp(command);
   return 0;
 }
 
@@ -100,12 +128,17 @@ double parseSecondsText(const std::string& text, const std::string& flag) {
   return v;
 }
 
-cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp) {
-  o.add_options()("c,config", "YAML config file (see configs/ and README); the flags and --set override it",
+cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp,
+                                      bool modelOnly) {
+  o.add_options()("c,config",
+                  modelOnly ? "YAML config file: its model section applies (the file is checked whole), as in solve"
+                            : "YAML config file (see configs/ and README); the flags and --set override it",
                   cxxopts::value<std::string>())(
       "set",
-      "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
-      "--set search.workers=[beam,sa]",
+      modelOnly ? "Override a key of the config, KEY=VALUE (repeatable); only model keys matter here: "
+                  "--set model.k_limit=reduction"
+                : "Override one config key, KEY=VALUE (repeatable; checked like the file): --set sa.t0=0.001, "
+                  "--set search.workers=[beam,sa]",
       cxxopts::value<std::vector<std::string>>())("model",
                                                   "Model option KEY=VALUE (repeatable): " + ModelOptions::choicesText(),
                                                   cxxopts::value<std::vector<std::string>>())(
@@ -165,7 +198,7 @@ std::string usageText() {
          "command that has it: -s --seconds (a time budget), -t --threads, -c --config, -o --output,\n"
          "-q --quiet, -h --help.\n"
          "\n" +
-         std::string(kExitCodesHelp);
+         exitCodesHelp("");
 }
 
 int cmdBound(int argc, char** argv) {
@@ -175,8 +208,13 @@ int cmdBound(int argc, char** argv) {
       "Time budget from the start of reading; past it the remaining components get their quick floors "
       "(reading and the floors take time linear in the size: 0.36 s at 100,000 ops with -s 0.3)",
       cxxopts::value<std::string>()->default_value("10"));
-  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json");
-  if (r.count("help")) return printHelp(o);
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json", true);
+  if (r.count("help"))
+    return printHelp(
+        o, "bound",
+        "Examples:\n"
+        "  mlsys bound instances/examples/ex5.json\n"
+        "  mlsys bound P.json --json --model k_limit=reduction   # each part with the argument that priced it\n");
   auto files =
       positionals(r, 1, "mlsys bound PROBLEM.json [-s S] [--json] [-c CONFIG] [--set model.K=V]... [--model K=V]...");
   const double seconds = parseSecondsText(r["seconds"].as<std::string>(), "--seconds");
@@ -272,9 +310,15 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "exact",
       "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
       "q,quiet", "No progress on stderr")("h,help", "Show help");
-  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json OUT.json");
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json OUT.json", false);
   if (r.count("help"))
-    return printHelp(o, "Precedence: a flag, then --set, then the --config file, then the built-in default.\n");
+    return printHelp(o, "solve",
+                     "Precedence: a flag, then --set, then the --config file, then the built-in default.\n"
+                     "Examples:\n"
+                     "  mlsys solve instances/examples/ex5.json out.json -s 2 -t 2\n"
+                     "  mlsys solve P.json out.json -c contest --stats s.json --trace t.csv   # then: mlsys report\n"
+                     "  mlsys solve P.json out.json --init best.json --target 6734.4 --stall-seconds 5\n"
+                     "  mlsys solve P.json out.json --set sa.t0=0.001 --model k_limit=reduction\n");
   std::vector<std::string> files;
   if (r.count("print-config") && !r.count("positional")) files = {"", ""};
   else

@@ -30,11 +30,13 @@ SearchConfig configFrom(const cxxopts::ParseResult& r);
 // built-in default, as in solve (evaluate, bound and report price what solve wrote under one
 // config the same way).
 ModelOptions modelFromConfigAndFlags(const cxxopts::ParseResult& r);
-// The exit codes, in every --help (one text for all commands).
+// The exit codes of all commands (`mlsys --help`).
 extern const char* const kExitCodesHelp;
-// `--help` of a command: every option of `o`, then `notes` (if any), then the exit codes, on
-// stdout. Returns 0, the exit code of --help.
-int printHelp(const cxxopts::Options& o, const std::string& notes = "");
+// The exit codes of one command ("solve", "evaluate", "bound", "report", "generate"; "" for all).
+std::string exitCodesHelp(const std::string& command);
+// `--help` of a command: every option of `o`, then `notes` (its examples, if any), then its exit
+// codes, on stdout. Returns 0, the exit code of --help.
+int printHelp(const cxxopts::Options& o, const std::string& command, const std::string& notes = "");
 cxxopts::ParseResult parseOrThrow(cxxopts::Options& o, int argc, char** argv);  // cxxopts errors -> UsageError
 // The most seconds a budget may have (-s of every command, search.seconds): beyond ~9.2e9 s the
 // deadline would overflow the clock's 64-bit nanoseconds.
@@ -48,7 +50,10 @@ std::optional<double> secondsArg(const cxxopts::ParseResult& r, const std::strin
 // after the command's own options, the ones they share (-c --config FILE, --set KEY=VALUE and
 // --model KEY=VALUE, both repeatable, --max-input-mb N: the largest input file read), and the
 // file arguments (`filesHelp` in the usage line, read by `positionals`); then parseOrThrow.
-cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp);
+// `modelOnly`: the command reads only the config's model (evaluate, bound, report), which its
+// help for -c and --set says.
+cxxopts::ParseResult parseFileCommand(cxxopts::Options& o, int argc, char** argv, const std::string& filesHelp,
+                                      bool modelOnly);
 // The read limits of a command: --max-input-mb (default ReadLimits::kDefaultMaxMb) and a wait
 // for data (a FIFO or pipe) of at most `wait_s` seconds from now.
 ReadLimits readLimits(const cxxopts::ParseResult& r, double wait_s);

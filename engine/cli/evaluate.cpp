@@ -66,8 +66,13 @@ int cmdEvaluate(int argc, char** argv) {
   cxxopts::Options o("mlsys evaluate", "Check a schedule against every validity rule and price it exactly.");
   o.add_options()("json", "Print the result as JSON on stdout")(
       "walk", "Price every subgraph by walking each step (the oracle) instead of step classes")("h,help", "Show help");
-  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json");
-  if (r.count("help")) return printHelp(o);
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json", true);
+  if (r.count("help"))
+    return printHelp(
+        o, "evaluate",
+        "Examples:\n"
+        "  mlsys evaluate instances/examples/ex5.json instances/examples/ex5b.schedule.json\n"
+        "  mlsys evaluate P.json S.json --json --model k_limit=reduction   # exact values, every violation\n");
   auto files = positionals(
       r, 2, "mlsys evaluate PROBLEM.json SOLUTION.json [-c CONFIG] [--set model.K=V]... [--model K=V]... [--json]");
   ModelOptions m = modelFromConfigAndFlags(r);

@@ -32,7 +32,11 @@ int cmdGenerate(int argc, char** argv) {
                                                     (std::isdigit(static_cast<unsigned char>(a[2])) || a[2] == '=')))
       throw usageError("generate has no -s (in mlsys, -s is --seconds); the seed is --seed S");
   auto r = parseOrThrow(o, argc, argv);
-  if (r.count("help")) return printHelp(o);
+  if (r.count("help"))
+    return printHelp(o, "generate",
+                     "Examples:\n"
+                     "  mlsys generate --family transformer --size 40 --seed 3 -o t40.json\n"
+                     "  mlsys generate -f odd-k -n 12 | mlsys bound /dev/stdin\n");
   if (!r.unmatched().empty()) throw usageError("unexpected argument '" + r.unmatched().front() + "'");
   if (!r.count("family")) throw usageError("--family is required");
   if (!r.count("size")) throw usageError("--size is required");

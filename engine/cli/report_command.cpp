@@ -63,7 +63,10 @@ static const char* kReportHelp =
     "from the first improvement. The default, --time-axis auto, takes the log axis when half of a run's improvements\n"
     "come in the first 10% of the run (a linear axis would squeeze them against its left edge). Constructors\n"
     "(greedy, chain) are drawn as triangles at the time they built their schedule, search workers as step lines.\n"
-    "Numbers are shown to at most 8 significant digits; 'mlsys evaluate --json' gives exact values.\n";
+    "Numbers are shown to at most 8 significant digits; 'mlsys evaluate --json' gives exact values.\n"
+    "Examples:\n"
+    "  mlsys report P.json S.json -o report.html --trace t.csv --stats s.json\n"
+    "  mlsys report P.json A.json B.json -o compare.html --trace a.csv --trace b.csv\n";
 
 int cmdReport(int argc, char** argv) {
   cxxopts::Options o(
@@ -87,8 +90,8 @@ int cmdReport(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("auto"))("h,help", "Show help");
   const char* usage =
       "mlsys report PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html [-s S] [--trace T.csv]... [--stats S.json]... [--time-axis log|linear|auto] [-c CONFIG] [--set model.K=V]... [--model K=V]...";
-  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html");
-  if (r.count("help")) return printHelp(o, kReportHelp);
+  auto r = parseFileCommand(o, argc, argv, "PROBLEM.json SOLUTION.json [SOLUTION_B.json] -o report.html", true);
+  if (r.count("help")) return printHelp(o, "report", kReportHelp);
   std::vector<std::string> files;
   if (r.count("positional")) files = r["positional"].as<std::vector<std::string>>();
   if (files.size() < 2 || files.size() > 3)

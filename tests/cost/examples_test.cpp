@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cost/json_util.h"
+#include "cost/number_format.h"
 #include "tests/test_util.h"
 
 // Readable parameter names in test output (found by argument-dependent lookup).
@@ -142,7 +143,7 @@ TEST_P(ExampleCliTest, Evaluate) {
         << r.out;
     if (ex.valid) {
       EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-      EXPECT_NE(r.out.find("total latency: " + formatDouble(ex.total) + "\n"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("total latency: " + humanLatency(ex.total) + "\n"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("valid: yes"), std::string::npos) << r.out;
       // The reported subgraph_latencies are the spec's figures: no mismatch warning.
       EXPECT_EQ(r.err.find("differs from the computed"), std::string::npos) << r.err;

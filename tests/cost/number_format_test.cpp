@@ -7,20 +7,10 @@
 #include <limits>
 #include <string>
 
+#include "tests/test_util.h"
+
 namespace mlsys {
 namespace {
-
-int significantDigits(const std::string& s) {
-  std::string d;
-  for (char c : s)
-    if (c >= '0' && c <= '9') d += c;
-  const size_t first = d.find_first_not_of('0');
-  if (first == std::string::npos) return 0;
-  d = d.substr(first);
-  if (s.find('.') == std::string::npos)
-    while (!d.empty() && d.back() == '0') d.pop_back();  // 123,456,790: trailing zeros of an integer
-  return static_cast<int>(d.size());
-}
 
 TEST(NumberFormat, LatenciesFromTheIssue) {
   EXPECT_EQ(humanLatency(88493.0666666666729412), "88,493.067");
@@ -38,10 +28,9 @@ TEST(NumberFormat, EdgeCases) {
   EXPECT_EQ(humanLatency(123456789), "123,456,790");
   EXPECT_EQ(humanLatency(99999999.7), "100,000,000");
   EXPECT_EQ(humanLatency(0.000123456789), "0.00012345679");
-  EXPECT_EQ(humanLatency(1e-300 * 0), "0");
+  EXPECT_EQ(humanLatency(-0.0), "0");
   EXPECT_EQ(humanLatency(std::numeric_limits<double>::quiet_NaN()), "nan");
   EXPECT_EQ(humanLatency(-std::numeric_limits<double>::infinity()), "-inf");
-  EXPECT_EQ(humanLatency(1234.5678, 3), "1,230");
   EXPECT_EQ(humanCount(0), "0");
   EXPECT_EQ(humanCount(1234567), "1,234,567");
   EXPECT_EQ(humanCount(-1000), "-1,000");
@@ -54,7 +43,7 @@ TEST(NumberFormat, NeverMoreThanEightSignificantDigits) {
   double v = 1e-6;
   for (int i = 0; i < 4000; ++i, v *= 1.0123456789) {
     const std::string s = humanLatency(v);
-    EXPECT_LE(significantDigits(s), 8) << v << " -> " << s;
+    EXPECT_LE(test::significantDigits(s), 8) << v << " -> " << s;
     std::string plain;
     for (char c : s)
       if (c != ',') plain += c;

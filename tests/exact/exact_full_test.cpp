@@ -37,7 +37,9 @@ ExactResult solveFull(const Problem& p, const ModelOptions& m) {
   EXPECT_TRUE(ev.valid) << ev.reason;
   EXPECT_EQ(ev.total, r.latency);
   EXPECT_LE(r.lower_bound, r.latency);
-  if (r.proven_optimal) EXPECT_EQ(r.lower_bound, r.latency);
+  if (r.proven_optimal) {
+    EXPECT_EQ(r.lower_bound, r.latency);
+  }
   EXPECT_TRUE(r.status == ExactStatus::Optimal || r.status == ExactStatus::Bounded) << exactStatusName(r.status);
   return r;
 }
@@ -67,7 +69,9 @@ TEST(FullSpace, BelowEverySmallerSpaceAndAboveTheBound) {
       EXPECT_LE(full.latency, re.latency);
       const double bound = lowerBound(p, m).value();
       EXPECT_LE(bound, full.latency * (1 + 1e-9));
-      if (full.proven_optimal) EXPECT_LE(bound, full.lower_bound * (1 + 1e-9));
+      if (full.proven_optimal) {
+        EXPECT_LE(bound, full.lower_bound * (1 + 1e-9));
+      }
       proven += full.proven_optimal;
       ++runs;
     }

@@ -245,7 +245,9 @@ TEST(Lns, GranularityPolishRunsAndImproves) {
   // The row: name, evaluated, valid, applied, improved.
   const size_t at = r.err.find("\n  lns-polish ");
   ASSERT_NE(at, std::string::npos) << r.err;
-  std::istringstream row(r.err.substr(at + 1, r.err.find('\n', at + 1) - at - 1));
+  std::string text = r.err.substr(at + 1, r.err.find('\n', at + 1) - at - 1);
+  std::erase(text, ',');  // the counts are printed with thousands separators
+  std::istringstream row(text);
   std::string name;
   long evaluated = 0, valid = 0, applied = 0, improved = 0;
   row >> name >> evaluated >> valid >> applied >> improved;

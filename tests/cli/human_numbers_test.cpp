@@ -1,0 +1,67 @@
+// Issue 35: no number with more than 8 significant digits in any human-facing output (the solve
+// log and summary, `evaluate`'s table, `bound`'s text), on two shared benchmarks. The report and
+// the tuner summary have their own scans (tests/report/report_readability_test.cpp,
+// tests/tune_output_test.py). JSON outputs keep exact values and are not scanned.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+
+namespace mlsys {
+namespace {
+
+// Every number token of `text` (not part of a word or a path: "mlsys-2026-13", "ex5" are skipped;
+// nor lists in brackets: op ids "[13,14,16]", granularities "[128,128,128]", which a thousands
+// separator would make look like one number) with more than 8 significant digits.
+std::vector<std::string> longNumbers(const std::string& raw) {
+  static const std::regex bracketed(R"(\[[^\]\n]*\])");
+  static const std::regex number(R"((^|[\s(=:,;])(-?\d[\d,]*(\.\d+)?)(?=$|[\s),;:%]))");
+  const std::string text = std::regex_replace(raw, bracketed, "[]");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it) {
+    std::string tok = (*it)[2];
+    while (!tok.empty() && tok.back() == ',') tok.pop_back();
+    if (test::significantDigits(tok) > 8) out.push_back(tok);
+  }
+  return out;
+}
+
+TEST(HumanNumbers, TheScannerFindsLongNumbers) {
+  EXPECT_EQ(longNumbers("incumbent 16284057.600000001  gap 34%").size(), 1u);
+  EXPECT_EQ(longNumbers("latency 88493.0666666666729412\n").size(), 1u);
+  EXPECT_TRUE(longNumbers("incumbent 16,284,058  bound 10,737,418 [0.012s] mlsys-2026-13 123,456,790").empty());
+  EXPECT_TRUE(longNumbers("0    [13,14,16,17,18]   [128,128,128]   32x1").empty());
+}
+
+TEST(HumanNumbers, LogEvaluateAndBoundKeepToEightDigits) {
+  bool any = false;
+  for (const std::string stem : {"mlsys-2026-13", "mlsys-2026-5"}) {
+    const std::string prob = test::sharedBenchmark(stem);
+    if (prob.empty()) continue;
+    any = true;
+    const std::string out = test::tempPath(stem + "-hn.json");
+    test::RunResult s =
+        test::runMlsys({"solve", prob, out, "-s", "2.5", "-t", "2", "--set", "search.log_interval_s=0.5"});
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    test::RunResult e = test::runMlsys({"evaluate", prob, out});
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    test::RunResult b = test::runMlsys({"bound", prob});
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    for (const auto& [what, text] : {std::pair<std::string, std::string>{"solve's log", s.err},
+                                     {"evaluate", e.out + e.err},
+                                     {"bound", b.out + b.err}}) {
+      const std::vector<std::string> longs = longNumbers(text);
+      EXPECT_TRUE(longs.empty()) << stem << ": " << what << " prints " << longs.size() << " numbers of more than 8 "
+                                 << "significant digits, e.g. " << (longs.empty() ? "" : longs[0]) << ":\n"
+                                 << text;
+    }
+    EXPECT_NE(s.err.find("since best"), std::string::npos) << "no progress table:\n" << s.err;
+  }
+  if (!any) GTEST_SKIP() << "the shared benchmarks are absent (" << test::sharedBenchmarksDir() << ")";
+}
+
+}  // namespace
+}  // namespace mlsys
