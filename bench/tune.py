@@ -284,6 +284,8 @@ def study_options(ap, worker):
     ap.add_argument("--heartbeat", type=int, default=10, help="seconds between a worker's heartbeats; a trial "
                     "silent for 3 heartbeats is failed and queued again (default 10)")
     ap.add_argument("--mlsys", default=DEFAULT_MLSYS, help="the binary (default build/release/mlsys)")
+    ap.add_argument("--init-dir", metavar="DIR", help="warm starts: DIR/<instance>.json, where it exists, is passed "
+                    "to every run on that instance as mlsys solve --init (as harness.py --init-dir)")
 
 
 def main(argv=None):

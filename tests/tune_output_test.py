@@ -364,6 +364,33 @@ def trials_of(argv):
     return [int(argv[i + 1]) for i, a in enumerate(argv) if a == "--trials"]
 
 
+def check_init_dir(work):
+    """--init-dir: every run on an instance with INIT_DIR/<stem>.json passes it as --init; the
+    -j workers get the folder on their command line."""
+    from benchlib import tune_worker
+    init_dir = os.path.join(work, "inits")
+    os.makedirs(init_dir, exist_ok=True)
+    with open(os.path.join(init_dir, "a.json"), "w") as f:
+        f.write("{}")
+    seen = []
+
+    class FakeMl:
+        path = "mlsys"
+
+        def solve(self, inst, out, **kw):
+            seen.append(kw.get("extra"))
+            return types.SimpleNamespace(killed=False, rc=0, stats={}, latency=10.0, lower_bound=5.0, wall_s=0.1)
+
+    for inst in ("x/a.json", "x/b.json"):
+        tune_worker.score_run(FakeMl(), inst, "cfg.yaml", 1, 1, 1, work, init_dir)
+    tune_worker.score_run(FakeMl(), "x/a.json", "cfg.yaml", 1, 1, 1, work)
+    check(seen == [("--init", os.path.join(init_dir, "a.json")), (), ()],
+          f"score_run passes --init only for an instance with a warm start and only with --init-dir (got {seen})")
+    argv = tune_worker.worker_argv(types.SimpleNamespace(study="s", train="t", heartbeat=10, pruner="none",
+                                                         minutes=None, trials=None, init_dir=init_dir), FakeMl())
+    check(argv[-2:] == ["--init-dir", init_dir], f"the -j workers get --init-dir (got {argv})")
+
+
 def check_trials(tune, tune_py, mlsys, work, train):
     r = subprocess.run([sys.executable, tune_py, "--help"], capture_output=True, text=True)
     check(r.returncode == 0 and re.search(r"^\s+--trials\b", r.stdout, re.M),
@@ -436,7 +463,8 @@ def main():
                  "race": [("2a. race: t test and race()", check_race_unit),
                           ("2b. race: four tied trials", lambda: check_race_real(tune, mlsys, work, train))],
                  "trials": [("3. --trials and optuna-dashboard", lambda: check_trials(tune, tune_py, mlsys, work,
-                                                                                      train))]}
+                                                                                      train)),
+                            ("4. --init-dir", lambda: check_init_dir(work))]}
         steps = [s for part in (p.strip() for p in args.only.split(",")) if part for s in parts[part]]
     return tune_test_util.run_steps(steps, work, args.keep, failures, say, check)
 

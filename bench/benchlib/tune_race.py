@@ -240,7 +240,8 @@ def choose(args, ml, study, setup, workdir):
         def run(number, block):
             name, seed = block
             spy = _Keep(ml)
-            r = score_run(spy, paths[name], cfgs[number], setup["seconds"], setup["threads"], seed, scratch)
+            r = score_run(spy, paths[name], cfgs[number], setup["seconds"], setup["threads"], seed, scratch,
+                          getattr(args, "init_dir", None))
             return r["ratio"], fnum(spy.res.stat("best_found_s"))
 
         winner, rows, how = race([t.number for t in cands], run, race_blocks(paths, first_seed), args.race_runs,

@@ -96,7 +96,8 @@ def validate(args, ml, setup, best_yaml, workdir):
     def one(job):
         label, name, seed = job
         try:
-            return job, score_run(ml, insts[name], configs[label], setup["seconds"], setup["threads"], seed, scratch)
+            return job, score_run(ml, insts[name], configs[label], setup["seconds"], setup["threads"], seed, scratch,
+                                  getattr(args, "init_dir", None))
         except RunError as e:
             return job, {"error": str(e)}
 

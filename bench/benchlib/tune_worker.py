@@ -12,14 +12,25 @@ from .tune_space import config_text, default_params, resolved_config_text, sugge
 from .tune_study import training_paths
 
 
-def score_run(ml, inst, cfg, seconds, threads, seed, scratch):
-    """One run: {'latency', 'lower_bound', 'ratio', 'wall_s'}; RunError if it fails."""
+def init_for(init_dir, inst):
+    """The warm start of instance `inst` (INIT_DIR/<stem>.json, as harness.py --init-dir), or None."""
+    if not init_dir:
+        return None
+    path = os.path.join(init_dir, os.path.splitext(os.path.basename(inst))[0] + ".json")
+    return path if os.path.exists(path) else None
+
+
+def score_run(ml, inst, cfg, seconds, threads, seed, scratch, init_dir=None):
+    """One run: {'latency', 'lower_bound', 'ratio', 'wall_s'}; RunError if it fails. With
+    `init_dir`, INIT_DIR/<instance stem>.json, where it exists, is passed as mlsys solve --init."""
     fd, base = tempfile.mkstemp(prefix="run-", dir=scratch)
     os.close(fd)
     out, stats = base + ".out.json", base + ".stats.json"
     name, limit = os.path.basename(inst), 2 * seconds + 30
     try:
-        res = ml.solve(inst, out, seconds=seconds, threads=threads, seed=seed, config=cfg, stats=stats, kill_at=limit)
+        init = init_for(init_dir, inst)
+        res = ml.solve(inst, out, seconds=seconds, threads=threads, seed=seed, config=cfg, stats=stats, kill_at=limit,
+                       extra=("--init", init) if init else ())
     finally:
         for p in (base, out, stats):
             if os.path.exists(p):
@@ -47,6 +58,7 @@ class Worker:
         self.paths = training_paths(setup, args.train)
         self.id = f"{socket.gethostname()}:{os.getpid()}"
         self.deadline = time.time() + args.minutes * 60 if args.minutes else None
+        self.init_dir = getattr(args, "init_dir", None)
         self.fail_streak = 0
         self.finished = 0  # trials this worker ended (any state)
         self.preflight()
@@ -79,7 +91,8 @@ class Worker:
                 if self.deadline and time.time() > self.deadline:
                     trial.set_user_attr("stopped", f"time up after {step} of {len(s['runs'])} runs")
                     raise optuna.TrialPruned()
-                r = score_run(self.ml, self.paths[name], cfg, s["seconds"], s["threads"], seed, self.scratch)
+                r = score_run(self.ml, self.paths[name], cfg, s["seconds"], s["threads"], seed, self.scratch,
+                              self.init_dir)
                 ratios.append(r["ratio"])
                 trial.report(geomean(ratios), step)
                 if trial.should_prune():
@@ -148,6 +161,8 @@ def worker_argv(args, ml):
         argv += ["--minutes", repr(args.minutes)]
     if getattr(args, "trials", None):
         argv += ["--trials", str(args.trials)]
+    if getattr(args, "init_dir", None):
+        argv += ["--init-dir", os.path.abspath(args.init_dir)]
     return argv
 
 
