@@ -14,7 +14,7 @@
 //   "floors").
 // The total is the sum over components, never less than the old global floors (compute, traffic).
 // The arguments are stated next to the code in bound.cpp (the components, the priced passes),
-// bound_part.cpp (the floor of one part), bound_sequence.cpp (forced ops) and in the README.
+// bound_part.cpp (the floor of one part), bound_sequence.cpp (forced ops) and in ARCHITECTURE.md ("The lower bound").
 #pragma once
 #include <cstdint>
 #include <functional>

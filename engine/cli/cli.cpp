@@ -187,7 +187,7 @@ std::string usageText() {
          "Usage:\n"
          "  mlsys PROBLEM.json OUT.json                 contest form: solve with the default budget\n"
          "  mlsys solve PROBLEM.json OUT.json [options] search; a valid schedule is on disk within 100 ms up to\n"
-         "                                              ~10,000 ops (0.3 s at 100,000, 1.6 s at 300,000: see README)\n"
+         "                                              ~10,000 ops (0.3 s at 100,000, 1.6 s at 300,000: see engine/cli/REFERENCE.md)\n"
          "  mlsys evaluate PROBLEM.json SOLUTION.json   check validity and price a schedule\n"
          "  mlsys bound PROBLEM.json [-s S]             a lower bound on the latency\n"
          "  mlsys report PROBLEM.json SOLUTION.json [B.json] -o report.html   an HTML picture of a schedule, or of two compared\n"

@@ -154,7 +154,7 @@ std::string statsJson(const SolveStats& s) {
 namespace {
 
 // Which argument gives a cover part's floor: its compute, its forced traffic, or (above both)
-// the step-by-step floor (README, "The lower bound"); the retention price term aside.
+// the step-by-step floor (ARCHITECTURE.md, "The lower bound"); the retention price term aside.
 const char* partArgument(const PartFloor& f) {
   const double v = f.value - f.retention, tol = 1e-9 * std::max(1.0, std::abs(v));
   if (v <= f.compute + tol) return "compute";

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cost/types.h"
 
@@ -386,17 +388,26 @@ std::string bundledConfigDir() {
 std::string findConfig(const std::string& path) {
   std::error_code ec;
   if (path.empty() || fs::exists(path, ec) || fs::path(path).has_parent_path()) return path;
-  std::string dir = bundledConfigDir();
-  if (!dir.empty()) {
-    fs::path shipped = fs::path(dir) / path;
-    if (fs::is_regular_file(shipped, ec)) return shipped.string();
-  }
-  // A bare name found nowhere: say where it was looked for.
+  // A bare name: a shipped config, with or without its .yaml ("contest", "contest.yaml"), beside
+  // the installed binary or, for a binary in a build tree, in the source tree's configs/.
+  std::vector<std::string> dirs;
+  if (std::string dir = bundledConfigDir(); !dir.empty()) dirs.push_back(dir);
+#ifdef MLSYS_CONFIG_DIR
+  if (fs::is_directory(MLSYS_CONFIG_DIR, ec)) dirs.push_back(MLSYS_CONFIG_DIR);
+#endif
+  std::vector<std::string> names = {path};
+  if (fs::path(path).extension() != ".yaml") names.push_back(path + ".yaml");
+  for (const std::string& dir : dirs)
+    for (const std::string& name : names)
+      if (fs::path shipped = fs::path(dir) / name; fs::is_regular_file(shipped, ec)) return shipped.string();
+  // Found nowhere: say where it was looked for.
   const fs::path cwd = fs::current_path(ec);
+  std::string where;
+  for (const std::string& dir : dirs) where += (where.empty() ? "" : ", ") + dir;
   throw InputError("config '" + path + "' not found: looked in the working directory (" +
                    (ec ? std::string("?") : cwd.string()) + ")" +
-                   (dir.empty() ? std::string() : " and in the shipped configs (" + dir + ")") +
-                   "; give a path, or one of the shipped names (configs/*.yaml)");
+                   (where.empty() ? std::string() : " and in the shipped configs (" + where + ")") +
+                   "; give a path, or one of the shipped names (configs/*.yaml, with or without .yaml)");
 }
 
 }  // namespace mlsys

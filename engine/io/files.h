@@ -81,9 +81,10 @@ bool sameFile(const std::string& a, const std::string& b);
 std::string bundledConfigDir();
 
 // The file a `-c` argument names: `path` itself when it exists or has a directory part; otherwise
-// (a bare name such as `contest.yaml` absent from the working directory) the bundle's
-// configs/<path> when that is a file; otherwise an InputError that says where it looked (the
-// working directory and the shipped configs).
+// (a bare name such as `contest` or `contest.yaml` absent from the working directory) the shipped
+// config of that name, with or without .yaml: in the bundle's share/mlsys/configs, or, for a
+// binary in a build tree, in the source tree's configs/ (MLSYS_CONFIG_DIR); otherwise an
+// InputError that says where it looked.
 std::string findConfig(const std::string& path);
 
 }  // namespace mlsys

@@ -131,7 +131,8 @@ class StopPolicy {
 //   exact       with --exact, the best after the exact solver, if it improved;
 //   <worker>    an improvement found by the search: the worker kind or constructor that found it;
 //   end         the end of the run: the latency of the schedule on disk at the last moment
-//               (above the last improvement only if that one was not written, see the README).
+//               (above the last improvement only if that one was not written, see
+//               engine/cli/REFERENCE.md, "The trace").
 // A run stopped before its first schedule existed leaves the header alone.
 // solve() opens the file before the first schedule and hands it to the search's Progress.
 // The rows solve() writes itself (the search's rows carry a worker kind or constructor name).

@@ -112,6 +112,11 @@ TEST(Config, AMissingConfigSaysWhereItLooked) {
   EXPECT_NE(r.err.find("config 'no-such-config.yaml' not found: looked in the working directory ("), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("shipped configs ("), std::string::npos) << r.err;
+  // A shipped name, with or without .yaml, from a binary in the build tree (the source's configs/).
+  for (const std::string name : {"contest", "contest.yaml"}) {
+    r = test::runMlsys({"solve", "--print-config", "-c", name});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
 }
 
 TEST(Config, UnknownKeyNamesKeyAndLine) {
