@@ -1,6 +1,6 @@
 # %% [markdown]
 # # mlsys from Python: solve, watch it converge, edit a schedule by hand
-# Run it as a script (`python3 engine/python/example.py [PROBLEM.json]`) or cell by cell in a
+# Run it as a script (`python3 engine/python/examples/solve_and_plot.py [PROBLEM.json]`) or cell by cell in a
 # notebook (the `# %%` markers). It writes convergence.png in the working directory.
 
 # %%
@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import mlsys
 
 here = os.path.dirname(os.path.abspath(__file__))
-path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "instances", "generated", "mixer-16.json")
+path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..", "instances", "generated", "mixer-16.json")
 problem = mlsys.Problem.from_file(path)
 print(problem, "lower bound", round(mlsys.bound(problem), 2))
 
