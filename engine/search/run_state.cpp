@@ -176,6 +176,7 @@ void Progress::raiseBound(double bound, const std::string& who) {
   std::lock_guard<std::mutex> lk(mu_);
   if (!(bound > bound_)) return;
   bound_ = bound;
+  if (live_bound_) live_bound_->store(bound, std::memory_order_relaxed);
   if (!quiet_)
     emitLine(log_, fmt::format("[{}s] bound raised to {}  gap {}  by {}",
                                formatDouble(std::round(dl_.elapsed() * 1000) / 1000), humanLatency(bound_),

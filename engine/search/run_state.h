@@ -200,6 +200,9 @@ class Progress {
   // Whether a part of this run can raise the bound (the exact solver on the whole graph in the
   // LNS worker): the progress table heads its column "bound" then, else "bound (static)".
   void setBoundDynamic(bool dynamic) { bound_dynamic_ = dynamic; }
+  // Where a raised bound is also stored (the improvement callback's `bound`); null: nowhere. Set
+  // before the workers start.
+  void publishBoundTo(std::atomic<double>* live) { live_bound_ = live; }
   std::string progressHeader() const;
 
  private:
@@ -219,6 +222,7 @@ class Progress {
   double best_found_s_ = 0;
   std::string best_who_;  // who found the best (the progress table's last column)
   bool bound_dynamic_ = false;
+  std::atomic<double>* live_bound_ = nullptr;
   std::optional<Handover> pending_;
   std::set<std::string> warned_;
   double bound_;

@@ -122,8 +122,9 @@ bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads) {
 
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
                        Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
-                       const LogSink& log) {
+                       const LogSink& log, std::atomic<double>* live_bound) {
   SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet, log);
+  run.progress.publishBoundTo(live_bound);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
   run.stats.setWorkers(threads);
   run.stats.target = opt.target;

@@ -3,6 +3,8 @@
 // statistics, progress, elite pool) under one wall-clock deadline, while the calling thread
 // monitors progress and flushes deferred writes.
 #pragma once
+#include <atomic>
+
 #include "cost/schedule.h"
 #include "engine/io/config.h"
 #include "engine/io/output.h"
@@ -17,9 +19,10 @@ bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads);
 
 // Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
 // until the deadline or until the best meets `bound` (proven optimal). Improvements are rows of
-// `trace` (nullptr: no --trace); progress lines go to `log` (stderr when empty).
+// `trace` (nullptr: no --trace); progress lines go to `log` (stderr when empty); a bound raised
+// during the search is also stored in `live_bound` (when not null).
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
                        Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
-                       const LogSink& log = {});
+                       const LogSink& log = {}, std::atomic<double>* live_bound = nullptr);
 
 }  // namespace mlsys

@@ -220,6 +220,7 @@ class SolveRun {
     BoundOptions bo;
     bo.give_up = [&] { return boundDl.expired(); };
     r_.lower_bound = lowerBound(p_, cfg_.model, bo).value();
+    live_bound_ = r_.lower_bound;
   }
 
   // 2. The baseline: best granularity per op, plus retention where it helps; at most a quarter of
@@ -262,6 +263,13 @@ class SolveRun {
       return dl_.stopRequested() || dl_.remaining() <= std::max(stopAt, out_->stopMargin(cfg_.margin_s));
     });
     const double before = out_->best();
+    // Over the spec's whole space (search.exact_full_space) its lower bound holds for every
+    // schedule and raises the run's bound (the improvement callback sees it with the schedule).
+    // Its restricted space (the smallest tile side per tile count) proves nothing beyond it: the
+    // search goes on, and has found better schedules outside it (bench/RESULTS.md, issue 36). The
+    // run is proven optimal when the best meets the bound.
+    const bool raises = eo.full_space && ex.found && ex.lower_bound > r_.lower_bound;
+    if (raises) live_bound_ = ex.lower_bound;
     if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true, traceTagName(TraceTag::Exact)) >= 0 &&
         !worsens(ex.latency, out_->best(), 1e-12))
       base = ex.schedule;
@@ -269,11 +277,7 @@ class SolveRun {
       traceRow(TraceTag::Exact, out_->best());
       r_.best_found_s = dl_.elapsed();
     }
-    // Over the spec's whole space (search.exact_full_space) its lower bound holds for every
-    // schedule and raises the run's bound. Its restricted space (the smallest tile side per tile
-    // count) proves nothing beyond it: the search goes on, and has found better schedules outside
-    // it (bench/RESULTS.md, issue 36). The run is proven optimal when the best meets the bound.
-    if (eo.full_space && ex.found && ex.lower_bound > r_.lower_bound) {
+    if (raises) {
       r_.lower_bound = ex.lower_bound;
       log_(fmt::format("lower bound raised to {} by the exact solver; gap {}", humanLatency(r_.lower_bound),
                        gapText(out_->best(), r_.lower_bound)));
@@ -292,7 +296,8 @@ class SolveRun {
   // 4. The search, unless the best is proven optimal already.
   void search(const Schedule& base) {
     if (!r_.optimal && !targetMet() && !dl_.stopRequested())
-      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get(), log_.sink());
+      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get(), log_.sink(),
+                            &live_bound_);
     if (r_.search.optimal) r_.optimal = true;
     r_.lower_bound = std::max(r_.lower_bound, r_.search.lower_bound);
     // When the search improved on the start, its own time; otherwise that of the phase above.
@@ -341,7 +346,7 @@ class SolveRun {
     if (callback_stopped_) return;
     bool go_on = false;
     try {
-      go_on = opt_.on_improvement(Improvement{s, lat, dl_.elapsed(), who, r_.lower_bound});
+      go_on = opt_.on_improvement(Improvement{s, lat, dl_.elapsed(), who, live_bound_.load(std::memory_order_relaxed)});
     } catch (...) {
       callback_error_ = std::current_exception();
     }
@@ -368,6 +373,7 @@ class SolveRun {
   std::unique_ptr<OutputWriter> out_;
   std::unique_ptr<Schedule> quick_, base_;  // the first schedule and the baseline
   std::atomic<bool> callback_stopped_{false};
+  std::atomic<double> live_bound_{0};  // the bound as it rises (the callback reads it on the monitor thread)
   std::exception_ptr callback_error_;
   double first_lat_ = -1;  // the first schedule's latency
   SolveOutcome r_;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cost/evaluator.h"
+#include "engine/generate/generator.h"
 #include "engine/search/solve.h"
 #include "tests/test_util.h"
 
@@ -74,6 +75,28 @@ TEST(Api, CallbackSeesEveryBestInOrderAndCanStopTheRun) {
   ASSERT_GE(seen.size(), 2u);
   for (size_t i = 1; i < seen.size(); ++i) EXPECT_LT(seen[i], seen[i - 1]);
   EXPECT_DOUBLE_EQ(seen.back(), r.best);
+}
+
+// The callback's `bound` is the bound at that moment: 0 before it is computed, then the static
+// bound, then what the exact solver proves (random-7-s14: 421,806.08 over a static 298,926.08),
+// which the exact solver's schedule is handed over with.
+TEST(Api, CallbackSeesTheBoundAsItRises) {
+  const Problem p = generateProblem("random", 7, 14);
+  SolveOptions o = quickOptions(60);
+  o.exact = true;
+  std::vector<std::pair<std::string, double>> seen;
+  o.on_improvement = [&](const Improvement& imp) {
+    seen.push_back({imp.found_by, imp.bound});
+    return true;
+  };
+  SolveOutcome r = solve(p, o);
+  ASSERT_EQ(r.stop_reason, StopReason::Optimal) << stopReasonName(r.stop_reason);
+  EXPECT_NEAR(r.lower_bound, 421806.08, 1e-3);
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(seen.front().second, 0);  // the first schedule comes before the bound
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i].second, seen[i - 1].second);
+  ASSERT_EQ(seen.back().first, "exact");
+  EXPECT_NEAR(seen.back().second, r.lower_bound, 1e-3) << "the exact solver's best did not see its proof";
 }
 
 TEST(Api, CallbackExceptionStopsTheRunAndIsRethrown) {
