@@ -385,7 +385,22 @@ SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline
   return SolveRun(p, opt, deadline, log).run();
 }
 
+void checkSolveOptions(const SolveOptions& opt) {
+  auto bad = [](const std::string& field, double v, const std::string& want) {
+    throw InputError("SolveOptions::" + field + " = " + formatDouble(v) + ": " + want);
+  };
+  if (!std::isfinite(opt.seconds) || opt.seconds == 0 || opt.seconds > 1e9)
+    bad("seconds", opt.seconds, "expected a budget in (0, 1e9] seconds, or < 0 for the default");
+  if (opt.threads < 0) bad("threads", opt.threads, "expected 0 (every CPU) or more");
+  if (std::isnan(opt.target) || std::isinf(opt.target))
+    bad("target", opt.target, "expected a latency, or < 0 for none");
+  if (!std::isfinite(opt.stall_s) || opt.stall_s == 0)
+    bad("stall_s", opt.stall_s, "expected seconds > 0, or < 0 for none");
+  if (opt.max_evals == 0) bad("max_evals", 0, "expected a count > 0, or < 0 for none");
+}
+
 SolveOutcome solve(const Problem& p, const SolveOptions& opt) {
+  checkSolveOptions(opt);
   StopSource own;
   Deadline dl(nullptr, opt.stop ? opt.stop : &own);
   const RunLog log(dl, opt.quiet, opt.log);

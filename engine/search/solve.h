@@ -149,8 +149,12 @@ struct SolveOutcome {
 };
 
 // The library's call: a run of its own (its clock starts now; opt.stop, opt.log, opt.seconds).
-// Throws InputError for a bad config, --set value or unwritable output, before any search.
+// Throws InputError for a bad option (checkSolveOptions), config, --set value or unwritable
+// output, before any search.
 SolveOutcome solve(const Problem& p, const SolveOptions& opt);
+// InputError naming the field when an option is out of range: seconds (0, NaN, inf, > 1e9),
+// threads < 0, target NaN or inf, stall_s 0 or not finite, max_evals 0.
+void checkSolveOptions(const SolveOptions& opt);
 // The CLI's: on the process's deadline (its stop source is the run's), logging to `log`. The output
 // file, if any, holds a valid schedule from the first write on.
 SolveOutcome solve(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log);

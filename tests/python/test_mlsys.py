@@ -174,3 +174,10 @@ def test_ctrl_c_returns_the_best_so_far():
     assert reason == "signal"
     assert float(seconds) < 5
     assert found == "True" and valid == "True"
+
+
+@pytest.mark.parametrize("kw", [{"seconds": 0}, {"seconds": -1}, {"seconds": float("nan")}, {"threads": -1},
+                                {"max_evals": 0}, {"target": float("inf")}, {"stall_seconds": 0}])
+def test_bad_solve_arguments_name_themselves(kw):
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        mlsys.solve(example("ex5.json"), **kw)

@@ -99,6 +99,30 @@ TEST(Api, CallbackSeesTheBoundAsItRises) {
   EXPECT_NEAR(seen.back().second, r.lower_bound, 1e-3) << "the exact solver's best did not see its proof";
 }
 
+TEST(Api, BadOptionsAreNamedBeforeAnySearch) {
+  const Problem p = ex5();
+  auto message = [&](SolveOptions o) {
+    try {
+      solve(p, o);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SolveOptions o = quickOptions();
+  o.seconds = 0;
+  EXPECT_NE(message(o).find("SolveOptions::seconds"), std::string::npos) << message(o);
+  o = quickOptions();
+  o.threads = -2;
+  EXPECT_NE(message(o).find("SolveOptions::threads"), std::string::npos) << message(o);
+  o = quickOptions();
+  o.stall_s = 0;
+  EXPECT_NE(message(o).find("SolveOptions::stall_s"), std::string::npos) << message(o);
+  o = quickOptions();
+  o.max_evals = 0;
+  EXPECT_NE(message(o).find("SolveOptions::max_evals"), std::string::npos) << message(o);
+}
+
 TEST(Api, CallbackExceptionStopsTheRunAndIsRethrown) {
   const Problem p = ex5();
   SolveOptions o = quickOptions(5);

@@ -122,6 +122,13 @@ def solve(problem, seconds: Optional[float] = None, threads: Optional[int] = Non
     target, stall_seconds, max_evals, exact: as the CLI's --target, --stall-seconds,
                  --max-evals, --exact
     """
+    for name, value, ok, want in (("seconds", seconds, lambda v: 0 < v <= 1e9, "a budget in (0, 1e9]"),
+                                  ("threads", threads, lambda v: v >= 0, "0 (every CPU) or more"),
+                                  ("max_evals", max_evals, lambda v: v > 0, "a count > 0"),
+                                  ("target", target, lambda v: 0 <= v < float("inf"), "a latency >= 0"),
+                                  ("stall_seconds", stall_seconds, lambda v: 0 < v < float("inf"), "seconds > 0")):
+        if value is not None and not ok(value):
+            raise ValueError(f"solve({name}={value!r}): expected {want}")
     p = _problem(problem)
     init_s = None if init is None else _schedule(p, init)
     return _mlsys._solve(p, seconds=seconds, threads=threads, seed=seed, config=_config(config), set=list(set), model=model,
