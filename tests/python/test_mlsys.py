@@ -181,3 +181,19 @@ def test_ctrl_c_returns_the_best_so_far():
 def test_bad_solve_arguments_name_themselves(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         mlsys.solve(example("ex5.json"), **kw)
+
+
+def test_a_schedule_is_read_again_for_another_problem_object():
+    p1 = mlsys.Problem.from_file(example("ex5.json"))
+    p2 = mlsys.Problem.from_file(example("ex5.json"))
+    s = mlsys.Schedule.from_file(p1, example("ex5b.schedule.json"))
+    assert mlsys.evaluate(p2, s).total == mlsys.evaluate(s).total == mlsys.evaluate(p1, s).total
+    first = []
+    mlsys.solve(p2, seconds=0.2, threads=1, init=s, callback=lambda i: first.append(i.latency) or True)
+    assert first[0] == mlsys.evaluate(s).total
+    # Against a problem whose ids it does not fit (one op: ex5's first): the reader's error.
+    one = {"widths": [128] * 4, "heights": [128] * 4, "inputs": [[0, 1]], "outputs": [[3]], "base_costs": [2000],
+           "op_types": ["MatMul"], "fast_memory_capacity": 45000, "slow_memory_bandwidth": 10,
+           "native_granularity": [128, 128]}
+    with pytest.raises(mlsys.InputError):
+        mlsys.evaluate(mlsys.Problem.from_dict(one), s)

@@ -62,7 +62,9 @@ def _problem(p: Union[Problem, dict, str, os.PathLike]) -> Problem:
 
 def _schedule(p: Problem, s: Union[Schedule, dict, str, os.PathLike]) -> Schedule:
     if isinstance(s, Schedule):
-        return s
+        # A schedule read for another Problem object is read again for this one (checked against
+        # it, as `mlsys evaluate P.json S.json` reads any schedule file against any problem).
+        return s if s.problem is p else Schedule.from_json(p, s.to_json())
     if isinstance(s, dict):
         return Schedule.from_dict(p, s)
     if isinstance(s, (str, os.PathLike)):
