@@ -109,9 +109,12 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
         if (p.producer[t] < 0) continue;                                  // (a) graph input
         if (std::find(rin.begin(), rin.end(), t) != rin.end()) continue;  // (b)
         if (written[t]) continue;                                         // (c)
+        // The first subgraph has no predecessor to retain from (no "subgraph -1" in the message).
         std::string why = "tensor " + std::to_string(t) + " (produced by op " + std::to_string(p.producer[t]) +
-                          ") is needed but not available: it is not a graph input, not retained by subgraph " +
-                          std::to_string(i - 1) + ", and no earlier subgraph wrote it to slow memory";
+                          ") is needed but not available: it is not a graph input, " +
+                          (i == 0 ? std::string("and no subgraph runs before the first one to produce it")
+                                  : "not retained by subgraph " + std::to_string(i - 1) +
+                                        ", and no earlier subgraph wrote it to slow memory");
         fail(i, Rule::V5, why);
       }
       for (TensorId t : pl.written) written[t] = 1;

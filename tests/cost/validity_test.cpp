@@ -172,6 +172,13 @@ TEST(V5Availability, ProducedLaterIsNotAvailable) {
   expectInvalid(ev, "V5", 1, {"tensor 2 (produced by op 1)"});
 }
 
+TEST(V5Availability, TheFirstSubgraphNamesNoSubgraphBeforeIt) {
+  // chain3's op 1 first: tensor 2 comes from op 0, which runs later; nothing runs before.
+  Evaluation ev = eval(chain3(), sched("[[1],[0],[2]]", kG3, "[[],[],[]]"));
+  expectInvalid(ev, "V5", 0, {"tensor 1 (produced by op 0)", "no subgraph runs before the first one"});
+  for (const Violation& v : ev.violations) EXPECT_EQ(v.reason.find("subgraph -1"), std::string::npos) << v.reason;
+}
+
 TEST(V5Availability, EachSourcePasses) {
   // (a) graph inputs and (c) written earlier: Ex 3A.
   Evaluation ev = eval(example("ex3"), sched("[[0],[1],[2]]", kG3, "[[],[],[]]"));
