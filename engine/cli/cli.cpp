@@ -309,7 +309,10 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
       "trace", "Write a CSV of improvements (seconds, worker, latency) to this file", cxxopts::value<std::string>())(
       "exact",
       "Run the exact solver first (graphs of up to 20 ops), within search.exact_share of the budget; the search runs after it")(
-      "q,quiet", "No progress on stderr")("h,help", "Show help");
+      "q,quiet", "No progress on stderr")(
+      "v,verbose",
+      "After each progress row, the best per worker kind and constructor, the share of accepted annealing moves "
+      "and the elite pool's size")("h,help", "Show help");
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json OUT.json", false);
   if (r.count("help"))
     return printHelp(o, "solve",
@@ -343,6 +346,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (r.count("stats")) so.stats = r["stats"].as<std::string>();
   if (r.count("init")) so.init = r["init"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
+  so.verbose = r.count("verbose") > 0;
   so.exact = r.count("exact") > 0;
   // The settings: built-in defaults < the config file < --set < flags. Config errors before any work.
   SearchConfig cfg = configFrom(r);

@@ -205,9 +205,8 @@ std::string Progress::progressHeader() const {
 }
 
 void Progress::monitor(const std::atomic<int>& running, double log_interval_s, bool quiet, const ElitePool& pool) {
-  (void)pool;
   double next = log_interval_s;
-  long lastEvals = 0;
+  long lastEvals = 0, lastAcc = 0;
   double lastT = 0;
   bool header = false;
   while (running.load() > 0) {
@@ -223,9 +222,11 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     double t = dl_.elapsed();
     if (!dl_.stopRequested()) out_.flushDue(t);
     if (t < next || quiet) continue;
-    const long e = stats_.evaluations.load();
+    const long e = stats_.evaluations.load(), acc = stats_.accepted.load();
     const double rate = (e - lastEvals) / std::max(1e-9, t - lastT);
+    const double accepted = e > lastEvals ? static_cast<double>(acc - lastAcc) / static_cast<double>(e - lastEvals) : 0;
     lastEvals = e;
+    lastAcc = acc;
     lastT = t;
     next = t + log_interval_s;
     std::lock_guard<std::mutex> lk(mu_);
@@ -235,6 +236,13 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     emitLine(log_, fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), humanLatency(bound_),
                                gapText(best_, bound_), humanSeconds(std::max(0.0, since)),
                                humanCount(std::llround(rate)), best_who_.empty() ? "-" : best_who_));
+    if (verbose_) {
+      std::string bests;
+      for (const auto& [k, v] : stats_.bestByKind())
+        bests += fmt::format("{}{} {}", bests.empty() ? "" : ", ", k, humanLatency(v));
+      emitLine(log_, fmt::format("{:>9}  bests: {}; accepted {}; pool {}", "", bests.empty() ? "-" : bests,
+                                 humanPercent(accepted), pool.size()));
+    }
   }
   checkPending();  // a worker's last improvement, handed over as it stopped
 }

@@ -203,6 +203,9 @@ class Progress {
   // Where a raised bound is also stored (the improvement callback's `bound`); null: nowhere. Set
   // before the workers start.
   void publishBoundTo(std::atomic<double>* live) { live_bound_ = live; }
+  // solve -v: each progress row is followed by a detail line (the best per worker kind and
+  // constructor, the share of accepted annealing moves, the elite pool's size).
+  void setVerbose(bool verbose) { verbose_ = verbose; }
   std::string progressHeader() const;
 
  private:
@@ -223,6 +226,7 @@ class Progress {
   std::string best_who_;  // who found the best (the progress table's last column)
   bool bound_dynamic_ = false;
   std::atomic<double>* live_bound_ = nullptr;
+  bool verbose_ = false;
   std::optional<Handover> pending_;
   std::set<std::string> warned_;
   double bound_;

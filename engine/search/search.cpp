@@ -125,6 +125,7 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
                        const LogSink& log, std::atomic<double>* live_bound) {
   SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet, log);
   run.progress.publishBoundTo(live_bound);
+  run.progress.setVerbose(opt.verbose);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
   run.stats.setWorkers(threads);
   run.stats.target = opt.target;

@@ -144,7 +144,7 @@ TEST(CliLanguage, EveryHelpListsEveryOptionAndTheExitCodes) {
       {"solve",
        {"-s, --seconds", "-t, --threads", "--seed", "--max-evals", "--target", "--stall-seconds", "--init",
         "-c, --config", "--set", "--model", "--stats", "--trace", "--exact", "--print-config", "-q, --quiet",
-        "-h, --help"}},
+        "-v, --verbose", "-h, --help"}},
       {"evaluate", {"--json", "--walk", "-c, --config", "--set", "--model", "-h, --help"}},
       {"bound", {"--json", "-s, --seconds", "-c, --config", "--set", "--model", "-h, --help"}},
       {"report", {"-o, --output", "--trace", "-c, --config", "--set", "--model", "-h, --help"}},

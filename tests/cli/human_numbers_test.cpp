@@ -59,6 +59,15 @@ TEST(HumanNumbers, LogEvaluateAndBoundKeepToEightDigits) {
                                  << text;
     }
     EXPECT_NE(s.err.find("since best"), std::string::npos) << "no progress table:\n" << s.err;
+    EXPECT_EQ(s.err.find("bests: "), std::string::npos) << "detail lines without -v:\n" << s.err;
+    // -v: a detail line under each row, in the same format.
+    test::RunResult v =
+        test::runMlsys({"solve", prob, out, "-s", "1.5", "-t", "2", "-v", "--set", "search.log_interval_s=0.4"});
+    ASSERT_EQ(v.exit_code, 0) << v.err;
+    EXPECT_NE(v.err.find("bests: "), std::string::npos) << v.err;
+    EXPECT_NE(v.err.find("; accepted "), std::string::npos) << v.err;
+    const std::vector<std::string> vlongs = longNumbers(v.err);
+    EXPECT_TRUE(vlongs.empty()) << stem << ": solve -v prints " << (vlongs.empty() ? "" : vlongs[0]) << ":\n" << v.err;
   }
   if (!any) GTEST_SKIP() << "the shared benchmarks are absent (" << test::sharedBenchmarksDir() << ")";
 }
