@@ -358,12 +358,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
     std::cout << configToYaml(cfg);
     return 0;
   }
-  so.seconds = cfg.seconds;
-  so.threads = cfg.threads;
-  so.seed = cfg.seed;
-  so.model = cfg.model;
-  so.model_set = true;
-  so.resolved = std::make_shared<const SearchConfig>(cfg);  // solve() does not read the file again
+  useConfig(so, cfg);  // solve() does not read the file again
   // Named in the start line and --stats (solve() does not read them again).
   so.config = r.count("config") ? findConfig(r["config"].as<std::string>()) : "";
   so.set = setArguments(r);

@@ -119,12 +119,7 @@ SolveOptions optionsFrom(const SolveArgs& a) {
   if (a.threads) cfg.threads = *a.threads;
   if (a.seed) cfg.seed = *a.seed;
   if (a.model) cfg.model = modelFrom(a.model);
-  so.seconds = cfg.seconds;
-  so.threads = cfg.threads;
-  so.seed = cfg.seed;
-  so.model = cfg.model;
-  so.model_set = true;
-  so.resolved = std::make_shared<const SearchConfig>(cfg);
+  useConfig(so, cfg);
   so.quiet = !a.log;
   if (a.init) so.init_schedule = a.init->schedule;
   so.target = a.target.value_or(-1);

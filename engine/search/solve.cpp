@@ -53,6 +53,15 @@ int maxThreads() {
   return std::max(64, 4 * static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+void useConfig(SolveOptions& opt, const SearchConfig& cfg) {
+  opt.seconds = cfg.seconds;
+  opt.threads = cfg.threads;
+  opt.seed = cfg.seed;
+  opt.model = cfg.model;
+  opt.model_set = true;
+  opt.resolved = std::make_shared<const SearchConfig>(cfg);
+}
+
 SearchConfig resolveConfig(const SolveOptions& opt) {
   if (opt.resolved) return *opt.resolved;
   SearchConfig cfg = loadConfig(opt.config, opt.set);

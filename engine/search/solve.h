@@ -71,6 +71,9 @@ struct SolveOptions {
 
 // `resolved` if set, else the config file (or defaults) with the CLI overrides applied.
 SearchConfig resolveConfig(const SolveOptions& opt);
+// Makes `cfg` (a config the caller resolved: file, --set, flags) the run's settings: seconds,
+// threads, seed and model from it, and `resolved`, so that solve() does not read the file again.
+void useConfig(SolveOptions& opt, const SearchConfig& cfg);
 
 // Worker threads for a --threads value: 0 = all cores; capped at maxThreads().
 int resolveThreads(int requested);
