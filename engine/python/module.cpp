@@ -118,7 +118,8 @@ SolveOptions optionsFrom(const SolveArgs& a) {
   if (a.seconds) cfg.seconds = *a.seconds;
   if (a.threads) cfg.threads = *a.threads;
   if (a.seed) cfg.seed = *a.seed;
-  if (a.model) cfg.model = modelFrom(a.model);
+  if (a.model)  // over the config's model, as the CLI's --model
+    for (const auto& [k, v] : *a.model) cfg.model.set(k, v);
   useConfig(so, cfg);
   so.quiet = !a.log;
   if (a.init) so.init_schedule = a.init->schedule;

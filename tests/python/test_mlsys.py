@@ -197,3 +197,10 @@ def test_a_schedule_is_read_again_for_another_problem_object():
            "native_granularity": [128, 128]}
     with pytest.raises(mlsys.InputError):
         mlsys.evaluate(mlsys.Problem.from_dict(one), s)
+
+
+def test_model_applies_over_the_configs_model(tmp_path):
+    cfg = tmp_path / "chains.yaml"
+    cfg.write_text("model:\n  matmul_chains: reject\n")
+    r = mlsys.solve(example("ex5.json"), seconds=0.2, threads=1, config=str(cfg), model={"k_limit": "reduction"})
+    assert "matmul_chains=reject" in r.model and "k_limit=reduction" in r.model, r.model
