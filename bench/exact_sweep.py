@@ -64,6 +64,14 @@ def main():
                     help="the exact solver over the spec's whole space (every side, every order): a certificate")
     ap.add_argument("--model", action="append", default=[], metavar="K=V",
                     help="a model option for every tool (repeatable), e.g. k_limit=reduction")
+    ap.add_argument("--cover-limit", type=int, default=None, metavar="N",
+                    help="also run `mlsys bound --cover-limit N` (the large-component arguments on small graphs) "
+                         "and flag it above the exact schedule or the solve: column 'bnd@N'")
+    ap.add_argument("--share-parts", type=int, default=None, metavar="N",
+                    help="with --cover-limit: also pass --share-parts N to that bound")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse the exact solver's results kept in --workdir (STEM.exact-stats.json) instead of "
+                         "running it again: re-checks bounds against earlier sweeps")
     args = ap.parse_args()
 
     for b in (args.mlsys, args.exact):
@@ -78,7 +86,8 @@ def main():
     work = args.workdir or tempfile.mkdtemp(prefix="exact-sweep-")
     os.makedirs(work, exist_ok=True)
 
-    hdr = f"{'family':<12} {'size':>4} {'ops':>4} {'seed':>4} {'proven':>6} {'time_s':>8} {'exact':>18} {'solve':>18} {'ratio':>8} {'opt/bnd':>8}  flag"
+    hdr = (f"{'family':<12} {'size':>4} {'ops':>4} {'seed':>4} {'proven':>6} {'time_s':>8} {'exact':>18} {'solve':>18} {'ratio':>8} {'opt/bnd':>8}"
+           + (f" {'bnd@' + str(args.cover_limit):>8}" if args.cover_limit is not None else "") + "  flag")
     print(hdr)
     print("-" * len(hdr))
     rows, seen = [], {}
@@ -99,14 +108,21 @@ def main():
                     continue
                 seen[digest] = stem
                 ex_out = os.path.join(work, stem + ".exact.json")
+                stats = os.path.join(work, stem + ".exact-stats.json")
                 t0 = time.time()
-                r = run([args.exact, prob, ex_out, "--seconds", str(args.limit)] + exact_extra, args.limit + 120)
+                if args.reuse and os.path.exists(stats):
+                    with open(stats) as f:
+                        ex = json.load(f)
+                else:
+                    r = run([args.exact, prob, ex_out, "--seconds", str(args.limit)] + exact_extra, args.limit + 120)
+                    try:
+                        ex = json.loads(r.stdout)
+                    except ValueError:
+                        print(f"{stem}: mlsys_exact failed ({r.returncode}): {r.stderr.strip()}")
+                        continue
+                    with open(stats, "w") as f:
+                        json.dump(ex, f)
                 wall = time.time() - t0
-                try:
-                    ex = json.loads(r.stdout)
-                except ValueError:
-                    print(f"{stem}: mlsys_exact failed ({r.returncode}): {r.stderr.strip()}")
-                    continue
                 so_out = os.path.join(work, stem + ".solve.json")
                 res = ml.solve(prob, so_out, seconds=args.solve_seconds, kill_at=args.solve_seconds + 60)
                 solve = None
@@ -116,6 +132,16 @@ def main():
                         solve = ev.latency
                 bound = ml.bound(prob, timeout=120)
                 exact = ex["latency"] if ex.get("found") else None
+                low = None
+                if args.cover_limit is not None:
+                    low = ml.bound(prob, timeout=120, extra=["--cover-limit", str(args.cover_limit)]
+                                   + (["--share-parts", str(args.share_parts)] if args.share_parts is not None else []))
+                    if low is not None and exact is not None and low > exact * (1 + 1e-9):
+                        flag_low = " LOWCOVER-BOUND-ABOVE-EXACT"
+                    elif low is not None and solve is not None and low > solve * (1 + 1e-9):
+                        flag_low = " LOWCOVER-BOUND-ABOVE-SOLVE"
+                    else:
+                        flag_low = ""
                 ratio = solve / exact if (solve is not None and exact) else None
                 flag = ""
                 if ratio is not None and solve > exact * (1 + 1e-12):
@@ -128,6 +154,8 @@ def main():
                     flag += " BOUND-ABOVE-SOLVE"
                 if ex.get("lb_violations"):
                     flag += " LB-VIOLATION"
+                if args.cover_limit is not None:
+                    flag += flag_low
                 # Over the whole space no valid schedule costs less than the exact lower bound.
                 if args.full_space and solve is not None and ex.get("found") and solve < ex["lower_bound"] * (1 - 1e-9):
                     flag += " SOLVE-BELOW-CERTIFICATE"
@@ -135,12 +163,15 @@ def main():
                     flag += " (a bug: the spec's optimum is below the bound)"
                 row = dict(family=fam, size=size, ops=ops, seed=seed, proven=ex["proven_optimal"], status=ex.get("stop_reason"),
                            seconds=ex["seconds"],
-                           wall=wall, exact=exact, lower_bound=ex.get("lower_bound"), bound=bound, solve=solve, ratio=ratio, flag=flag.strip(),
+                           wall=wall, exact=exact, lower_bound=ex.get("lower_bound"), bound=bound, bound_low_cover=low,
+                           solve=solve, ratio=ratio, flag=flag.strip(),
                            states_expanded=ex.get("states_expanded"), configs_priced=ex.get("configs_priced"))
                 rows.append(row)
                 fmt = lambda v: f"{v:.10g}" if isinstance(v, (int, float)) else "-"
                 print(f"{fam:<12} {size:>4} {ops:>4} {seed:>4} {('yes' if row['proven'] else 'no'):>6} {row['seconds']:>8.3f} "
-                      f"{fmt(exact):>18} {fmt(solve):>18} {(f'{ratio:.4f}' if ratio else '-'):>8} {(f'{exact / bound:.4f}' if (exact and bound) else '-'):>8}  {row['flag']}", flush=True)
+                      f"{fmt(exact):>18} {fmt(solve):>18} {(f'{ratio:.4f}' if ratio else '-'):>8} {(f'{exact / bound:.4f}' if (exact and bound) else '-'):>8}"
+                      + (f" {(f'{exact / low:.4f}' if (exact and low) else '-'):>8}" if args.cover_limit is not None else "")
+                      + f"  {row['flag']}", flush=True)
 
     # Summary per family and actual op count.
     print()
@@ -165,6 +196,11 @@ def main():
         print(f"bound: {sum(1 for r in rows if 'BOUND-ABOVE' in r['flag'])} graphs with the bound above the optimum or solve; "
               f"optimum / bound geomean {math.exp(sum(math.log(x) for x in tight) / len(tight)):.4f}, "
               f"max {max(tight):.4f}, at the bound {sum(1 for x in tight if x <= 1 + 1e-9)}/{len(tight)}")
+    if args.cover_limit is not None:
+        lows = [r["exact"] / r["bound_low_cover"] for r in rows if r["exact"] and r.get("bound_low_cover")]
+        print(f"bound --cover-limit {args.cover_limit}: {sum(1 for r in rows if 'LOWCOVER' in r['flag'])} graphs above the "
+              f"exact schedule or solve" + (f"; exact / bound geomean {math.exp(sum(math.log(x) for x in lows) / len(lows)):.4f}"
+                                              if lows else ""))
     print(f"\n{total_proven}/{len(rows)} proven optimal within {args.limit:g} s; "
           f"{sum(1 for r in rows if r['flag'].startswith('MISS'))} graphs where solve ({args.solve_seconds:g} s) is worse")
     if args.json:

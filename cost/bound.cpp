@@ -46,8 +46,23 @@ class Ruler {
     LD total = componentsBound(lb.components);
     lb.timing.components_s = since(t);
     t = Clock::now();
+    LD withShares = sharesOf(lb.components);
+    lb.timing.shares_s = since(t);
+    const std::vector<BoundComponent> unpriced = withShares > total ? lb.components : std::vector<BoundComponent>{};
+    t = Clock::now();
     lb.timing.price_passes = tieRetention(lb.components, total);
     lb.timing.prices_s = since(t);
+    // The share bounds hold without prices: the unpriced floors raised by them, or the priced
+    // total, whichever is larger (each is a lower bound alone).
+    if (withShares > total) {
+      total = withShares;
+      lb.components = unpriced;
+      for (BoundComponent& c : lb.components)
+        if (c.shares > c.value) {
+          c.value = c.shares;
+          c.by_shares = true;
+        }
+    }
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
     // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
     lb.parts = static_cast<double>(total * (1 - 1e-12L));
@@ -73,6 +88,7 @@ class Ruler {
   LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
                      const std::vector<char>* touched = nullptr);
   int tieRetention(std::vector<BoundComponent>& components, LD& total);
+  LD sharesOf(std::vector<BoundComponent>& components) const;
 
   const Problem& p_;
   const ModelOptions& m_;
@@ -385,6 +401,27 @@ LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<Bo
     BoundComponent best = reuse ? (*previous)[i] : componentBound(members_[r], groupCache);
     total += best.value;
     out.push_back(std::move(best));
+  }
+  return total;
+}
+
+// Step 5b: the share bound (bound_shares.cpp) of every component the exact cover did not price;
+// returns the total with each such component at the larger of its floor and its shares.
+LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
+  using Clock = std::chrono::steady_clock;
+  LD total = 0;
+  for (BoundComponent& c : components) {
+    const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+    if (bo_.shares && !cover && !(bo_.give_up && bo_.give_up())) {
+      const auto t = Clock::now();
+      const bound_detail::ShareBound sb =
+          bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, bo_.give_up, bo_.share_parts);
+      c.shares = static_cast<double>(sb.value);
+      c.closed_ops = sb.closed;
+      c.pressure_inputs = sb.pressure_inputs;
+      c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
+    }
+    total += std::max<LD>(c.value, c.shares);
   }
   return total;
 }

@@ -11,10 +11,12 @@
 //   connected parts (parts may overlap: recomputation, V2) is a lower bound on what the
 //   component's subgraphs cost (method "cover");
 // - in a larger component the floor is max(its ops' compute, its forced traffic) (method
-//   "floors").
+//   "floors"), raised by edge floors and by the share bound (bound_shares.cpp: a share per op
+//   that every valid subgraph pays, the dual of the cover without enumerating parts).
 // The total is the sum over components, never less than the old global floors (compute, traffic).
 // The arguments are stated next to the code in bound.cpp (the components, the priced passes),
-// bound_part.cpp (the floor of one part), bound_sequence.cpp (forced ops) and in ARCHITECTURE.md ("The lower bound").
+// bound_part.cpp (the floor of one part), bound_sequence.cpp (forced ops), bound_shares.cpp (the
+// share bound) and in ARCHITECTURE.md ("The lower bound").
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -28,6 +30,8 @@ namespace mlsys {
 
 struct BoundOptions {
   int max_cover_ops = 20;         // components up to this many ops get the exact cover (a dp over 2^n sets)
+  bool shares = true;             // the share bound for components beyond the cover (bound_shares.cpp)
+  int share_parts = 24;           // an op with at most this many possible parts is closed (bound_shares.cpp)
   long max_parts = 20000;         // connected parts enumerated per component, else "floors"
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };
@@ -96,11 +100,18 @@ struct BoundGroup {
 // A fusion component: value = min(sum of its groups, edge_floor). The groups are what is left
 // when the edges with an edge floor are cut; a subgraph that keeps such an edge inside pays at
 // least edge_floor (infinite when there is none).
+// value is also at least `shares` (the share bound, bound_shares.cpp) when that is larger, for
+// components beyond the exact cover.
 struct BoundComponent {
   std::vector<OpId> ops;
   std::vector<BoundGroup> groups;
   double edge_floor = 0;
   double value = 0;
+  double shares = 0;        // the share bound (0: not computed)
+  int closed_ops = 0;       // its ops all of whose parts the share bound listed
+  int pressure_inputs = 0;  // graph inputs whose loads it shares by the pressure argument
+  double shares_s = 0;      // time it took, seconds
+  bool by_shares = false;   // value is the share bound (above the groups' and the edge floor)
 };
 
 struct LowerBound {
@@ -111,7 +122,7 @@ struct LowerBound {
   // Where the time went (wall clock, seconds): the global floors and the components' edges, the
   // first pass over the components, the priced passes (and how many ran).
   struct Timing {
-    double floors_s = 0, components_s = 0, prices_s = 0;
+    double floors_s = 0, components_s = 0, prices_s = 0, shares_s = 0;
     int price_passes = 0;
   } timing;
   double value() const;

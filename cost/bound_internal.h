@@ -2,6 +2,9 @@
 // floor of one part): what both files price with.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "cost/bound.h"
@@ -30,5 +33,20 @@ std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>
 // V9 under the model's k limit: whether producer -> consumer can lie inside one subgraph
 // (bound_compute.cpp).
 bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId consumer);
+
+// The share bound of one fusion component (bound_shares.cpp states the argument): a share per op
+// that every valid subgraph pays for its ops, summed. `ops` in topological order, `adj` the
+// fusable neighbours of every op (with their edge floors, unused here), `opCompute` each op's
+// compute floor; an op with more than `maxParts` possible parts is open.
+struct ShareBound {
+  LD value = 0;
+  int closed = 0;           // ops all of whose possible parts were listed and priced
+  double lambda = 0;        // the weight of compute against traffic that gave `value`
+  long part_floors = 0;     // partFloor calls
+  int pressure_inputs = 0;  // graph inputs attributed by the pressure argument
+};
+ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                      const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
+                      const std::function<bool()>& giveUp, int maxParts);
 
 }  // namespace mlsys::bound_detail

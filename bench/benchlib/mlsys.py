@@ -200,10 +200,11 @@ class Mlsys:
 
     # ------------------------------------------------------------ the other commands
 
-    def bound(self, inst, timeout=300):
-        """`mlsys bound --json` of a problem (with the model options): the lower bound, or None."""
+    def bound(self, inst, timeout=300, extra=()):
+        """`mlsys bound --json` of a problem (with the model options and `extra` arguments): the lower
+        bound, or None."""
         try:
-            r = subprocess.run([self.path, "bound", "--json", inst] + self.model_args(), capture_output=True,
+            r = subprocess.run([self.path, "bound", "--json", inst] + self.model_args() + list(extra), capture_output=True,
                                text=True, timeout=timeout)
             return fnum(json.loads(r.stdout).get("lower_bound")) if r.returncode == 0 else None
         except (subprocess.TimeoutExpired, ValueError, AttributeError):

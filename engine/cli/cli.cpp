@@ -207,7 +207,15 @@ int cmdBound(int argc, char** argv) {
       "s,seconds",
       "Time budget from the start of reading; past it the remaining components get their quick floors "
       "(reading and the floors take time linear in the size: 0.36 s at 100,000 ops with -s 0.3)",
-      cxxopts::value<std::string>()->default_value("10"));
+      cxxopts::value<std::string>()->default_value("10"))(
+      "cover-limit",
+      "Components of up to N ops get the exact cover; larger ones the floors and the share bound. Lower "
+      "values check the large-component arguments on small graphs (0: none covered)",
+      cxxopts::value<int>()->default_value("20"))(
+      "share-parts",
+      "The share bound treats an op as closed when it lies in at most N possible parts (lower values "
+      "check the open ops' arguments on small graphs)",
+      cxxopts::value<int>()->default_value("24"));
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json", true);
   if (r.count("help"))
     return printHelp(
@@ -224,24 +232,35 @@ int cmdBound(int argc, char** argv) {
   Problem p = parseProblemFile(files[0], readLimits(r, seconds));
   BoundOptions bo;
   bo.give_up = [&] { return dl.expired(); };
+  bo.max_cover_ops = r["cover-limit"].as<int>();
+  if (bo.max_cover_ops < 0 || bo.max_cover_ops > 20)
+    throw UsageError("--cover-limit must be an integer from 0 to 20, got " + std::to_string(bo.max_cover_ops));
+  bo.share_parts = r["share-parts"].as<int>();
+  if (bo.share_parts < 0 || bo.share_parts > 1000)
+    throw UsageError("--share-parts must be an integer from 0 to 1000, got " + std::to_string(bo.share_parts));
   LowerBound lb = lowerBound(p, m, bo);
   if (r.count("json")) {
     std::cout << boundJson(lb, m);
     return 0;
   }
-  int covers = 0, floors = 0;
-  for (const BoundComponent& c : lb.components)
+  auto ms = [](double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : humanSeconds(s); };
+  int covers = 0, floors = 0, shares = 0;
+  for (const BoundComponent& c : lb.components) {
     for (const BoundGroup& g : c.groups) (g.method == BoundMethod::Cover ? covers : floors)++;
+    shares += c.by_shares ? 1 : 0;
+  }
   std::cout << "model: " << m.describe() << "\n"
             << "compute: " << humanLatency(lb.compute)
             << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << humanLatency(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
             << "parts: " << humanLatency(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
-            << " groups priced by their cheapest cover, " << floors << " by floors; --json lists them)\n"
+            << " groups priced by their cheapest cover, " << floors << " by floors"
+            << (shares ? "; " + std::to_string(shares) + " components raised by their shares" : std::string())
+            << "; --json lists them)\n"
             << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
-            << "time: floors " << formatDouble(lb.timing.floors_s) << " s, components "
-            << formatDouble(lb.timing.components_s) << " s, priced passes " << formatDouble(lb.timing.prices_s)
-            << " s (" << lb.timing.price_passes << ")\n";
+            << "time: floors " << ms(lb.timing.floors_s) << ", components " << ms(lb.timing.components_s) << ", shares "
+            << ms(lb.timing.shares_s) << ", priced passes " << ms(lb.timing.prices_s) << " (" << lb.timing.price_passes
+            << ")\n";
   return 0;
 }
 

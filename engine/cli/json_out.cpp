@@ -179,11 +179,19 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   field(w, "components", lb.timing.components_s);
   field(w, "priced_passes", lb.timing.prices_s);
   field(w, "priced_pass_count", lb.timing.price_passes);
+  field(w, "shares", lb.timing.shares_s);
   w.EndObject();
   objects(w, "components", lb.components, [&](const BoundComponent& c) {
     array(w, "ops", c.ops, true);
     field(w, "value", c.value);
     if (std::isfinite(c.edge_floor)) field(w, "edge_floor", c.edge_floor);
+    // "groups": the sum of its groups' floors (or the edge floor); "shares": the share bound.
+    field(w, "argument", std::string(c.by_shares ? "shares" : "groups"));
+    if (c.shares > 0) {
+      field(w, "shares", c.shares);
+      field(w, "closed_ops", c.closed_ops);
+      field(w, "pressure_inputs", c.pressure_inputs);
+    }
     objects(w, "groups", c.groups, [&](const BoundGroup& g) {
       array(w, "ops", g.ops, true);
       field(w, "method", std::string(boundMethodName(g.method)));

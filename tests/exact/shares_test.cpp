@@ -1,0 +1,141 @@
+// The share bound (cost/bound_shares.cpp): a share per op that every valid subgraph pays, for
+// components beyond the exact cover. Checked against the exact solver over the spec's whole space
+// on small fan-out graphs shaped like mlsys-2026-13 (branches x_i @ W0 @ W1 @ v_i, the weights W0
+// and W1 shared and larger than the fast memory, the branch results added), with the exact cover
+// switched off so that only the share bound prices them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cost/bound.h"
+#include "cost/evaluator.h"
+#include "cost/problem.h"
+#include "engine/exact/exact.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+// b branches: x_i (H x K) @ W0 (K x K) @ W1 (K x K) @ v_i (K x H), then a chain of Pointwise adds.
+// Ops per branch: 3i, 3i+1, 3i+2; the adds after them.
+Problem fanOut(int b, long K, long capacity, long H = 128) {
+  std::vector<long> w, h;
+  auto tensor = [&](long W, long Hh) {
+    w.push_back(W);
+    h.push_back(Hh);
+    return static_cast<int>(w.size()) - 1;
+  };
+  const int W0 = tensor(K, K), W1 = tensor(K, K);
+  std::string ins, outs, costs, types;
+  auto op = [&](const std::string& in, int out, const char* type, int cost) {
+    const bool first = ins.empty();
+    ins += (first ? "" : ", ") + in;
+    outs += (first ? "[" : ", [") + std::to_string(out) + "]";
+    costs += (first ? "" : ", ") + std::to_string(cost);
+    types += (first ? "\"" : ", \"") + std::string(type) + "\"";
+  };
+  std::vector<int> results;
+  for (int i = 0; i < b; ++i) {
+    const int x = tensor(K, H), v = tensor(H, K), a = tensor(K, H), c = tensor(K, H), d = tensor(H, H);
+    op("[" + std::to_string(x) + ", " + std::to_string(W0) + "]", a, "MatMul", 1000);
+    op("[" + std::to_string(a) + ", " + std::to_string(W1) + "]", c, "MatMul", 1000);
+    op("[" + std::to_string(c) + ", " + std::to_string(v) + "]", d, "MatMul", 1000);
+    results.push_back(d);
+  }
+  int acc = results[0];
+  for (size_t i = 1; i < results.size(); ++i) {
+    const int sum = tensor(H, H);
+    op("[" + std::to_string(acc) + ", " + std::to_string(results[i]) + "]", sum, "Pointwise", 100);
+    acc = sum;
+  }
+  auto list = [](const std::vector<long>& v) {
+    std::string s;
+    for (long x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+  };
+  return test::problemFromJson("{\"widths\": [" + list(w) + "], \"heights\": [" + list(h) + "], \"inputs\": [" + ins +
+                               "], \"outputs\": [" + outs + "], \"base_costs\": [" + costs + "], \"op_types\": [" +
+                               types + "], \"fast_memory_capacity\": " + std::to_string(capacity) +
+                               ", \"slow_memory_bandwidth\": 10, \"native_granularity\": [128, 128]}");
+}
+
+LowerBound sharesOnly(const Problem& p, const ModelOptions& m, int shareParts) {
+  BoundOptions bo;
+  bo.max_cover_ops = 0;  // every component beyond the cover: the share bound prices it
+  bo.share_parts = shareParts;
+  return lowerBound(p, m, bo);
+}
+
+}  // namespace
+
+// The premise of the closed ops: a part holding x_i @ W0, its product's MatMul and that one's
+// MatMul needs W0 whole in every step (an upstream MatMul feeding another does its full
+// reduction, E3), which no capacity below |W0| holds, whatever the granularity: the evaluator
+// says so at the smallest one.
+TEST(ShareBound, APartThatNeedsTheSharedWeightWholeIsInvalid) {
+  const Problem p = fanOut(2, 512, 100000);
+  Schedule s;
+  s.subgraphs.push_back({{0, 1, 2}, {1, 1, 1}, {}, {}});
+  const Evaluation ev = evaluateSchedule(p, s, ModelOptions{});
+  ASSERT_FALSE(ev.valid);
+  bool capacity = false;
+  for (const auto& v : ev.violations) capacity = capacity || (v.subgraph == 0 && v.rule == Rule::V11);
+  EXPECT_TRUE(capacity) << ev.reason;
+}
+
+// At or below the whole space's optimum under both readings, with the x_i @ W0 ops closed (their
+// parts listed and priced) and the W1 readers open (share_parts 2: the pressure argument shares
+// W1's loads), and with every op closed (24); the share bound is what prices most of them.
+TEST(ShareBound, FanOutGraphsAtOrBelowTheWholeSpaceOptimum) {
+  struct Case {
+    int b;
+    long K, capacity;
+  };
+  const std::vector<Case> cases = {{2, 512, 100000}, {2, 384, 60000}, {2, 512, 140000}, {3, 512, 100000}};
+  int pressured = 0, byShares = 0;
+  for (const Case& c : cases)
+    for (bool reduction : {false, true}) {
+      const Problem p = fanOut(c.b, c.K, c.capacity);
+      ModelOptions m;
+      if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+      ExactOptions o;
+      o.full_space = true;
+      const ExactResult r = solveExact(p, m, o, test::neverStop());
+      ASSERT_TRUE(r.found) << exactStatusName(r.status);
+      for (int parts : {2, 24}) {
+        const LowerBound lb = sharesOnly(p, m, parts);
+        SCOPED_TRACE("b=" + std::to_string(c.b) + " K=" + std::to_string(c.K) + " C=" + std::to_string(c.capacity) +
+                     (reduction ? " reduction" : " spec") + " share_parts=" + std::to_string(parts));
+        ASSERT_EQ(lb.components.size(), 1u);
+        const BoundComponent& comp = lb.components[0];
+        EXPECT_GT(comp.shares, 0);
+        byShares += comp.by_shares ? 1 : 0;
+        EXPECT_GE(comp.closed_ops, c.b);  // at least the x_i @ W0 ops
+        EXPECT_LE(lb.value(), r.latency * (1 + 1e-9));
+        EXPECT_LE(lb.value(), r.lower_bound * (1 + 1e-9)) << "above the certificate's lower bound";
+        if (parts == 2) pressured += comp.pressure_inputs;
+      }
+    }
+  EXPECT_GE(pressured, 8);  // W1 in every case and reading
+  EXPECT_GE(byShares, 12);  // of 16: the share bound is what prices most of them
+}
+
+// mlsys-2026-13 (one 63-op component, beyond the cover): the share bound is, per branch, the
+// x_i @ W0 op alone (closed: with its consumer it loads W0 in each of 32 tiles) loading W0 once
+// and x_i once per column of 32 tiles, W1 shared by pressure (|x_i @ W0| / C of W1 per reader),
+// and v_i once: 16 x (|W0| + 32 |x_i| + |W1| x 524,288 / 600,000 + |v_i|) / 50.
+TEST(ShareBound, Mlsys202613) {
+  const std::string path = test::sharedBenchmark("mlsys-2026-13");
+  if (path.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
+  const Problem p = parseProblemFile(path);
+  const LowerBound lb = lowerBound(p, ModelOptions{});
+  const double W = 4096.0 * 4096, x = 128.0 * 4096, v = 4096.0 * 128;
+  const double expected = 16 * (W + 32 * x + W * (x / 600000) + v) / 50;
+  EXPECT_NEAR(lb.value(), expected, expected * 1e-9);
+  ASSERT_EQ(lb.components.size(), 1u);
+  EXPECT_EQ(lb.components[0].closed_ops, 16);
+  EXPECT_EQ(lb.components[0].pressure_inputs, 1);
+  EXPECT_LE(lb.value(), 16284057.60);  // the best schedule known (mlsys solve, 2 threads)
+}
