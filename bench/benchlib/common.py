@@ -19,7 +19,7 @@ DEFAULT_MLSYS = os.path.join(ROOT, "build", "release", "mlsys")
 BUILD_HINT = "build it first: cmake --preset release && cmake --build --preset release"
 
 # The generator's families (`mlsys generate --help`), in the order every script lists them.
-FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random", "odd-k"]
+FAMILIES = ["transformer", "mixer", "gemm-chain", "cnn", "random", "odd-k", "shared-weight"]
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 

@@ -11,6 +11,12 @@
 //                activation) and skip connections, some of them long
 //   random       random DAGs of MatMul/Pointwise with consistent shapes, fan-out and fan-in,
 //                several components
+//   odd-k        a MatMul chain whose reduction lengths K are not multiples of 128, with Pointwise
+//                prologues and epilogues
+//   shared-weight  branches x_i @ W_0 @ ... @ W_{L-1} (1-3 MatMuls) whose weights are shared by
+//                every branch (at least one layer; the last layer may be private per branch),
+//                summed by a Pointwise chain or tree, as in contest instance mlsys-2026-13; the
+//                capacity lies between |x_i| and the shared weights (K x K, K <= 512)
 // Every instance varies tensor sizes (multiples of 128 and not, e.g. 96, 200, 1000), bandwidth
 // and capacity (some tight), may contain dead tensors and a shuffled op numbering, and always
 // passes finalizeProblem (every op fits alone at [1,1,1]). The output depends only on

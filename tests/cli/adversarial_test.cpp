@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "cost/evaluator.h"
@@ -379,6 +380,30 @@ TEST(Generator, DeterministicValidAndVaried) {
     EXPECT_TRUE(tight && loose) << "capacity should vary from tight to loose";
   }
   for (int size : {1, 2, 1000}) EXPECT_NO_THROW(generateProblem("random", size, 3));
+}
+
+// shared-weight (mlsys-2026-13 in small): a weight larger than the fast memory is the RHS of
+// MatMuls in several branches, while a branch's input fits.
+TEST(Generator, SharedWeightsAreLargerThanTheMemoryAndBranchInputsFit) {
+  for (int size = 3; size <= 14; ++size)
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      const std::string name = "shared-weight-" + std::to_string(size) + "-s" + std::to_string(seed);
+      Problem p;
+      ASSERT_NO_THROW(p = generateProblem("shared-weight", size, seed)) << name;
+      EXPECT_LE(std::abs(p.numOps() - size), 2) << name;
+      auto elems = [&](TensorId t) { return p.heights[t] * p.widths[t]; };
+      std::map<TensorId, int> rhsReads;
+      bool inputFits = false;
+      for (const Op& op : p.ops) {
+        if (op.type != OpType::MatMul) continue;
+        if (p.is_graph_input[op.inputs[1]]) ++rhsReads[op.inputs[1]];
+        if (p.is_graph_input[op.inputs[0]] && elems(op.inputs[0]) <= p.capacity) inputFits = true;
+      }
+      bool sharedTooLarge = false;
+      for (auto [t, n] : rhsReads) sharedTooLarge |= n >= 2 && elems(t) > p.capacity;
+      EXPECT_TRUE(sharedTooLarge) << name << ": no weight larger than the capacity is shared by two MatMuls";
+      EXPECT_TRUE(inputFits) << name << ": no branch input fits in the capacity";
+    }
 }
 
 TEST(Generator, UnknownFamilyListsTheKnownOnes) {
