@@ -41,21 +41,57 @@ bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId co
 // under k_limit=reduction it keeps, e.g., a MatMul with K = 256 from being charged on the grid
 // of a MatMul with K = 512 that a Pointwise between them feeds. Per op, the Pareto set of
 // (tiles at the path's end, k needed, k allowed) over its paths; min_tiles is the least usable.
+//
+// And the path must fit the fast memory (V11). Along it, what each op must produce per tile
+// follows from E3, backwards from the end (its tile): a Pointwise passes its region on; a MatMul
+// c does its full reduction when it is upstream (a MatMul lies after it on the path, so its
+// output feeds one inside S: E2) or when k >= K_c is forced (a Pointwise just before it on the
+// path and K_c > N: V9 under k_limit=reduction), and then needs all of its LHS's columns (all of
+// its RHS's rows) in every step. An upstream MatMul q that must produce all columns of its
+// output needs its RHS whole, all rows its LHS whole. A graph input needed whole is in the
+// working set of every step; the path is unusable when those add up beyond the capacity (a
+// tensor read by several ops counts by the largest of them, as the path may meet it twice).
+// Any subgraph holding the path needs at least those regions (more consumers only add), so this
+// only drops paths that no valid subgraph contains. (mlsys-2026-14 under k_limit=reduction: a
+// MatMul two MatMuls upstream of the small grid would need two 512 x 512 weights whole, above
+// the capacity of 400,000; it is charged on its own grid.)
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   struct PathEnd {
     i64 tiles, need, cap;
+    bool mmAhead = false;                   // a MatMul lies after this op on the path
+    bool allRows = false, allCols = false;  // this op's output is needed whole along rows / columns per tile
+    i64 wsSum = 0, wsMax = 0;  // graph inputs needed whole: private ones summed, shared ones by the largest
   };
   const int no = p.numOps();
   const i64 N = p.native;
   auto nativeTiles = [&](TensorId t) { return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N); };
   const i64 modelCap = m.k_limit == ModelOptions::KLimit::Reduction ? std::numeric_limits<i64>::max() : N;
   std::vector<std::vector<PathEnd>> ends(no);
-  auto add = [](std::vector<PathEnd>& v, PathEnd e) {
-    if (e.need > e.cap) return;  // no k fits the path
+  auto add = [&](std::vector<PathEnd>& v, PathEnd e) {
+    if (e.need > e.cap) return;                                // no k fits the path
+    if (e.wsSum > p.capacity || e.wsMax > p.capacity) return;  // no working set fits it
+    auto below = [](const PathEnd& x, const PathEnd& y) {      // x at least as good as y in every respect
+      return x.tiles <= y.tiles && x.need <= y.need && x.cap >= y.cap && x.wsSum <= y.wsSum && x.wsMax <= y.wsMax &&
+             x.mmAhead <= y.mmAhead && x.allRows <= y.allRows && x.allCols <= y.allCols;
+    };
     for (const PathEnd& x : v)
-      if (x.tiles <= e.tiles && x.need <= e.need && x.cap >= e.cap) return;  // dominated
-    std::erase_if(v, [&](const PathEnd& x) { return e.tiles <= x.tiles && e.need <= x.need && e.cap >= x.cap; });
+      if (below(x, e)) return;
+    std::erase_if(v, [&](const PathEnd& x) { return below(e, x); });
     v.push_back(e);
+  };
+  // The whole operands a MatMul o needs on a path whose state after it is e (o's output needed
+  // as e says), added to e's working set.
+  auto withOperands = [&](PathEnd e, OpId o) {
+    const Op& op = p.ops[o];
+    if (op.type != OpType::MatMul || !e.mmAhead) return e;  // not upstream: k-strips (or whatever k)
+    for (int side = 0; side < 2; ++side) {
+      const TensorId u = op.inputs[side];
+      const bool whole = side == 0 ? e.allRows : e.allCols;
+      if (!whole || !p.is_graph_input[u]) continue;
+      if (p.consumers[u].size() == 1) e.wsSum += p.size(u);
+      else e.wsMax = std::max(e.wsMax, p.size(u));
+    }
+    return e;
   };
   OpComputeFloor f;
   f.min_tiles.assign(no, std::numeric_limits<i64>::max());
@@ -69,9 +105,24 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
       add(ends[o], {nativeTiles(t), 0, capO});
       for (OpId c : p.consumers[t]) {
         if (bound_detail::fusableEdge(p, m, o, c)) f.min_k[o] = std::min(f.min_k[o], f.min_k[c]);
-        const bool v9 = op.type == OpType::Pointwise && p.ops[c].type == OpType::MatMul && p.ops[c].K > N;
-        for (const PathEnd& e : ends[c])
-          add(ends[o], {e.tiles, std::max(e.need, v9 ? p.ops[c].K : 0), std::min(e.cap, capO)});
+        const Op& C = p.ops[c];
+        const bool v9 = op.type == OpType::Pointwise && C.type == OpType::MatMul && C.K > N;
+        for (const PathEnd& e : ends[c]) {
+          PathEnd n{e.tiles, std::max(e.need, v9 ? C.K : 0), std::min(e.cap, capO)};
+          n.wsSum = e.wsSum;
+          n.wsMax = e.wsMax;
+          n.mmAhead = e.mmAhead || C.type == OpType::MatMul;
+          if (C.type == OpType::MatMul) {
+            const bool fullK = e.mmAhead || v9;  // c upstream, or k >= K_c forced
+            const bool lhs = C.inputs[0] == t;
+            n.allRows = lhs ? e.allRows : fullK;
+            n.allCols = lhs ? fullK : e.allCols;
+          } else {
+            n.allRows = e.allRows;
+            n.allCols = e.allCols;
+          }
+          add(ends[o], withOperands(n, o));
+        }
       }
     }
     for (const PathEnd& e : ends[o]) f.min_tiles[o] = std::min(f.min_tiles[o], e.tiles);

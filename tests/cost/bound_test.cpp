@@ -143,3 +143,30 @@ TEST(LowerBound, APartWhosePointwiseNeedsALargeKStillHasSeveralKSteps) {
   EXPECT_LE(f.value, ev.total);
   EXPECT_GT(f.value, 0.5 * ev.total);  // priced, not infinite and not trivial
 }
+
+// And the path must fit the fast memory. q1 (X @ W1) -> p1 -> q2 (@ W2) -> p2 -> M (@ V), the
+// weights W1, W2 512 x 512 (262,144 each), under k_limit=reduction (a Pointwise feeding a MatMul
+// with K = 512 > N forces k >= 512, so that MatMul needs all columns of its LHS). q2 reaches M's
+// 2-tile grid needing W2 whole (it is upstream of M and must make all of M's LHS columns); q1
+// would need W1 and W2 whole: 524,288, above a capacity of 400,000, so it is charged on the
+// 8 tiles of its own grid (or q2's): 8 x 5000 + 2 x 200 + 2 x 5000 + 2 x 200 + 2 x 4000 = 58,800.
+// With a capacity of 600,000 both fit and q1 too is charged on 2 tiles: 28,800.
+TEST(LowerBound, UnderKLimitReductionAPathMustFitTheFastMemory) {
+  auto problem = [](long capacity) {
+    return test::problemFromJson(R"({"widths":[512,512,512,512,512,512,512,128,128],
+      "heights":[256,512,256,256,512,256,256,512,256],
+      "inputs":[[0,1],[2],[3,4],[5],[6,7]],"outputs":[[2],[3],[5],[6],[8]],
+      "base_costs":[5000,200,5000,200,4000],"op_types":["MatMul","Pointwise","MatMul","Pointwise","MatMul"],
+      "fast_memory_capacity":)" + std::to_string(capacity) +
+                                 R"(,"slow_memory_bandwidth":1000,"native_granularity":[128,128]})");
+  };
+  ModelOptions m;
+  m.k_limit = ModelOptions::KLimit::Reduction;
+  EXPECT_DOUBLE_EQ(lowerBound(problem(400000), m).compute, 8 * 5000 + 2 * 200 + 2 * 5000 + 2 * 200 + 2 * 4000);
+  EXPECT_DOUBLE_EQ(lowerBound(problem(600000), m).compute, 2 * 5000 + 2 * 200 + 2 * 5000 + 2 * 200 + 2 * 4000);
+  const OpComputeFloor f = opComputeFloor(problem(400000), m);
+  EXPECT_EQ(f.min_tiles, (std::vector<i64>{8, 2, 2, 2, 2}));
+  // Under the spec no Pointwise joins a MatMul with K = 512: every op on its own grid.
+  EXPECT_DOUBLE_EQ(lowerBound(problem(400000), ModelOptions{}).compute,
+                   8 * 5000 + 8 * 200 + 8 * 5000 + 8 * 200 + 2 * 4000);
+}
