@@ -96,6 +96,7 @@ class Ruler {
   const i64 N_;
   const int no_;
   std::vector<LD> opCompute_;                          // each op's compute floor
+  std::vector<char> mayFeedMatMul_;                    // OpComputeFloor::may_feed_matmul
   std::vector<std::vector<std::pair<OpId, LD>>> adj_;  // fusable neighbours, edge floor
   std::vector<std::vector<OpId>> members_;             // per component root: its ops, topological
   LD theta_ = std::numeric_limits<LD>::infinity();     // edges with a floor >= theta are cut
@@ -113,6 +114,7 @@ class Ruler {
 LD Ruler::computeFloor() {
   const OpComputeFloor f = opComputeFloor(p_, m_);
   opCompute_.assign(no_, 0);
+  mayFeedMatMul_ = f.may_feed_matmul;
   LD compute = 0;
   for (int o = 0; o < no_; ++o) {
     const Op& op = p_.ops[o];
@@ -415,10 +417,11 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
     if (bo_.shares && !cover && !(bo_.give_up && bo_.give_up())) {
       const auto t = Clock::now();
       const bound_detail::ShareBound sb =
-          bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, bo_.give_up, bo_.share_parts);
+          bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_, bo_.give_up, bo_.share_parts);
       c.shares = static_cast<double>(sb.value);
       c.closed_ops = sb.closed;
       c.pressure_inputs = sb.pressure_inputs;
+      c.joint_ops = sb.joint_ops;
       c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
     }
     total += std::max<LD>(c.value, c.shares);

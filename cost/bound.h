@@ -110,6 +110,7 @@ struct BoundComponent {
   double shares = 0;        // the share bound (0: not computed)
   int closed_ops = 0;       // its ops all of whose parts the share bound listed
   int pressure_inputs = 0;  // graph inputs whose loads it shares by the pressure argument
+  int joint_ops = 0;        // open MatMuls it prices by their joint floor (compute and loads)
   double shares_s = 0;      // time it took, seconds
   bool by_shares = false;   // value is the share bound (above the groups' and the edge floor)
 };
@@ -138,6 +139,10 @@ LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOption
 // 522,101.87 to 522,148.80; the retained-set transitions, not the heuristic, bound that search.)
 struct OpComputeFloor {
   std::vector<i64> min_tiles, min_k;
+  // Whether some valid subgraph could hold a path from the op's output to a MatMul (through
+  // Pointwise ops): only then can the op be upstream (E2). False means it accumulates in every
+  // subgraph, on the grid of its own output.
+  std::vector<char> may_feed_matmul;
 };
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m);
 

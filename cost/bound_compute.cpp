@@ -72,7 +72,7 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
     if (e.wsSum > p.capacity || e.wsMax > p.capacity) return;  // no working set fits it
     auto below = [](const PathEnd& x, const PathEnd& y) {      // x at least as good as y in every respect
       return x.tiles <= y.tiles && x.need <= y.need && x.cap >= y.cap && x.wsSum <= y.wsSum && x.wsMax <= y.wsMax &&
-             x.mmAhead <= y.mmAhead && x.allRows <= y.allRows && x.allCols <= y.allCols;
+             x.mmAhead == y.mmAhead && x.allRows <= y.allRows && x.allCols <= y.allCols;
     };
     for (const PathEnd& x : v)
       if (below(x, e)) return;
@@ -96,6 +96,7 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   OpComputeFloor f;
   f.min_tiles.assign(no, std::numeric_limits<i64>::max());
   f.min_k.assign(no, std::numeric_limits<i64>::max());
+  f.may_feed_matmul.assign(no, 0);
   for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
     const OpId o = *it;
     const Op& op = p.ops[o];
@@ -125,7 +126,10 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
         }
       }
     }
-    for (const PathEnd& e : ends[o]) f.min_tiles[o] = std::min(f.min_tiles[o], e.tiles);
+    for (const PathEnd& e : ends[o]) {
+      f.min_tiles[o] = std::min(f.min_tiles[o], e.tiles);
+      if (e.mmAhead) f.may_feed_matmul[o] = 1;
+    }
   }
   return f;
 }

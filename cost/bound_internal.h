@@ -44,9 +44,20 @@ struct ShareBound {
   double lambda = 0;        // the weight of compute against traffic that gave `value`
   long part_floors = 0;     // partFloor calls
   int pressure_inputs = 0;  // graph inputs attributed by the pressure argument
+  int joint_ops = 0;        // open MatMuls priced by their joint floor
 };
+// A MatMul's (compute, loads of its claimed operands) at every tile and k class that fits, as a
+// Pareto frontier (bound_joint.cpp states the argument; the share bound uses it).
+struct JointPoint {
+  LD compute, loads;
+};
+std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, bool claimL, bool claimR);
+// With nk = 1, the least loads of a MatMul's LHS row bands and RHS column bands beyond one load of
+// each, over every traversal of its nth x ntw tiles of w x h on a W x H grid (reduction K).
+LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth);
+
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::function<bool()>& giveUp, int maxParts);
+                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts);
 
 }  // namespace mlsys::bound_detail

@@ -37,7 +37,14 @@
 //      Each reader takes |u| min(1, |LHS_c| / C): a lone reader is below the one load it always
 //      pays, m >= 2 readers below T |u|;
 //    - otherwise |u| / (its open readers in the component): u is loaded at least once.
-//    lambda is tried at 0, 1/4, 1/2, 3/4 and 1, the best total kept.
+//    A *joint* open MatMul (no valid subgraph carries its output to a MatMul, so it accumulates
+//    on its own grid in every one) with a side always loaded for it (claimSide: the operand, or
+//    what Pointwise ops make it from, produced where no valid open S holding it can reach, and
+//    too large to retain) takes, instead of its compute floor and those loads apart, the least
+//    over every tile and k class of lambda x its compute + (1 - lambda) x those loads / B
+//    (bound_joint.cpp): at the subgraph's own granularity both terms are its share of the sums,
+//    so the least is below them. Claimed tensors are nobody else's.
+//    lambda is tried at 0, 1/10, ..., 1, the best total kept.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -49,17 +56,39 @@ namespace mlsys::bound_detail {
 namespace {
 
 constexpr long kMaxPartFloors = 4000;       // partFloor calls per component
+constexpr int kLambdaSteps = 10;            // lambda in 0, 1/10, ..., 1
 constexpr long kMaxPressureWork = 4000000;  // op visits of the pressure test per component
 
 bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
 
-// Upward closed: S holds a MatMul q whose operand u is a graph input larger than the capacity, a
-// MatMul c in S reading q's output as the other operand, and a MatMul in S reading c's output.
-// Then c is upstream (E2: its output feeds a MatMul inside S) and does its full reduction (E3):
-// as LHS it needs rows x [0, K_c) of q's output, all of q's columns, so q (upstream too) needs
-// its RHS [0, K_q) x [0, W_q), all of it; as RHS it needs [0, K_c) x columns, all of q's rows, so
-// q needs its whole LHS. Either way u is in the working set whole in every step: > C (V11).
-// Adding ops to S keeps q, c and the MatMul after c inside, so every superset fails too.
+// Whether c's output reaches a MatMul inside S through Pointwise ops of S.
+bool flowsToMatMul(const Problem& p, const std::vector<char>& in, OpId c) {
+  std::vector<OpId> stack = {c}, seen = {c};
+  while (!stack.empty()) {
+    const OpId v = stack.back();
+    stack.pop_back();
+    for (TensorId t : p.ops[v].outputs)
+      for (OpId d : p.consumers[t]) {
+        if (!in[d] || std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
+        if (isMatMul(p, d)) return true;
+        seen.push_back(d);
+        stack.push_back(d);
+      }
+  }
+  return false;
+}
+
+// Upward closed: S holds a MatMul q whose operand u is a graph input larger than the capacity,
+// and a MatMul c in S that reads q's output (directly or through Pointwise ops of S, which pass
+// regions on unchanged) as its other operand and needs that operand's whole reduction axis in
+// every step: c's output reaches a MatMul in S (then c is upstream and does its full reduction,
+// E3, or it accumulates with nk = 1, its k-strip being all of K_c, since with nk > 1 an
+// accumulating MatMul may not feed another: E2), or a Pointwise of S feeds c and K_c > N (V9:
+// k >= K_c). As LHS, c then needs rows x [0, K_c) of q's output, all of q's columns, so q needs
+// its RHS [0, K_q) x [0, W_q), all of it (upstream, or accumulating with nk = 1: an accumulating
+// q with nk > 1 may not feed c); as RHS, all of q's rows, so q needs its whole LHS. Either way u
+// is in the working set whole in every step: > C (V11). Adding ops to S keeps q, the path and
+// what makes c need its whole axis inside, so every superset fails too.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S) {
   for (OpId q : S) {
     if (!isMatMul(p, q)) continue;
@@ -67,15 +96,27 @@ bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vec
     for (int side = 0; side < 2; ++side) {
       const TensorId u = Q.inputs[side];
       if (!p.is_graph_input[u] || p.size(u) <= p.capacity) continue;
-      for (TensorId out : Q.outputs)
-        for (OpId c : p.consumers[out]) {
-          // u = RHS of q (side 1) is needed whole when c reads q's output as its LHS; u = LHS
-          // (side 0) when c reads it as its RHS.
-          if (!in[c] || !isMatMul(p, c) || p.ops[c].inputs[side == 1 ? 0 : 1] != out) continue;
-          for (TensorId co : p.ops[c].outputs)
-            for (OpId d : p.consumers[co])
-              if (in[d] && isMatMul(p, d)) return true;
+      // u = RHS of q (side 1) is needed whole when c reads q's output as its LHS; u = LHS
+      // (side 0) when c reads it as its RHS.
+      std::vector<std::pair<TensorId, bool>>
+          stack;  // a tensor carrying q's output region, and whether a Pointwise made it
+      for (TensorId out : Q.outputs) stack.push_back({out, false});
+      std::vector<OpId> seen;
+      while (!stack.empty()) {
+        const auto [t, viaPointwise] = stack.back();
+        stack.pop_back();
+        for (OpId c : p.consumers[t]) {
+          if (!in[c] || std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+          const Op& Cc = p.ops[c];
+          if (Cc.type == OpType::Pointwise) {
+            seen.push_back(c);
+            for (TensorId o : Cc.outputs) stack.push_back({o, true});
+          } else if (Cc.inputs[side == 1 ? 0 : 1] == t &&
+                     ((viaPointwise && Cc.K > p.native) || flowsToMatMul(p, in, c))) {
+            return true;
+          }
         }
+      }
     }
   }
   return false;
@@ -87,10 +128,12 @@ struct Shares {
   const std::vector<OpId>& ops;
   const std::vector<std::vector<std::pair<OpId, LD>>>& adj;
   const std::vector<LD>& opCompute;
+  const std::vector<char>& mayFeedMatMul;
   const std::function<bool()>& giveUp;
   int maxParts;
 
   std::vector<char> inComp, open, in;
+  std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
@@ -169,6 +212,43 @@ struct Shares {
     return true;
   }
 
+  // Whether side s of the open MatMul o is always loaded for it: its operand, or a tensor that
+  // Pointwise ops make it from (each needs its inputs with the region it makes, E3), is produced
+  // outside every valid open S holding o and those ops (a graph input, made by a closed op or
+  // outside the component, or by an op that forcedInvalid keeps out of any part holding o and
+  // the chain), each tensor on the way read by the chain only and too large to be retained (V6
+  // needs |t| <= C in W1), so in every such S one of them is loaded with the operand's region.
+  // Marks them claimed.
+  bool claimSide(OpId o, int s) {
+    std::vector<TensorId> chain;
+    std::vector<OpId> members = {o};
+    TensorId t = p.ops[o].inputs[s];
+    auto usable = [&](TensorId x) {
+      return p.consumers[x].size() == 1 && !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
+             std::find(chain.begin(), chain.end(), x) == chain.end();
+    };
+    if (!usable(t)) return false;
+    for (;;) {
+      chain.push_back(t);
+      const OpId pr = p.producer[t];
+      if (pr < 0 || !inComp[pr] || !open[pr]) break;
+      members.push_back(pr);
+      for (OpId x : members) in[x] = 1;
+      const bool kept = forcedInvalid(p, in, members);
+      for (OpId x : members) in[x] = 0;
+      if (kept) break;  // pr never shares a valid subgraph with o and the chain
+      const Op& P = p.ops[pr];
+      if (P.type != OpType::Pointwise || P.outputs.size() != 1) return false;
+      TensorId next = -1;
+      for (TensorId u : P.inputs)
+        if (next < 0 && usable(u)) next = u;
+      if (next < 0) return false;
+      t = next;
+    }
+    for (TensorId x : chain) claimed[x] = 1;
+    return true;
+  }
+
   // Per open op, the elements of graph-input loads attributed to it.
   std::vector<LD> attributions(int& pressured) {
     std::vector<LD> t(p.numOps(), 0);
@@ -176,7 +256,7 @@ struct Shares {
     for (OpId o : ops)
       if (open[o])
         for (TensorId u : p.ops[o].inputs)
-          if (p.is_graph_input[u]) inputs.push_back(u);
+          if (p.is_graph_input[u] && !claimed[u]) inputs.push_back(u);
     std::sort(inputs.begin(), inputs.end());
     inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
     long work = 0;
@@ -227,13 +307,31 @@ struct Shares {
       parts[o] = std::move(listed);
       ++res.closed;
     }
+    // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
+    claimed.assign(p.numTensors(), 0);
+    std::vector<std::vector<JointPoint>> joint(p.numOps());
+    for (OpId o : ops) {
+      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || stop()) continue;
+      const bool l = claimSide(o, 0), r = claimSide(o, 1);
+      if (!l && !r) continue;
+      joint[o] = jointFrontier(p, m, o, l, r);
+      ++res.joint_ops;
+    }
     const std::vector<LD> traffic = attributions(res.pressure_inputs);
     const LD B = static_cast<LD>(p.bandwidth);
-    for (int step = 0; step <= 4; ++step) {
-      const LD lambda = static_cast<LD>(step) / 4;
+    for (int step = 0; step <= kLambdaSteps; ++step) {
+      const LD lambda = static_cast<LD>(step) / kLambdaSteps;
       std::vector<LD> y(p.numOps(), 0);
-      for (OpId o : ops)
-        if (open[o]) y[o] = lambda * opCompute[o] + (1 - lambda) * traffic[o] / B;
+      for (OpId o : ops) {
+        if (!open[o]) continue;
+        if (joint[o].empty()) {
+          y[o] = lambda * opCompute[o] + (1 - lambda) * traffic[o] / B;
+          continue;
+        }
+        LD least = std::numeric_limits<LD>::infinity();
+        for (const JointPoint& x : joint[o]) least = std::min(least, lambda * x.compute + (1 - lambda) * x.loads / B);
+        y[o] = least + (1 - lambda) * traffic[o] / B;
+      }
       for (OpId o : ops) {  // topological order
         if (open[o]) continue;
         LD least = std::numeric_limits<LD>::infinity();
@@ -248,6 +346,7 @@ struct Shares {
       }
       LD total = 0;
       for (OpId o : ops) total += y[o];
+
       if (total > res.value) {
         res.value = total;
         res.lambda = static_cast<double>(lambda);
@@ -262,8 +361,8 @@ struct Shares {
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, giveUp, maxParts, {}, {}, {}, {}, 0}.run();
+                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
+  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0}.run();
 }
 
 }  // namespace mlsys::bound_detail

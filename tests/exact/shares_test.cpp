@@ -5,10 +5,12 @@
 // switched off so that only the share bound prices them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "cost/bound.h"
+#include "cost/bound_internal.h"
 #include "cost/evaluator.h"
 #include "cost/problem.h"
 #include "engine/exact/exact.h"
@@ -138,4 +140,70 @@ TEST(ShareBound, Mlsys202613) {
   EXPECT_EQ(lb.components[0].closed_ops, 16);
   EXPECT_EQ(lb.components[0].pressure_inputs, 1);
   EXPECT_LE(lb.value(), 16284057.60);  // the best schedule known (mlsys solve, 2 threads)
+}
+
+// bandReloads: over every order of the tiles of small grids (all permutations), the loads of
+// the LHS row bands and RHS column bands with nk = 1 (a band is loaded whenever a run of tiles in
+// its row / column starts, L3: only the previous step's identical slice is resident) are at
+// least |LHS| + |RHS| + bandReloads; and the bound is reached on some grids (it is not slack by
+// construction).
+TEST(ShareBound, BandReloadsNeverExceedAnyTraversal) {
+  const i64 K = 7;
+  int tight = 0, grids = 0;
+  for (i64 W : {3, 5, 6, 8})
+    for (i64 H : {2, 3, 5, 7})
+      for (i64 w : {1, 2, 3, 4})
+        for (i64 h : {1, 2, 3, 4}) {
+          const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+          if (ntw * nth > 8 || w > W || h > H) continue;
+          std::vector<int> order(static_cast<size_t>(ntw * nth));
+          for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+          long double least = 1e30L;
+          do {
+            long double loads = 0;
+            for (size_t i = 0; i < order.size(); ++i) {
+              const i64 r = order[i] / ntw, c = order[i] % ntw;
+              const bool newRow = i == 0 || order[i - 1] / ntw != r, newCol = i == 0 || order[i - 1] % ntw != c;
+              if (newRow) loads += static_cast<long double>(std::min(h, H - r * h) * K);
+              if (newCol) loads += static_cast<long double>(std::min(w, W - c * w) * K);
+            }
+            least = std::min(least, loads);
+          } while (std::next_permutation(order.begin(), order.end()));
+          const long double bound =
+              static_cast<long double>(H * K + K * W) + bound_detail::bandReloads(W, H, K, w, h, ntw, nth);
+          EXPECT_LE(bound, least + 1e-9L) << W << "x" << H << " tiles " << w << "x" << h;
+          ++grids;
+          tight += bound >= least - 1e-9L ? 1 : 0;
+        }
+  EXPECT_GE(grids, 40);
+  EXPECT_GE(tight, grids / 4);  // 41 of 120 when written
+}
+
+// The joint floor: x @ W1 -> Pointwise -> @ W2 -> Pointwise, every tensor 256 x 256 and above the
+// capacity, so that neither MatMul can feed the other (V9 forces k = 256 on the second, the
+// first would need W1 whole) and both accumulate on their own grids, every operand loaded for
+// them. With every op open (share_parts 1) both MatMuls are priced by their joint floors; the
+// bound stays at or below the whole space's optimum and, to show it bites, above half of it.
+TEST(ShareBound, JointFloorsAtOrBelowTheWholeSpaceOptimum) {
+  for (long capacity : {60000L, 40000L})
+    for (bool reduction : {false, true}) {
+      const Problem p = test::problemFromJson(R"({"widths":[256,256,256,256,256,256,256],
+        "heights":[256,256,256,256,256,256,256],"inputs":[[0,1],[2],[3,4],[5]],"outputs":[[2],[3],[5],[6]],
+        "base_costs":[3000,200,3000,200],"op_types":["MatMul","Pointwise","MatMul","Pointwise"],
+        "fast_memory_capacity":)" + std::to_string(capacity) +
+                                              R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+      ModelOptions m;
+      if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+      ExactOptions o;
+      o.full_space = true;
+      const ExactResult r = solveExact(p, m, o, test::neverStop());
+      ASSERT_TRUE(r.found);
+      SCOPED_TRACE("C=" + std::to_string(capacity) + (reduction ? " reduction" : " spec"));
+      const LowerBound lb = sharesOnly(p, m, 1);
+      int joint = 0;
+      for (const BoundComponent& c : lb.components) joint += c.joint_ops;
+      EXPECT_EQ(joint, 2);
+      EXPECT_LE(lb.value(), r.lower_bound * (1 + 1e-9));
+      EXPECT_GE(lb.value(), 0.5 * r.latency);
+    }
 }

@@ -1,0 +1,84 @@
+// The joint floor of one MatMul for the share bound (bound_internal.h, jointFrontier; the
+// argument that uses it is at the top of bound_shares.cpp).
+//
+// A MatMul o that accumulates in every subgraph (no valid subgraph carries its output to a
+// MatMul: OpComputeFloor::may_feed_matmul) runs on the grid of its own output, W x H, at some
+// tile w x h <= N x N (V8, E1). At that tile it computes base_cost per tile (L5; x K/N under
+// native_depth), and an operand that is always loaded from slow memory for it (a *claimed* side:
+// its tensor, or the tensor a chain of one-input Pointwise ops makes it from, is produced outside
+// the subgraph and too large to be retained) costs, per the spec's slices (E3, L3):
+// - with nk > 1 k-steps: a k-strip of it in every step, so its row band (LHS) in every tile of
+//   a tile row, ntw |LHS| in all (its column band, RHS: nth |RHS|); the working set holds the
+//   strips and the accumulator, at least h + w + h w at k = 1;
+// - with nk = 1 (k >= K): the band itself, rows x [0, K) (LHS) and [0, K) x columns (RHS),
+//   reloaded whenever a run of tiles in one row (column) starts (bandReloads states how
+//   many, and on which bands, at the least; one side alone: at least itself once); the working
+//   set holds h K + K w.
+// jointFrontier lists (compute, loads) over every (w, h) and both classes that fit the
+// capacity with those slices alone: whatever else a subgraph holds only adds to both.
+#include <algorithm>
+
+#include "cost/bound_internal.h"
+
+namespace mlsys::bound_detail {
+
+// The band loads beyond the first of each, with nk = 1, over an R x C grid (R = nth rows of
+// tiles, C = ntw columns). Each tile either continues its predecessor's row (then it changes
+// column: it starts a run of its column) or its column (then it starts a run of its row), or
+// neither, and the first starts both: the runs started add up to at least RC + 1. Each start of a
+// row run loads that row's LHS band (rows x [0, K)), each start of a column run that column's RHS
+// band; a row has at most C runs, a column at most R. Beyond one run each (|LHS| + |RHS|), at
+// least RC - R - C more runs, put on the cheapest bands up to those caps.
+LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth) {
+  const i64 extra = nth * ntw - nth - ntw;
+  if (extra <= 0) return 0;
+  const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
+  struct Band {
+    i64 size, capacity;  // elements per load; how many more loads the bands of this kind can take
+  };
+  Band bands[4] = {
+      {rowLast * K, ntw - 1}, {h * K, (nth - 1) * (ntw - 1)}, {colLast * K, nth - 1}, {w * K, (ntw - 1) * (nth - 1)}};
+  std::sort(std::begin(bands), std::end(bands), [](const Band& a, const Band& b) { return a.size < b.size; });
+  LD sum = 0;
+  i64 left = extra;
+  for (const Band& b : bands) {
+    const i64 take = std::min(left, b.capacity);
+    sum += static_cast<LD>(take) * static_cast<LD>(b.size);
+    left -= take;
+  }
+  return sum;
+}
+
+std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, bool claimL, bool claimR) {
+  const Op& op = p.ops[o];
+  std::vector<JointPoint> pts;
+  if (op.type != OpType::MatMul || op.outputs.size() != 1) return pts;
+  const i64 N = p.native, K = op.K, W = p.widths[op.outputs[0]], H = p.heights[op.outputs[0]];
+  const LD perTile = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth
+                         ? static_cast<LD>(op.base_cost) * static_cast<LD>(K) / static_cast<LD>(N)
+                         : static_cast<LD>(op.base_cost);
+  const LD L = claimL ? static_cast<LD>(H) * static_cast<LD>(K) : 0;
+  const LD R = claimR ? static_cast<LD>(K) * static_cast<LD>(W) : 0;
+  const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(N, K);
+  for (i64 w = 1; w <= std::min(N, W); ++w)
+    for (i64 h = 1; h <= std::min(N, H); ++h) {
+      const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+      const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
+      if (K >= 2 && (claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity)
+        pts.push_back({compute, static_cast<LD>(ntw) * L + static_cast<LD>(nth) * R});
+      if (K <= kmax && (claimL ? h * K : 0) + (claimR ? K * w : 0) <= p.capacity) {
+        const LD extra = claimL && claimR ? bandReloads(W, H, K, w, h, ntw, nth) : 0;
+        pts.push_back({compute, L + R + extra});
+      }
+    }
+  // The Pareto frontier: compute ascending, loads strictly descending.
+  std::sort(pts.begin(), pts.end(), [](const JointPoint& a, const JointPoint& b) {
+    return a.compute < b.compute || (a.compute == b.compute && a.loads < b.loads);
+  });
+  std::vector<JointPoint> front;
+  for (const JointPoint& x : pts)
+    if (front.empty() || x.loads < front.back().loads) front.push_back(x);
+  return front;
+}
+
+}  // namespace mlsys::bound_detail
