@@ -60,17 +60,26 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
   const LD L = claimL ? static_cast<LD>(H) * static_cast<LD>(K) : 0;
   const LD R = claimR ? static_cast<LD>(K) * static_cast<LD>(W) : 0;
   const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(N, K);
-  for (i64 w = 1; w <= std::min(N, W); ++w)
+  for (i64 w = 1; w <= std::min(N, W); ++w) {
+    // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
+    if (K >= 2)
+      for (i64 h = std::min(N, H); h >= 1; --h)
+        if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
+          const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+          pts.push_back({perTile * static_cast<LD>(ntw) * static_cast<LD>(nth),
+                         static_cast<LD>(ntw) * L + static_cast<LD>(nth) * R});
+          break;
+        }
+    if (K > kmax) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
       const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
-      if (K >= 2 && (claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity)
-        pts.push_back({compute, static_cast<LD>(ntw) * L + static_cast<LD>(nth) * R});
-      if (K <= kmax && (claimL ? h * K : 0) + (claimR ? K * w : 0) <= p.capacity) {
+      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) <= p.capacity) {
         const LD extra = claimL && claimR ? bandReloads(W, H, K, w, h, ntw, nth) : 0;
         pts.push_back({compute, L + R + extra});
       }
     }
+  }
   // The Pareto frontier: compute ascending, loads strictly descending.
   std::sort(pts.begin(), pts.end(), [](const JointPoint& a, const JointPoint& b) {
     return a.compute < b.compute || (a.compute == b.compute && a.loads < b.loads);

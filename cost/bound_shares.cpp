@@ -47,7 +47,9 @@
 //    lambda is tried at 0, 1/10, ..., 1, the best total kept.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "cost/bound_internal.h"
 
@@ -310,11 +312,18 @@ struct Shares {
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
     std::vector<std::vector<JointPoint>> joint(p.numOps());
+    // Frontiers depend on the op only through these: computed once per kind (generated graphs
+    // repeat shapes).
+    std::map<std::tuple<i64, i64, i64, i64, bool, bool>, std::vector<JointPoint>> frontiers;
     for (OpId o : ops) {
-      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || stop()) continue;
+      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const bool l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
-      joint[o] = jointFrontier(p, m, o, l, r);
+      const Op& op = p.ops[o];
+      const auto key = std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r);
+      auto it = frontiers.find(key);
+      if (it == frontiers.end()) it = frontiers.emplace(key, jointFrontier(p, m, o, l, r)).first;
+      joint[o] = it->second;
       ++res.joint_ops;
     }
     const std::vector<LD> traffic = attributions(res.pressure_inputs);
