@@ -34,7 +34,9 @@ void printTable(const Problem& p, const Schedule& s, const Evaluation& ev, const
                 const std::vector<std::string>& warnings) {
   std::cout << "model: " << m.describe() << "\n";
   std::cout << fmt::format("capacity: {}  bandwidth: {}  native: {}\n", p.capacity, p.bandwidth, p.native);
-  const char* row = "{:<5}{:<22}{:<16}{:<10}{:<8}{:<9}{:<16}{:<11}{}\n";
+  // Columns are padded and always separated by a space: a count wider than its column (millions of
+  // steps) pushes the row right rather than running into the next number.
+  const char* row = "{:<4} {:<21} {:<15} {:<9} {:<7} {:<10} {:<15} {:<10} {}\n";
   std::cout << fmt::format(fmt::runtime(row), "sg", "ops", "[w,h,k]", "tiles", "ksteps", "steps", "latency", "peak_ws",
                            "bound");
   for (size_t i = 0; i < ev.subgraphs.size(); ++i) {

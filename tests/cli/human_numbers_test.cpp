@@ -4,7 +4,9 @@
 // tests/tune_output_test.py). JSON outputs keep exact values and are not scanned.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,33 @@ TEST(HumanNumbers, LogEvaluateAndBoundKeepToEightDigits) {
     EXPECT_TRUE(vlongs.empty()) << stem << ": solve -v prints " << (vlongs.empty() ? "" : vlongs[0]) << ":\n" << v.err;
   }
   if (!any) GTEST_SKIP() << "the shared benchmarks are absent (" << test::sharedBenchmarksDir() << ")";
+}
+
+// evaluate's table keeps its columns apart when a count outgrows its column: 16,777,216 steps
+// and a ten-digit latency (a 4096 x 4096 Pointwise at [1,1,1]) used to print as one token.
+TEST(HumanNumbers, EvaluateColumnsNeverRunTogether) {
+  const std::string prob = test::tempPath("wide-columns.json"), sched = test::tempPath("wide-columns.out.json");
+  std::ofstream(prob) << R"({"widths":[4096,4096],"heights":[4096,4096],"inputs":[[0]],"outputs":[[1]],
+    "base_costs":[100],"op_types":["Pointwise"],"fast_memory_capacity":100000,"slow_memory_bandwidth":10,
+    "native_granularity":[128,128]})";
+  std::ofstream(sched) << R"({"subgraphs":[[0]],"granularities":[[1,1,1]],"tensors_to_retain":[[]],
+    "traversal_orders":[null],"subgraph_latencies":[1677721600]})";
+  test::RunResult e = test::runMlsys({"evaluate", prob, sched});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  std::istringstream rows(e.out);
+  std::string line;
+  bool found = false;
+  while (std::getline(rows, line))
+    if (line.rfind("0 ", 0) == 0) {
+      found = true;
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string x; fields >> x;) f.push_back(x);
+      ASSERT_EQ(f.size(), 9u) << line;  // sg ops [w,h,k] tiles ksteps steps latency peak_ws bound
+      EXPECT_EQ(f[5], "16,777,216") << line;
+      EXPECT_EQ(f[6], "1,677,721,600") << line;
+    }
+  EXPECT_TRUE(found) << e.out;
 }
 
 }  // namespace
