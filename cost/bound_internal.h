@@ -1,6 +1,7 @@
 // Internal to the lower bound (cost/bound.cpp, the component bound; cost/bound_part.cpp, the
 // floor of one part): what both files price with.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -51,7 +52,10 @@ struct ShareBound {
 struct JointPoint {
   LD compute, loads;
 };
-std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, bool claimL, bool claimR);
+// claimed: {LHS, RHS} always loaded for o; shared: that side's tensor has other readers too,
+// whose slices might coincide with o's k-strips in other steps (its nk > 1 loads count once).
+std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                                      std::array<bool, 2> shared);
 // With nk = 1, the least loads of a MatMul's LHS row bands and RHS column bands beyond one load of
 // each, over every traversal of its nth x ntw tiles of w x h on a W x H grid (reduction K).
 LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth);

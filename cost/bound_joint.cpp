@@ -16,6 +16,13 @@
 //   set holds h K + K w.
 // jointFrontier lists (compute, loads) over every (w, h) and both classes that fit the
 // capacity with those slices alone: whatever else a subgraph holds only adds to both.
+//
+// Other readers of a claimed tensor (it stays claimed by o alone: nobody else counts its loads)
+// need slices of it too, which could make o's slice resident. With nk = 1 they cannot: o's slice
+// is rows x all columns (LHS), and another template is either all columns as well, then on the
+// same tile row, hence the same slice as o's in the same step, or never all columns (a whole
+// tensor larger than C is never in the working set); so o's run counting stands. With nk > 1 a
+// row-and-column slice of another reader may equal o's next k-strip: such a side counts once.
 #include <algorithm>
 
 #include "cost/bound_internal.h"
@@ -49,7 +56,9 @@ LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth) {
   return sum;
 }
 
-std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, bool claimL, bool claimR) {
+std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                                      std::array<bool, 2> shared) {
+  const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   std::vector<JointPoint> pts;
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return pts;
@@ -67,7 +76,7 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
         if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           pts.push_back({perTile * static_cast<LD>(ntw) * static_cast<LD>(nth),
-                         static_cast<LD>(ntw) * L + static_cast<LD>(nth) * R});
+                         static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R});
           break;
         }
     if (K > kmax) continue;

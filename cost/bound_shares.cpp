@@ -218,20 +218,24 @@ struct Shares {
   // Pointwise ops make it from (each needs its inputs with the region it makes, E3), is produced
   // outside every valid open S holding o and those ops (a graph input, made by a closed op or
   // outside the component, or by an op that forcedInvalid keeps out of any part holding o and
-  // the chain), each tensor on the way read by the chain only and too large to be retained (V6
-  // needs |t| <= C in W1), so in every such S one of them is loaded with the operand's region.
-  // Marks them claimed.
-  bool claimSide(OpId o, int s) {
+  // the chain), each tensor on the way too large to be retained (V6 needs |t| <= C in W1), so in
+  // every such S one of them is loaded with the operand's region. Marks them claimed. 0: no;
+  // 1: yes, each tensor read by the chain only; 2: yes, but some tensor also has other readers,
+  // whose slices of it could coincide with o's k-strips in another step (jointFrontier then counts
+  // that side's nk > 1 loads once).
+  int claimSide(OpId o, int s) {
     std::vector<TensorId> chain;
     std::vector<OpId> members = {o};
     TensorId t = p.ops[o].inputs[s];
+    bool shared = false;
     auto usable = [&](TensorId x) {
-      return p.consumers[x].size() == 1 && !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
+      return !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
              std::find(chain.begin(), chain.end(), x) == chain.end();
     };
-    if (!usable(t)) return false;
+    if (!usable(t)) return 0;
     for (;;) {
       chain.push_back(t);
+      shared = shared || p.consumers[t].size() != 1;
       const OpId pr = p.producer[t];
       if (pr < 0 || !inComp[pr] || !open[pr]) break;
       members.push_back(pr);
@@ -240,15 +244,15 @@ struct Shares {
       for (OpId x : members) in[x] = 0;
       if (kept) break;  // pr never shares a valid subgraph with o and the chain
       const Op& P = p.ops[pr];
-      if (P.type != OpType::Pointwise || P.outputs.size() != 1) return false;
+      if (P.type != OpType::Pointwise || P.outputs.size() != 1) return 0;
       TensorId next = -1;
       for (TensorId u : P.inputs)
         if (next < 0 && usable(u)) next = u;
-      if (next < 0) return false;
+      if (next < 0) return 0;
       t = next;
     }
     for (TensorId x : chain) claimed[x] = 1;
-    return true;
+    return shared ? 2 : 1;
   }
 
   // Per open op, the elements of graph-input loads attributed to it.
@@ -314,15 +318,16 @@ struct Shares {
     std::vector<std::vector<JointPoint>> joint(p.numOps());
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, bool, bool>, std::vector<JointPoint>> frontiers;
+    std::map<std::tuple<i64, i64, i64, i64, int, int>, std::vector<JointPoint>> frontiers;
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
-      const bool l = claimSide(o, 0), r = claimSide(o, 1);
+      const int l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
       const Op& op = p.ops[o];
       const auto key = std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r);
       auto it = frontiers.find(key);
-      if (it == frontiers.end()) it = frontiers.emplace(key, jointFrontier(p, m, o, l, r)).first;
+      if (it == frontiers.end())
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2})).first;
       joint[o] = it->second;
       ++res.joint_ops;
     }

@@ -207,3 +207,38 @@ TEST(ShareBound, JointFloorsAtOrBelowTheWholeSpaceOptimum) {
       EXPECT_GE(lb.value(), 0.5 * r.latency);
     }
 }
+
+// A claimed operand with another reader: d = f(c) feeds the MatMul (d @ W) and a Pointwise
+// (d + e, e the MatMul's output), whose slices of d could coincide with the MatMul's k-strips when
+// nk > 1 (then that side counts once) but never when nk = 1. Every op open (share_parts 0): the
+// MatMul takes its joint floor with d claimed; the bound stays at or below every schedule of one
+// op per subgraph over a grid of granularities, under both readings (the sweeps check it against
+// the whole space's optimum: bench/exact_sweep.py --cover-limit 0 --share-parts 2).
+TEST(ShareBound, AClaimedOperandWithAnotherReaderStaysBelowEverySchedule) {
+  for (long capacity : {60000L, 45000L})
+    for (bool reduction : {false, true}) {
+      const Problem p = test::problemFromJson(R"({"widths":[256,256,256,256,256],"heights":[256,256,256,256,256],
+        "inputs":[[0],[1,2],[1,3]],"outputs":[[1],[3],[4]],"base_costs":[200,3000,200],
+        "op_types":["Pointwise","MatMul","Pointwise"],"fast_memory_capacity":)" +
+                                              std::to_string(capacity) +
+                                              R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+      ModelOptions m;
+      if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+      SCOPED_TRACE("C=" + std::to_string(capacity) + (reduction ? " reduction" : " spec"));
+      double best = 1e300;
+      const std::vector<Granularity> grans = {{128, 128, 1}, {128, 64, 32}, {64, 64, 64},  {128, 128, 128},
+                                              {64, 32, 256}, {32, 32, 256}, {128, 32, 256}};
+      for (const Granularity& g : grans) {
+        Schedule s;
+        s.subgraphs = {{{0}, {128, 64, 1}, {}, {}}, {{1}, g, {}, {}}, {{2}, {128, 64, 1}, {}, {}}};
+        const Evaluation ev = evaluateSchedule(p, s, m);
+        if (ev.valid) best = std::min(best, ev.total);
+      }
+      ASSERT_LT(best, 1e300);
+      for (int parts : {0, 24})
+        EXPECT_LE(sharesOnly(p, m, parts).value(), best * (1 + 1e-9)) << "share_parts " << parts;
+      int joint = 0;
+      for (const BoundComponent& c : sharesOnly(p, m, 0).components) joint += c.joint_ops;
+      EXPECT_EQ(joint, 1);
+    }
+}
