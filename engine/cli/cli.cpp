@@ -243,6 +243,7 @@ int cmdBound(int argc, char** argv) {
     std::cout << boundJson(lb, m);
     return 0;
   }
+  auto count = [](size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
   auto ms = [](double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : humanSeconds(s); };
   int covers = 0, floors = 0, shares = 0;
   for (const BoundComponent& c : lb.components) {
@@ -253,9 +254,9 @@ int cmdBound(int argc, char** argv) {
             << "compute: " << humanLatency(lb.compute)
             << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << humanLatency(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
-            << "parts: " << humanLatency(lb.parts) << "  (" << lb.components.size() << " fusion components; " << covers
-            << " groups priced by their cheapest cover, " << floors << " by floors"
-            << (shares ? "; " + std::to_string(shares) + " components raised by their shares" : std::string())
+            << "parts: " << humanLatency(lb.parts) << "  (" << count(lb.components.size(), "fusion component") << "; "
+            << count(covers, "group") << " priced by the cheapest cover, " << floors << " by floors"
+            << (shares ? "; " + count(shares, "component") + " raised by the share bound" : std::string())
             << "; --json lists them)\n"
             << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
             << "time: floors " << ms(lb.timing.floors_s) << ", components " << ms(lb.timing.components_s) << ", shares "
