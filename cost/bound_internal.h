@@ -56,9 +56,10 @@ struct JointPoint {
 // whose slices might coincide with o's k-strips in other steps (its nk > 1 loads count once).
 std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                                       std::array<bool, 2> shared);
-// With nk = 1, the least loads of a MatMul's LHS row bands and RHS column bands beyond one load of
-// each, over every traversal of its nth x ntw tiles of w x h on a W x H grid (reduction K).
-LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth);
+// The least loads of row bands (those slices that depend on the tile row only) and column bands
+// beyond one load of each, over every traversal of nth x ntw tiles, given the size of a full
+// and of the last (clipped) band of each kind (bound_joint.cpp states the argument).
+LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw);
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,

@@ -33,24 +33,25 @@ namespace mlsys::bound_detail {
 // tiles, C = ntw columns). Each tile either continues its predecessor's row (then it changes
 // column: it starts a run of its column) or its column (then it starts a run of its row), or
 // neither, and the first starts both: the runs started add up to at least RC + 1. Each start of a
-// row run loads that row's LHS band (rows x [0, K)), each start of a column run that column's RHS
-// band; a row has at most C runs, a column at most R. Beyond one run each (|LHS| + |RHS|), at
-// least RC - R - C more runs, put on the cheapest bands up to those caps.
-LD bandReloads(i64 W, i64 H, i64 K, i64 w, i64 h, i64 ntw, i64 nth) {
-  const i64 extra = nth * ntw - nth - ntw;
+// row run loads that row's bands (rows x [0, K) of each LHS-like tensor), each start of a column
+// run that column's; a row has at most C runs, a column at most R. Beyond one run each, at least
+// RC + 1 - R - C = (R - 1)(C - 1) more runs, put on the cheapest bands up to those caps: the last
+// (clipped) row band, the R - 1 full ones, and the same for columns.
+LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw) {
+  const i64 extra = (nth - 1) * (ntw - 1);
   if (extra <= 0) return 0;
-  const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
   struct Band {
-    i64 size, capacity;  // elements per load; how many more loads the bands of this kind can take
+    LD size;
+    i64 capacity;  // elements per load; how many more loads the bands of this kind can take
   };
   Band bands[4] = {
-      {rowLast * K, ntw - 1}, {h * K, (nth - 1) * (ntw - 1)}, {colLast * K, nth - 1}, {w * K, (ntw - 1) * (nth - 1)}};
+      {rowLast, ntw - 1}, {rowFull, (nth - 1) * (ntw - 1)}, {colLast, nth - 1}, {colFull, (ntw - 1) * (nth - 1)}};
   std::sort(std::begin(bands), std::end(bands), [](const Band& a, const Band& b) { return a.size < b.size; });
   LD sum = 0;
   i64 left = extra;
   for (const Band& b : bands) {
     const i64 take = std::min(left, b.capacity);
-    sum += static_cast<LD>(take) * static_cast<LD>(b.size);
+    sum += static_cast<LD>(take) * b.size;
     left -= take;
   }
   return sum;
@@ -84,7 +85,12 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
       const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
       if ((claimL ? h * K : 0) + (claimR ? K * w : 0) <= p.capacity) {
-        const LD extra = claimL && claimR ? bandReloads(W, H, K, w, h, ntw, nth) : 0;
+        const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
+        const LD kk = static_cast<LD>(K);
+        const LD extra = claimL && claimR
+                             ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
+                                           kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
+                             : 0;
         pts.push_back({compute, L + R + extra});
       }
     }

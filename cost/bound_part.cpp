@@ -185,10 +185,10 @@ struct ClassFloor {
   // - a slice that depends on the k-step (nk > 1) differs from the previous step's in every step
   //   (the k-strip moves within a tile, and j restarts at 0 on the next tile): loaded every step;
   // - a slice depending on both the tile row and column is new in every tile;
-  // - a slice depending on the row only (a row band) is reloaded whenever the row changes, one on
-  //   the column only whenever the column changes; a traversal of R x C tiles makes x row changes
-  //   and y column changes with x >= R-1, y >= C-1, x + y >= RC-1, so beyond loading every band
-  //   once it reloads (R-1)(C-1) bands of the cheaper kind at least (each at least the smallest);
+  // - a slice depending on the row only (a row band) is reloaded whenever a run of tiles in its
+  //   row starts, one on the column only whenever a run in its column starts; beyond loading
+  //   every band once that is (R-1)(C-1) more runs over R x C tiles, at most C - 1 more per row
+  //   and R - 1 per column, on the cheapest bands (bandReloads in bound_joint.cpp);
   // - a slice depending on neither is loaded once; a tensor needed whole in every step once.
   // A tensor with templates that might coincide by value counts only its largest template.
   // Kept tensors (retained in) load nothing. Outputs are stored once (tile regions sum to |t|)
@@ -247,8 +247,12 @@ struct ClassFloor {
       total += best;
     }
     total += rowPool + colPool;
+    // The reloads beyond one of each band, by runs of tiles (bound_detail::bandReloads), with each
+    // kind of band at its least over the class: a full band at the class's smallest side, the
+    // last one at its largest (rowPool / H is the row bands' total width per row).
     if (rowPool > 0 && colPool > 0)
-      total += static_cast<LD>(g.nth - 1) * static_cast<LD>(g.ntw - 1) * std::min(rowMin, colMin);
+      total += bound_detail::bandReloads(static_cast<LD>(g.h) * rowPool / static_cast<LD>(pl.H), rowMin,
+                                         static_cast<LD>(g.w) * colPool / static_cast<LD>(pl.W), colMin, g.nth, g.ntw);
     for (auto [t, bit] : outs)
       if (!keptFor(bit, kept)) total += static_cast<LD>(p.size(t));
     return total;

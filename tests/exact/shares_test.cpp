@@ -170,13 +170,16 @@ TEST(ShareBound, BandReloadsNeverExceedAnyTraversal) {
             least = std::min(least, loads);
           } while (std::next_permutation(order.begin(), order.end()));
           const long double bound =
-              static_cast<long double>(H * K + K * W) + bound_detail::bandReloads(W, H, K, w, h, ntw, nth);
+              static_cast<long double>(H * K + K * W) +
+              bound_detail::bandReloads(
+                  static_cast<long double>(h * K), static_cast<long double>((H - (nth - 1) * h) * K),
+                  static_cast<long double>(w * K), static_cast<long double>((W - (ntw - 1) * w) * K), nth, ntw);
           EXPECT_LE(bound, least + 1e-9L) << W << "x" << H << " tiles " << w << "x" << h;
           ++grids;
           tight += bound >= least - 1e-9L ? 1 : 0;
         }
   EXPECT_GE(grids, 40);
-  EXPECT_GE(tight, grids / 4);  // 41 of 120 when written
+  EXPECT_GE(tight, grids / 2);  // 112 of 120 when written (41 counting one run fewer)
 }
 
 // The joint floor: x @ W1 -> Pointwise -> @ W2 -> Pointwise, every tensor 256 x 256 and above the
