@@ -414,7 +414,7 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
   LD total = 0;
   for (BoundComponent& c : components) {
     const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
-    if (bo_.shares && !cover && !(bo_.give_up && bo_.give_up())) {
+    if (!cover && !(bo_.give_up && bo_.give_up())) {
       const auto t = Clock::now();
       const bound_detail::ShareBound sb =
           bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_, bo_.give_up, bo_.share_parts);

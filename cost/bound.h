@@ -30,7 +30,6 @@ namespace mlsys {
 
 struct BoundOptions {
   int max_cover_ops = 20;         // components up to this many ops get the exact cover (a dp over 2^n sets)
-  bool shares = true;             // the share bound for components beyond the cover (bound_shares.cpp)
   int share_parts = 24;           // an op with at most this many possible parts is closed (bound_shares.cpp)
   long max_parts = 20000;         // connected parts enumerated per component, else "floors"
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)

@@ -109,18 +109,15 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
         const Op& C = p.ops[c];
         const bool v9 = op.type == OpType::Pointwise && C.type == OpType::MatMul && C.K > N;
         for (const PathEnd& e : ends[c]) {
-          PathEnd n{e.tiles, std::max(e.need, v9 ? C.K : 0), std::min(e.cap, capO)};
-          n.wsSum = e.wsSum;
-          n.wsMax = e.wsMax;
+          PathEnd n = e;  // a Pointwise passes its region on
+          n.need = std::max(e.need, v9 ? C.K : 0);
+          n.cap = std::min(e.cap, capO);
           n.mmAhead = e.mmAhead || C.type == OpType::MatMul;
           if (C.type == OpType::MatMul) {
             const bool fullK = e.mmAhead || v9;  // c upstream, or k >= K_c forced
             const bool lhs = C.inputs[0] == t;
             n.allRows = lhs ? e.allRows : fullK;
             n.allCols = lhs ? fullK : e.allCols;
-          } else {
-            n.allRows = e.allRows;
-            n.allCols = e.allCols;
           }
           add(ends[o], withOperands(n, o));
         }

@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -42,8 +41,6 @@ bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId co
 struct ShareBound {
   LD value = 0;
   int closed = 0;           // ops all of whose possible parts were listed and priced
-  double lambda = 0;        // the weight of compute against traffic that gave `value`
-  long part_floors = 0;     // partFloor calls
   int pressure_inputs = 0;  // graph inputs attributed by the pressure argument
   int joint_ops = 0;        // open MatMuls priced by their joint floor
 };

@@ -360,13 +360,8 @@ struct Shares {
       }
       LD total = 0;
       for (OpId o : ops) total += y[o];
-
-      if (total > res.value) {
-        res.value = total;
-        res.lambda = static_cast<double>(lambda);
-      }
+      res.value = std::max(res.value, total);
     }
-    res.part_floors = floorsPriced;
     return res;
   }
 };
