@@ -422,6 +422,7 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
       c.closed_ops = sb.closed;
       c.pressure_inputs = sb.pressure_inputs;
       c.joint_ops = sb.joint_ops;
+      c.store_ops = sb.store_ops;
       c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
     }
     total += std::max<LD>(c.value, c.shares);

@@ -110,6 +110,7 @@ struct BoundComponent {
   int closed_ops = 0;       // its ops all of whose parts the share bound listed
   int pressure_inputs = 0;  // graph inputs whose loads it shares by the pressure argument
   int joint_ops = 0;        // open MatMuls it prices by their joint floor (compute and loads)
+  int store_ops = 0;        // open ops charged the store of an output they force
   double shares_s = 0;      // time it took, seconds
   bool by_shares = false;   // value is the share bound (above the groups' and the edge floor)
 };

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,7 @@ struct ShareBound {
   int closed = 0;           // ops all of whose possible parts were listed and priced
   int pressure_inputs = 0;  // graph inputs attributed by the pressure argument
   int joint_ops = 0;        // open MatMuls priced by their joint floor
+  int store_ops = 0;        // open ops charged a forced store
 };
 // A MatMul's (compute, loads of its claimed operands) at every tile and k class that fits, as a
 // Pareto frontier (bound_joint.cpp states the argument; the share bound uses it).
@@ -51,12 +54,51 @@ struct JointPoint {
 };
 // claimed: {LHS, RHS} always loaded for o; shared: that side's tensor has other readers too,
 // whose slices might coincide with o's k-strips in other steps (its nk > 1 loads count once).
-std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                                      std::array<bool, 2> shared);
+// step_floor: the least over every tile and k class of the larger of compute, loads / B and the
+// step-by-step floor of the claimed bands (nk = 1), which every subgraph pays for the ops of one
+// frontier that it holds, counted once each.
+struct JointFrontier {
+  std::vector<JointPoint> points;
+  LD step_floor = std::numeric_limits<LD>::infinity();
+};
+JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                            std::array<bool, 2> shared);
 // The least loads of row bands (those slices that depend on the tile row only) and column bands
 // beyond one load of each, over every traversal of nth x ntw tiles, given the size of a full
 // and of the last (clipped) band of each kind (bound_joint.cpp states the argument).
 LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw);
+// The least excess over theta of the bands that runs of tiles start, nk = 1, over every
+// traversal (sizes in time; bound_joint.cpp states the argument).
+LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta);
+
+// Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
+bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);
+
+// Output shapes (width, height) one of which every valid subgraph holding v has among its
+// non-ephemeral outputs, sorted; nullopt when unknown (bound_shapes.cpp states the argument).
+using Shape = std::pair<i64, i64>;
+std::optional<std::vector<Shape>> forcedShapes(const Problem& p, OpId v);
+// Tensors one of which every valid subgraph holding v writes or retains (bound_shapes.cpp).
+std::optional<std::vector<TensorId>> forcedOutputs(const Problem& p, OpId v);
+// False when two ops with these forced shapes can never be in one valid subgraph.
+bool mayShareSubgraph(const std::optional<std::vector<Shape>>& a, const std::optional<std::vector<Shape>>& b);
+
+// What the share bound's mixtures are chosen over (bound_share_modes.cpp states the argument).
+struct SharePricing {
+  const std::vector<OpId>& ops;             // the component, in topological order
+  LD B;                                     // the bandwidth
+  std::vector<char> open;                   // per op
+  std::vector<LD> compute;                  // per op: its compute floor
+  std::vector<LD> traffic;                  // per open op: the elements of graph-input loads attributed to it
+  std::vector<const JointFrontier*> joint;  // per joint op: its frontier
+  std::vector<int> joint_class;             // per op: its class, or -1 if not joint
+  std::vector<OpId> class_first;            // per class: its first op
+  std::vector<char> class_single_kind;      // per class: all its ops have one frontier
+  std::vector<std::vector<int>> meets;      // per open op not joint: the classes it may meet
+  std::vector<std::vector<std::pair<LD, std::vector<OpId>>>> parts;  // per closed op: floor, ops
+};
+// The greatest total of shares found over the classes' mixtures.
+LD bestShareTotal(const SharePricing& sp);
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,

@@ -13,7 +13,10 @@
 // - with nk = 1 (k >= K): the band itself, rows x [0, K) (LHS) and [0, K) x columns (RHS),
 //   reloaded whenever a run of tiles in one row (column) starts (bandReloads states how
 //   many, and on which bands, at the least; one side alone: at least itself once); the working
-//   set holds h K + K w.
+//   set holds h K + K w, and an output tile: o's output, or, when that is ephemeral, its readers
+//   (Pointwise ops: o never feeds a MatMul) in S, whose outputs have its shape (F3) and its region
+//   (E3); some of them, or o, has a non-ephemeral output, which the working set holds (W1), its
+//   first tile h x w whole.
 // jointFrontier lists (compute, loads) over every (w, h) and both classes that fit the
 // capacity with those slices alone: whatever else a subgraph holds only adds to both.
 //
@@ -57,12 +60,31 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
   return sum;
 }
 
-std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                                      std::array<bool, 2> shared) {
+// The band excess of the runs of tiles, nk = 1 (each step a tile; sizes in time, one band of
+// each kind: rows of a tile row together, and of a tile column; 0 where there are none). A step
+// with compute c, stores sigma and started bands b_i costs max(c, sigma + sum b_i) >= max(c,
+// sigma) + sum max(0, b_i - theta), theta = max(0, c - sigma) (with x = sum b_i: one b_i above
+// theta gives its excess, m of them sum b_i - (m - 1) theta <= x). So beyond max(c, sigma) per tile
+// each run start adds its band's excess over theta: every row and every column starts at least one
+// run, and (R - 1)(C - 1) more runs fall on the cheapest bands (bandReloads).
+LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta) {
+  auto e = [&](LD size) { return std::max<LD>(0, size - theta); };
+  const bool rows = rowFull > 0 || rowLast > 0, cols = colFull > 0 || colLast > 0;
+  LD sum = 0;
+  if (rows) sum += static_cast<LD>(nth - 1) * e(rowFull) + e(rowLast);
+  if (cols) sum += static_cast<LD>(ntw - 1) * e(colFull) + e(colLast);
+  if (rows && cols) sum += bandReloads(e(rowFull), e(rowLast), e(colFull), e(colLast), nth, ntw);
+  return sum;
+}
+
+JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                            std::array<bool, 2> shared) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
+  JointFrontier res;
   std::vector<JointPoint> pts;
-  if (op.type != OpType::MatMul || op.outputs.size() != 1) return pts;
+  if (op.type != OpType::MatMul || op.outputs.size() != 1) return res;
+  const LD B = static_cast<LD>(p.bandwidth);
   const i64 N = p.native, K = op.K, W = p.widths[op.outputs[0]], H = p.heights[op.outputs[0]];
   const LD perTile = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth
                          ? static_cast<LD>(op.base_cost) * static_cast<LD>(K) / static_cast<LD>(N)
@@ -78,13 +100,14 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           pts.push_back({perTile * static_cast<LD>(ntw) * static_cast<LD>(nth),
                          static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R});
+          res.step_floor = std::min(res.step_floor, std::max(pts.back().compute, pts.back().loads / B));
           break;
         }
     if (K > kmax) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
       const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
-      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) <= p.capacity) {
+      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) + h * w <= p.capacity) {
         const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
         const LD kk = static_cast<LD>(K);
         const LD extra = claimL && claimR
@@ -92,6 +115,13 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
                                            kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
                              : 0;
         pts.push_back({compute, L + R + extra});
+        // Step by step: every tile pays its compute, and each run start the excess of the bands
+        // it loads over it (runExcess; no stores counted here).
+        const LD steps = compute + runExcess(claimL ? kk * static_cast<LD>(h) / B : 0,
+                                             claimL ? kk * static_cast<LD>(rowLast) / B : 0,
+                                             claimR ? kk * static_cast<LD>(w) / B : 0,
+                                             claimR ? kk * static_cast<LD>(colLast) / B : 0, nth, ntw, perTile);
+        res.step_floor = std::min(res.step_floor, std::max({compute, (L + R + extra) / B, steps}));
       }
     }
   }
@@ -99,10 +129,9 @@ std::vector<JointPoint> jointFrontier(const Problem& p, const ModelOptions& m, O
   std::sort(pts.begin(), pts.end(), [](const JointPoint& a, const JointPoint& b) {
     return a.compute < b.compute || (a.compute == b.compute && a.loads < b.loads);
   });
-  std::vector<JointPoint> front;
   for (const JointPoint& x : pts)
-    if (front.empty() || x.loads < front.back().loads) front.push_back(x);
-  return front;
+    if (res.points.empty() || x.loads < res.points.back().loads) res.points.push_back(x);
+  return res;
 }
 
 }  // namespace mlsys::bound_detail

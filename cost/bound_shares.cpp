@@ -8,7 +8,7 @@
 //
 // 1. *Closed* ops: those for which every connected part containing them can be listed (at most
 //    BoundOptions::share_parts). Parts that can never be valid are left out, which only works because the
-//    test is upward closed (forcedInvalid below): if it holds for S, it holds for every S' that
+//    test is upward closed (forcedInvalid, bound_shapes.cpp): if it holds for S, it holds for every S' that
 //    contains S, so growing parts one adjacent op at a time from {o} reaches every valid one. For a
 //    closed op, y_o = max(0, min over its listed parts S of partFloor(S) - y(S \ {o})), with the
 //    other shares as they stand; processing closed ops one after another, the last of a part's
@@ -35,7 +35,8 @@
 //      makes rows x kappa_j, reading u's strip [0, K_c) x kappa_j in step j; nk = 1 would again need
 //      u whole, so the strips change every step and u is loaded whole in every tile: loads >= T |u|.
 //      Each reader takes |u| min(1, |LHS_c| / C): a lone reader is below the one load it always
-//      pays, m >= 2 readers below T |u|;
+//      pays, m >= 2 readers below T |u|; or, when the readers are alike, the larger share that
+//      counts whole tile rows (gridPressure);
 //    - otherwise |u| / (its open readers in the component): u is loaded at least once.
 //    A *joint* open MatMul (no valid subgraph carries its output to a MatMul, so it accumulates
 //    on its own grid in every one) with a side always loaded for it (claimSide: the operand, or
@@ -44,7 +45,11 @@
 //    over every tile and k class of lambda x its compute + (1 - lambda) x those loads / B
 //    (bound_joint.cpp): at the subgraph's own granularity both terms are its share of the sums,
 //    so the least is below them. Claimed tensors are nobody else's.
-//    lambda is tried at 0, 1/10, ..., 1, the best total kept.
+//    An open op also takes a *forced store* (forcedStores): every valid S holding it writes one
+//    of the tensors forcedOutputs lists (bound_shapes.cpp), none of which can be retained, so at
+//    least the least of them; those tensors are then nobody else's.
+//    How each op mixes compute and loads (one lambda, or one per granularity, or step by step,
+//    per class of joint ops that may share a subgraph) is chosen in bound_share_modes.cpp.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -58,71 +63,9 @@ namespace mlsys::bound_detail {
 namespace {
 
 constexpr long kMaxPartFloors = 4000;       // partFloor calls per component
-constexpr int kLambdaSteps = 10;            // lambda in 0, 1/10, ..., 1
 constexpr long kMaxPressureWork = 4000000;  // op visits of the pressure test per component
 
 bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
-
-// Whether c's output reaches a MatMul inside S through Pointwise ops of S.
-bool flowsToMatMul(const Problem& p, const std::vector<char>& in, OpId c) {
-  std::vector<OpId> stack = {c}, seen = {c};
-  while (!stack.empty()) {
-    const OpId v = stack.back();
-    stack.pop_back();
-    for (TensorId t : p.ops[v].outputs)
-      for (OpId d : p.consumers[t]) {
-        if (!in[d] || std::find(seen.begin(), seen.end(), d) != seen.end()) continue;
-        if (isMatMul(p, d)) return true;
-        seen.push_back(d);
-        stack.push_back(d);
-      }
-  }
-  return false;
-}
-
-// Upward closed: S holds a MatMul q whose operand u is a graph input larger than the capacity,
-// and a MatMul c in S that reads q's output (directly or through Pointwise ops of S, which pass
-// regions on unchanged) as its other operand and needs that operand's whole reduction axis in
-// every step: c's output reaches a MatMul in S (then c is upstream and does its full reduction,
-// E3, or it accumulates with nk = 1, its k-strip being all of K_c, since with nk > 1 an
-// accumulating MatMul may not feed another: E2), or a Pointwise of S feeds c and K_c > N (V9:
-// k >= K_c). As LHS, c then needs rows x [0, K_c) of q's output, all of q's columns, so q needs
-// its RHS [0, K_q) x [0, W_q), all of it (upstream, or accumulating with nk = 1: an accumulating
-// q with nk > 1 may not feed c); as RHS, all of q's rows, so q needs its whole LHS. Either way u
-// is in the working set whole in every step: > C (V11). Adding ops to S keeps q, the path and
-// what makes c need its whole axis inside, so every superset fails too.
-bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S) {
-  for (OpId q : S) {
-    if (!isMatMul(p, q)) continue;
-    const Op& Q = p.ops[q];
-    for (int side = 0; side < 2; ++side) {
-      const TensorId u = Q.inputs[side];
-      if (!p.is_graph_input[u] || p.size(u) <= p.capacity) continue;
-      // u = RHS of q (side 1) is needed whole when c reads q's output as its LHS; u = LHS
-      // (side 0) when c reads it as its RHS.
-      std::vector<std::pair<TensorId, bool>>
-          stack;  // a tensor carrying q's output region, and whether a Pointwise made it
-      for (TensorId out : Q.outputs) stack.push_back({out, false});
-      std::vector<OpId> seen;
-      while (!stack.empty()) {
-        const auto [t, viaPointwise] = stack.back();
-        stack.pop_back();
-        for (OpId c : p.consumers[t]) {
-          if (!in[c] || std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
-          const Op& Cc = p.ops[c];
-          if (Cc.type == OpType::Pointwise) {
-            seen.push_back(c);
-            for (TensorId o : Cc.outputs) stack.push_back({o, true});
-          } else if (Cc.inputs[side == 1 ? 0 : 1] == t &&
-                     ((viaPointwise && Cc.K > p.native) || flowsToMatMul(p, in, c))) {
-            return true;
-          }
-        }
-      }
-    }
-  }
-  return false;
-}
 
 struct Shares {
   const Problem& p;
@@ -139,7 +82,18 @@ struct Shares {
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
+  std::vector<char> shapesKnown;
+  std::vector<std::optional<std::vector<Shape>>> shapes;  // per op, forcedShapes (once)
+
   bool stop() const { return giveUp && giveUp(); }
+
+  const std::optional<std::vector<Shape>>& shapesOf(OpId v) {
+    if (!shapesKnown[v]) {
+      shapes[v] = forcedShapes(p, v);
+      shapesKnown[v] = 1;
+    }
+    return shapes[v];
+  }
 
   // Every part containing o that forcedInvalid does not rule out, or false when there are more
   // than maxParts of them.
@@ -220,9 +174,10 @@ struct Shares {
   // outside the component, or by an op that forcedInvalid keeps out of any part holding o and
   // the chain), each tensor on the way too large to be retained (V6 needs |t| <= C in W1), so in
   // every such S one of them is loaded with the operand's region. Marks them claimed. 0: no;
-  // 1: yes, each tensor read by the chain only; 2: yes, but some tensor also has other readers,
-  // whose slices of it could coincide with o's k-strips in another step (jointFrontier then counts
-  // that side's nk > 1 loads once).
+  // 1: yes, each tensor read by the chain only, or also by ops that can never share a valid
+  // subgraph with o (their forced output shapes are disjoint: mayShareSubgraph); 2: yes, but some
+  // tensor also has another reader that might, whose slices of it could coincide with o's k-strips
+  // in another step (jointFrontier then counts that side's nk > 1 loads once).
   int claimSide(OpId o, int s) {
     std::vector<TensorId> chain;
     std::vector<OpId> members = {o};
@@ -233,9 +188,10 @@ struct Shares {
              std::find(chain.begin(), chain.end(), x) == chain.end();
     };
     if (!usable(t)) return 0;
+    OpId reader = o;  // the op of o's chain that reads t
     for (;;) {
       chain.push_back(t);
-      shared = shared || p.consumers[t].size() != 1;
+      for (OpId r : p.consumers[t]) shared = shared || (r != reader && mayShareSubgraph(shapesOf(o), shapesOf(r)));
       const OpId pr = p.producer[t];
       if (pr < 0 || !inComp[pr] || !open[pr]) break;
       members.push_back(pr);
@@ -250,9 +206,51 @@ struct Shares {
         if (next < 0 && usable(u)) next = u;
       if (next < 0) return 0;
       t = next;
+      reader = pr;
     }
     for (TensorId x : chain) claimed[x] = 1;
     return shared ? 2 : 1;
+  }
+
+  // The pressure share per load of u when its readers are alike (one K, one output height H,
+  // and d_c's outputs one width W). m >= 2 of them in S share one tile grid of H x W (each d_c
+  // accumulates, nk > 1, upstream of nothing, so its output reaches the grid through Pointwise
+  // ops, F3), so in the first tile, h x w, every reader makes the same h rows: the working set
+  // holds h K of each LHS, a strip [0, K) x kappa of u (k >= 1) and, per d_c, its accumulator
+  // h w and a strip kappa x w of its other operand (counted once unless all are distinct):
+  // m h K + K + m h w + d w <= C. The tiles are at least ceil(H / h) ceil(W / w) at the best such
+  // h, w, and each loads u whole: m readers in S pay T(m) loads, and the least of T(m) / m (at most
+  // 1, which a lone reader pays) is a share every S meets. 0 when the readers differ.
+  LD gridPressure(const std::vector<OpId>& readers) const {
+    constexpr size_t kMaxReaders = 64;  // beyond: the fractional share alone
+    const Op& first = p.ops[readers[0]];
+    const OpId d0 = p.consumers[first.outputs[0]][0];
+    const i64 K = first.K, H = p.heights[first.outputs[0]], W = p.widths[p.ops[d0].outputs[0]];
+    if (readers.size() > kMaxReaders || p.ops[d0].outputs.size() != 1) return 0;
+    std::set<TensorId> others;
+    for (OpId c : readers) {
+      const OpId d = p.consumers[p.ops[c].outputs[0]][0];
+      if (p.ops[c].K != K || p.heights[p.ops[c].outputs[0]] != H || p.ops[d].outputs.size() != 1 ||
+          p.widths[p.ops[d].outputs[0]] != W)
+        return 0;
+      others.insert(p.ops[d].inputs[1]);
+    }
+    const bool distinct = others.size() == readers.size();
+    LD least = 1;
+    for (i64 n = 2; n <= static_cast<i64>(readers.size()); ++n) {
+      const i64 d = distinct ? n : 1;
+      i64 tiles = 0;  // 0: m readers never fit in one subgraph
+      for (i64 h = 1; h <= std::min(p.native, H); ++h) {
+        const i64 left = p.capacity - n * h * K - K;
+        if (left < n * h + d) break;  // w >= 1 fails, and more so for a larger h
+        const i64 w = std::min({p.native, W, left / (n * h + d)});
+        const i64 t = ((H + h - 1) / h) * ((W + w - 1) / w);
+        if (tiles == 0 || t < tiles) tiles = t;
+      }
+      if (tiles == 0) break;  // nor do more readers
+      least = std::min(least, static_cast<LD>(tiles) / static_cast<LD>(n));
+    }
+    return least;
   }
 
   // Per open op, the elements of graph-input loads attributed to it.
@@ -275,13 +273,88 @@ struct Shares {
         t[readers[0]] += size;
       } else if (pressure(u, readers, work)) {
         ++pressured;
+        const LD grid = gridPressure(readers);
         for (OpId c : readers)
-          t[c] += size * std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) / static_cast<LD>(p.capacity));
+          t[c] += size * std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) /
+                                                            static_cast<LD>(p.capacity)));
       } else {
         for (OpId c : readers) t[c] += size / static_cast<LD>(readers.size());
       }
     }
     return t;
+  }
+
+  // Per open op (joint ones first), the elements of a forced store (forcedOutputs: S holding it
+  // writes or retains one of those tensors; none can be retained, so it writes at least the least
+  // of them), when none of those tensors is another op's: traffic(S) >= the sum of the stores
+  // attributed to its ops. Returns how many ops took one.
+  int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
+    std::vector<char> taken(p.numTensors(), 0);
+    int count = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (OpId o : ops) {
+        if (!open[o] || (pass == 0) != (joint[o] != nullptr) || stop()) continue;
+        const std::optional<std::vector<TensorId>> F = forcedOutputs(p, o);
+        if (!F || F->empty()) continue;
+        i64 least = std::numeric_limits<i64>::max();
+        bool free = true;
+        for (TensorId t : *F) {
+          least = std::min(least, retainable(p, t) ? 0 : p.size(t));
+          free = free && !taken[t];
+        }
+        if (!free || least <= 0) continue;
+        for (TensorId t : *F) taken[t] = 1;
+        traffic[o] += static_cast<LD>(least);
+        ++count;
+      }
+    return count;
+  }
+
+  // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
+  // one class (bound_share_modes.cpp says why).
+  void jointClasses(SharePricing& sp, const std::vector<int>& kind) {
+    std::map<std::optional<std::vector<Shape>>, std::vector<OpId>> bySet;
+    for (OpId o : ops)
+      if (sp.joint[o]) bySet[shapesOf(o)].push_back(o);
+    std::vector<const std::optional<std::vector<Shape>>*> sets;
+    for (const auto& e : bySet) sets.push_back(&e.first);
+    std::vector<int> root(sets.size());
+    for (size_t i = 0; i < root.size(); ++i) root[i] = static_cast<int>(i);
+    auto find = [&](int i) {
+      while (root[i] != i) i = root[i] = root[root[i]];
+      return i;
+    };
+    for (size_t i = 0; i < sets.size(); ++i)
+      for (size_t j = i + 1; j < sets.size(); ++j)
+        if (mayShareSubgraph(*sets[i], *sets[j])) root[find(static_cast<int>(i))] = find(static_cast<int>(j));
+    std::map<int, int> classOf;  // root set -> class
+    size_t s = 0;
+    std::vector<std::vector<const std::optional<std::vector<Shape>>*>> classSets;
+    for (const auto& e : bySet) {
+      const int r = find(static_cast<int>(s++));
+      const auto [it, fresh] = classOf.emplace(r, static_cast<int>(classOf.size()));
+      if (fresh) {
+        sp.class_first.push_back(e.second.front());
+        sp.class_single_kind.push_back(1);
+        classSets.emplace_back();
+      }
+      classSets[it->second].push_back(&e.first);
+      for (OpId o : e.second) {
+        sp.joint_class[o] = it->second;
+        if (kind[o] != kind[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
+      }
+    }
+    // The classes each other open op may share a valid subgraph with.
+    sp.meets.assign(p.numOps(), {});
+    for (OpId x : ops) {
+      if (!open[x] || sp.joint[x]) continue;
+      for (size_t c = 0; c < classSets.size(); ++c)
+        for (const auto* set : classSets[c])
+          if (mayShareSubgraph(shapesOf(x), *set)) {
+            sp.meets[x].push_back(static_cast<int>(c));
+            break;
+          }
+    }
   }
 
   ShareBound run() {
@@ -290,6 +363,8 @@ struct Shares {
     open.assign(p.numOps(), 0);
     in.assign(p.numOps(), 0);
     parts.assign(p.numOps(), {});
+    shapesKnown.assign(p.numOps(), 0);
+    shapes.assign(p.numOps(), std::nullopt);
     for (OpId o : ops) inComp[o] = open[o] = 1;
     // Closed ops, and their parts' floors (each part priced once).
     std::map<std::vector<OpId>, LD> floorOf;
@@ -315,10 +390,12 @@ struct Shares {
     }
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
-    std::vector<std::vector<JointPoint>> joint(p.numOps());
+    std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
+    std::vector<int> kind(p.numOps(), -1);  // per joint op: which frontier it has
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, int, int>, std::vector<JointPoint>> frontiers;
+    std::map<std::tuple<i64, i64, i64, i64, int, int>, JointFrontier> frontiers;  // stable addresses
+    std::map<std::tuple<i64, i64, i64, i64, int, int>, int> kinds;
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
@@ -328,40 +405,28 @@ struct Shares {
       auto it = frontiers.find(key);
       if (it == frontiers.end())
         it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2})).first;
-      joint[o] = it->second;
+      if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
+      joint[o] = &it->second;
+      kind[o] = kinds.emplace(key, static_cast<int>(kinds.size())).first->second;
       ++res.joint_ops;
     }
-    const std::vector<LD> traffic = attributions(res.pressure_inputs);
-    const LD B = static_cast<LD>(p.bandwidth);
-    for (int step = 0; step <= kLambdaSteps; ++step) {
-      const LD lambda = static_cast<LD>(step) / kLambdaSteps;
-      std::vector<LD> y(p.numOps(), 0);
-      for (OpId o : ops) {
-        if (!open[o]) continue;
-        if (joint[o].empty()) {
-          y[o] = lambda * opCompute[o] + (1 - lambda) * traffic[o] / B;
-          continue;
-        }
-        LD least = std::numeric_limits<LD>::infinity();
-        for (const JointPoint& x : joint[o]) least = std::min(least, lambda * x.compute + (1 - lambda) * x.loads / B);
-        y[o] = least + (1 - lambda) * traffic[o] / B;
-      }
-      for (OpId o : ops) {  // topological order
-        if (open[o]) continue;
-        LD least = std::numeric_limits<LD>::infinity();
-        for (const std::vector<OpId>& S : parts[o]) {
-          LD v = floorOf.at(S);
-          if (!(v < std::numeric_limits<LD>::infinity())) continue;  // never valid
-          for (OpId x : S)
-            if (x != o) v -= y[x];
-          least = std::min(least, v);
-        }
-        y[o] = least < std::numeric_limits<LD>::infinity() ? std::max<LD>(0, least) : 0;
-      }
-      LD total = 0;
-      for (OpId o : ops) total += y[o];
-      res.value = std::max(res.value, total);
-    }
+    std::vector<LD> traffic = attributions(res.pressure_inputs);
+    res.store_ops = forcedStores(traffic, joint);
+    SharePricing sp{ops,
+                    static_cast<LD>(p.bandwidth),
+                    open,
+                    opCompute,
+                    std::move(traffic),
+                    joint,
+                    std::vector<int>(p.numOps(), -1),
+                    {},
+                    {},
+                    {},
+                    std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps())};
+    jointClasses(sp, kind);
+    for (OpId o : ops)
+      for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
+    res.value = bestShareTotal(sp);
     return res;
   }
 };
@@ -371,7 +436,7 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0}.run();
+  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}}.run();
 }
 
 }  // namespace mlsys::bound_detail

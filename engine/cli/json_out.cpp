@@ -192,6 +192,7 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
       field(w, "closed_ops", c.closed_ops);
       field(w, "pressure_inputs", c.pressure_inputs);
       field(w, "joint_ops", c.joint_ops);
+      field(w, "store_ops", c.store_ops);
     }
     objects(w, "groups", c.groups, [&](const BoundGroup& g) {
       array(w, "ops", g.ops, true);

@@ -1,0 +1,402 @@
+// The floor of one plan class of a part (bound_part.cpp, partFloor; bound_part_steps.cpp, its
+// step-by-step terms): internal to the lower bound.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "cost/bound.h"
+#include "cost/bound_internal.h"
+#include "cost/granularity.h"
+#include "cost/subgraph.h"
+
+namespace mlsys::bound_detail {
+
+// Floors of one plan class (the slice templates of E3 do not depend on w, h, k within a class:
+// nk > 1, or nk = 1).
+struct ClassFloor {
+  const Problem& p;
+  const SubgraphPlan& pl;
+  bool multiK;  // nk > 1 class: k free in [1, kHi]
+  i64 kHi;      // largest k of the class
+  // Per boundary-input tensor: its templates (canonicalised per (w,h,k) below), and its bit in
+  // the retention choices when it is retainable (0: always loaded).
+  struct Tensor {
+    TensorId t;
+    uint32_t bit;
+    std::vector<std::pair<Ext, Ext>> tpl;
+  };
+  std::vector<Tensor> tensors;
+  // Per written output: its bit when retainable (0: always stored).
+  std::vector<std::pair<TensorId, uint32_t>> outs;
+  // The crossing tensors that may stay in fast memory, in bit order. With more than kMaxChoices
+  // of them the floor does not choose: every one is free of traffic and counts at most |t| (the
+  // plain relaxation of retention, sound but weaker).
+  static constexpr int kMaxChoices = 6;
+  std::vector<TensorId> choices;
+  bool relaxed = false;
+  // The retention prices (bound.h, RetentionPrices): keeping choice i adds choicePen[i], +price
+  // for a tensor kept in, -price for one kept out. minPen: the least any choice adds.
+  const RetentionPrices* prices;
+  std::vector<LD> choicePen;
+  LD minPen = 0;
+
+  // Under prices, the tensors made and read inside the part that a later part also reads: kept
+  // out (V6 allows it), one counts |t| in the working set instead of 0 and earns its price.
+  std::vector<std::pair<TensorId, uint32_t>> inner;
+
+  ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
+             const std::vector<OpId>& ops)
+      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_), prices(prices_) {
+    for (const SliceTpl& s : pl.slices) {
+      auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
+      if (it == tensors.end()) {
+        tensors.push_back({s.t, choiceBit(s.t), {}});
+        it = tensors.end() - 1;
+      }
+      it->tpl.push_back({s.rk, s.ck});
+    }
+    const size_t nIn = choices.size();
+    for (TensorId t : pl.written) outs.push_back({t, choiceBit(t)});
+    if (prices && !prices->empty())
+      for (TensorId t : pl.produced) {
+        if ((*prices)[t] <= 0 || std::find(pl.written.begin(), pl.written.end(), t) != pl.written.end()) continue;
+        bool outside = false;
+        for (OpId c : p.consumers[t]) outside = outside || std::find(ops.begin(), ops.end(), c) == ops.end();
+        if (outside) inner.push_back({t, choiceBit(t)});
+      }
+    relaxed = static_cast<int>(choices.size()) > kMaxChoices;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      const LD price = prices && !prices->empty() ? static_cast<LD>((*prices)[choices[i]]) : 0;
+      choicePen.push_back(i < nIn ? price : -price);
+      minPen += std::min<LD>(0, choicePen.back());
+    }
+    buildCanons();
+  }
+  // What the choice `kept` adds to the floor (a relaxed floor: the least any choice adds).
+  LD penalty(uint32_t kept) const {
+    if (relaxed) return minPen;
+    LD pen = 0;
+    for (size_t i = 0; i < choices.size(); ++i)
+      if (kept >> i & 1) pen += choicePen[i];
+    return pen;
+  }
+  uint32_t choiceBit(TensorId t) {
+    if (!retainable(p, t)) return 0;
+    choices.push_back(t);
+    return choices.size() <= 32 ? 1u << (choices.size() - 1) : 0;
+  }
+  // Whether the tensor with this bit is kept in fast memory under the choice `kept` (a relaxed
+  // floor treats every retainable one as kept for traffic).
+  bool keptFor(uint32_t bit, uint32_t kept) const { return bit && (relaxed || (kept & bit)); }
+
+  struct Grid {
+    i64 w, h, k, ntw, nth, nk;
+    i64 rowLast, colLast;  // the smallest row band / column band (the clipped last one)
+  };
+
+  // Canonical kind: an axis with one interval covering the tensor's whole axis is Full.
+  static Ext canon(Ext e, bool oneK, bool oneRow, bool oneCol) {
+    if (e == Ext::Kappa && oneK) return Ext::Full;
+    if (e == Ext::Rho && oneRow) return Ext::Full;
+    if (e == Ext::Gamma && oneCol) return Ext::Full;
+    return e;
+  }
+  // Two distinct canonical templates of one tensor can never be identical slices when on some
+  // axis one is Full and the other is not (a non-Full canonical axis has several intervals, none
+  // of them whole). Otherwise they might coincide in some step (then only the larger is counted).
+  static bool neverEqual(std::pair<Ext, Ext> a, std::pair<Ext, Ext> b) {
+    return (a.first == Ext::Full) != (b.first == Ext::Full) || (a.second == Ext::Full) != (b.second == Ext::Full);
+  }
+  // Per tensor and per grid case (nk = 1?, nth = 1?, ntw = 1?): its distinct canonical templates.
+  struct Canon {
+    std::vector<std::pair<Ext, Ext>> tpl;  // canonical kinds
+    bool allNever = true, whole = false;
+  };
+  std::vector<Canon> canons[8];
+  const std::vector<Canon>& canonFor(const Grid& g) const {
+    return canons[(g.nk == 1 ? 1 : 0) | (g.nth == 1 ? 2 : 0) | (g.ntw == 1 ? 4 : 0)];
+  }
+  void buildCanons() {
+    for (int f = 0; f < 8; ++f)
+      for (const Tensor& x : tensors) {
+        Canon c;
+        for (auto [r, k] : x.tpl) {
+          std::pair<Ext, Ext> ct{canon(r, f & 1, f & 2, f & 4), canon(k, f & 1, f & 2, f & 4)};
+          if (std::find(c.tpl.begin(), c.tpl.end(), ct) != c.tpl.end()) continue;
+          for (auto& o : c.tpl) c.allNever = c.allNever && neverEqual(o, ct);
+          c.tpl.push_back(ct);
+          c.whole = c.whole || (ct.first == Ext::Full && ct.second == Ext::Full);
+        }
+        canons[f].push_back(std::move(c));
+      }
+  }
+  // Length of an axis of canonical kind e in step (0,0,0) (the largest step: every interval
+  // starts at 0).
+  i64 len0(Ext e, i64 axisLen, const Grid& g) const {
+    switch (e) {
+      case Ext::Rho: return std::min(g.h, pl.H);
+      case Ext::Gamma: return std::min(g.w, pl.W);
+      case Ext::Kappa: return std::min(g.k, pl.Kacc);
+      case Ext::Full: return axisLen;
+    }
+    return axisLen;
+  }
+
+  // Working set of step (0,0,0), W1, under the retention choice `kept`: a kept input counts |t|
+  // (resident all through S) instead of its slices, a kept output |t| instead of its tile. Every
+  // valid schedule of this part at (w,h,k) that keeps exactly those has WS >= this at that step.
+  // A relaxed floor counts each retainable input at most |t| and each output as its tile (<= |t|),
+  // which is below both choices.
+  i64 ws(const Grid& g, uint32_t kept) const {
+    i64 total = 0;
+    const std::vector<Canon>& canon = canonFor(g);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& x = tensors[i];
+      i64 sum = 0, mx = 0;
+      for (auto [r, k] : canon[i].tpl) {
+        const i64 sz = len0(r, p.heights[x.t], g) * len0(k, p.widths[x.t], g);
+        sum += sz;
+        mx = std::max(mx, sz);
+      }
+      i64 v = canon[i].allNever ? sum : mx;
+      if (relaxed && x.bit) v = std::min(v, p.size(x.t));
+      else if (kept & x.bit) v = p.size(x.t);
+      total += v;
+    }
+    const i64 tile = std::min(g.w, pl.W) * std::min(g.h, pl.H);
+    total += tile * (pl.n_store + (g.nk > 1 ? pl.n_acc : 0));
+    if (!relaxed) {
+      for (auto [t, bit] : outs)
+        if (kept & bit) total += p.size(t) - tile;
+      for (auto [t, bit] : inner)
+        if (kept & bit) total += p.size(t);
+    }
+    return total;
+  }
+
+  // Elements every traversal must load and store at (w,h,k) (L3, L4):
+  // - a slice that depends on the k-step (nk > 1) differs from the previous step's in every step
+  //   (the k-strip moves within a tile, and j restarts at 0 on the next tile): loaded every step;
+  // - a slice depending on both the tile row and column is new in every tile;
+  // - a slice depending on the row only (a row band) is reloaded whenever a run of tiles in its
+  //   row starts, one on the column only whenever a run in its column starts; beyond loading
+  //   every band once that is (R-1)(C-1) more runs over R x C tiles, at most C - 1 more per row
+  //   and R - 1 per column, on the cheapest bands (bandReloads in bound_joint.cpp);
+  // - a slice depending on neither is loaded once; a tensor needed whole in every step once.
+  // A tensor with templates that might coincide by value counts only its largest template.
+  // Kept tensors (retained in) load nothing. Outputs are stored once (tile regions sum to |t|)
+  // unless kept (retained out).
+  // The elements of one band of each kind (the row-band slices of one tile row together, and of
+  // one column), at their least over the class: 0 where there are none.
+  struct Bands {
+    LD rowFull = 0, rowLast = 0, colFull = 0, colLast = 0;
+  };
+  Bands bands(const Grid& g, LD rowPool, LD rowMin, LD colPool, LD colMin) const {
+    return {static_cast<LD>(g.h) * rowPool / static_cast<LD>(pl.H), rowMin,
+            static_cast<LD>(g.w) * colPool / static_cast<LD>(pl.W), colMin};
+  }
+  LD traffic(const Grid& g, uint32_t kept, Bands* pools = nullptr) const {
+    LD total = 0, rowPool = 0, colPool = 0, rowMin = 0, colMin = 0;
+    auto axisSum = [&](Ext e, i64 axisLen) -> LD {  // sum of the axis lengths over its index
+      switch (e) {
+        case Ext::Rho: return static_cast<LD>(pl.H);
+        case Ext::Gamma: return static_cast<LD>(pl.W);
+        case Ext::Kappa: return static_cast<LD>(pl.Kacc);
+        case Ext::Full: return static_cast<LD>(axisLen);
+      }
+      return 0;
+    };
+    const std::vector<Canon>& canon = canonFor(g);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Tensor& x = tensors[i];
+      if (keptFor(x.bit, kept)) continue;
+      const i64 Ht = p.heights[x.t], Wt = p.widths[x.t];
+      const std::vector<std::pair<Ext, Ext>>& c = canon[i].tpl;
+      const bool allNever = canon[i].allNever;
+      if (canon[i].whole) {  // loaded once, then every other slice of it lies inside the previous step's
+        total += static_cast<LD>(p.size(x.t));
+        continue;
+      }
+      LD best = 0;
+      for (auto [r, k] : c) {
+        const bool usesR = r == Ext::Rho, usesC = k == Ext::Gamma, usesJ = r == Ext::Kappa || k == Ext::Kappa;
+        const LD rs = axisSum(r, Ht), cs = axisSum(k, Wt);
+        LD own = 0;
+        if (usesJ) {
+          own = rs * cs * (usesR ? 1 : g.nth) * (usesC ? 1 : g.ntw);
+        } else if (usesR && usesC) {
+          own = rs * cs;
+        } else if (usesR) {
+          own = rs * cs;
+          if (allNever) {
+            rowPool += own;
+            rowMin += static_cast<LD>(g.rowLast) * cs;
+            continue;
+          }
+        } else if (usesC) {
+          own = rs * cs;
+          if (allNever) {
+            colPool += own;
+            colMin += rs * static_cast<LD>(g.colLast);
+            continue;
+          }
+        } else {
+          own = rs * cs;
+        }
+        if (allNever) total += own;
+        else best = std::max(best, own);
+      }
+      total += best;
+    }
+    total += rowPool + colPool;
+    // The reloads beyond one of each band, by runs of tiles (bound_detail::bandReloads), with each
+    // kind of band at its least over the class: a full band at the class's smallest side, the
+    // last one at its largest (rowPool / H is the row bands' total width per row).
+    if (rowPool > 0 && colPool > 0) {
+      const Bands b = bands(g, rowPool, rowMin, colPool, colMin);
+      total += bound_detail::bandReloads(b.rowFull, b.rowLast, b.colFull, b.colLast, g.nth, g.ntw);
+    }
+    if (pools) *pools = bands(g, rowPool, rowMin, colPool, colMin);
+    for (auto [t, bit] : outs)
+      if (!keptFor(bit, kept)) total += static_cast<LD>(p.size(t));
+    return total;
+  }
+
+  // L5: total compute at (w,h,k): MatMuls base_cost per tile over the k-steps (x Kacc / D),
+  // k-strip Pointwise every k-step, epilogue Pointwise once per tile.
+  LD compute(const Grid& g) const {
+    const LD T = static_cast<LD>(g.ntw) * static_cast<LD>(g.nth);
+    LD per = static_cast<LD>(pl.pw_every) * static_cast<LD>(g.nk) + static_cast<LD>(pl.pw_last);
+    if (pl.mm_coef) per += static_cast<LD>(pl.mm_coef) * static_cast<LD>(pl.Kacc) / static_cast<LD>(pl.D);
+    return T * per;
+  }
+
+  // Step by step (L1, L2: a subgraph pays the sum of its steps' maxima, not the larger sum). In
+  // each step j of a tile, compute is a |k_j| + b (a = mm_coef / D, b = pw_every; the last step
+  // adds pw_last) and the loads include every k-dependent slice of a tensor not kept (a new k-strip
+  // in every step, never resident: the strip moves, and j restarts on the next tile; a tensor also
+  // needed whole is left out), at least e |k_j| (e: per tensor its largest such slice per unit of
+  // k, at the smallest tile sides of the class), and the last step stores the outputs' tile (at
+  // least sigma). So at a given k a tile costs at least (n - 1) f(k) + g(r), n = ceil(K / k),
+  // r = K - (n - 1) k, with f(x) = max(a x + b, e x) and g(x) = max(a x + b + pw_last, e x + sigma).
+  // The schedule may use any k <= kfit (the largest that fits), so the floor is the least of these
+  // over k = 1..kfit, times the tiles. (Beyond kMaxStepK values of k, a relaxation: f and g are
+  // convex with f(0) >= 0 and g's slope at most f's, so merging steps never raises the sum, and the
+  // n = ceil(K / kfit) pieces are best split evenly but for the last: min over y of
+  // (n - 1) f(y) + g(K - (n - 1) y), a convex piecewise-linear function, least at an end or a kink.)
+  // A range [lo, hi] of tile sides with the same tile count (see sideClasses below).
+  struct SideClass {
+    i64 count, lo, hi;
+  };
+
+  // One kind of tile (its smallest sides) for stepFloor: e and sigma, and how many such tiles.
+  struct TileKind {
+    LD e = 0, sigma = 0, count = 0;
+  };
+  TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const;
+
+  // The excess over compute of the bands that runs of tiles load, nk = 1 (bound_part_steps.cpp).
+  LD bandExcess(const Grid& g, uint32_t kept, LD c, LD sigmaMin) const;
+
+  // The step-by-step floor of the class at (w, h, k) (bound_part_steps.cpp states it).
+  LD stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const;
+
+  // min over every w <= N, h <= N and k of the class that fits of max(compute, traffic / B).
+  // Within the class the floor does not increase with k (the k-strip loads sum to K whatever k
+  // is; strip Pointwise run nk times) while the working set does not decrease: the largest k
+  // that fits is the best one, found by bisection.
+  // Tile sides with the same tile count form a class [lo, hi]: compute and every traffic term
+  // depend on the side only through the count, except the smallest band (the clipped last one),
+  // smallest at hi; the working set grows with the side, least at lo. So a class is priced at hi
+  // and admitted if it fits at lo (a relaxation of every side in it).
+  static std::vector<SideClass> sideClasses(i64 dim, i64 N) {
+    std::vector<SideClass> v;  // largest sides first
+    for (i64 x = std::min(N, dim); x >= 1; --x) {
+      const i64 c = (dim + x - 1) / x;
+      if (!v.empty() && v.back().count == c) v.back().lo = x;
+      else v.push_back({c, x, x});
+    }
+    return v;
+  }
+
+  // The grid g with its last bands at their least over the sides of the class that fit: a side
+  // larger than the largest that fits with the other side at its least (the working set grows
+  // with both sides) is never used, so the last row band is at least H - (nth - 1) that side.
+  Grid fitted(Grid g, const SideClass& cw, const SideClass& ch, uint32_t kept) const {
+    auto largest = [&](i64 lo, i64 hi, bool rows) {
+      while (lo < hi) {
+        const i64 mid = lo + (hi - lo + 1) / 2;
+        Grid t = withK(g, multiK ? 1 : kHi);
+        (rows ? t.h : t.w) = mid;
+        if (ws(t, kept) <= p.capacity) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    if (ch.hi > ch.lo) g.rowLast = pl.H - (g.nth - 1) * largest(ch.lo, ch.hi, true);
+    if (cw.hi > cw.lo) g.colLast = pl.W - (g.ntw - 1) * largest(cw.lo, cw.hi, false);
+    return g;
+  }
+
+  // The grid of a side class pair with k = 1.
+  Grid gridOf(const SideClass& cw, const SideClass& ch) const {
+    Grid g{cw.lo, ch.lo, 1, cw.count, ch.count, 1, 0, 0};
+    g.rowLast = pl.H - (g.nth - 1) * ch.hi;
+    g.colLast = pl.W - (g.ntw - 1) * cw.hi;
+    return g;
+  }
+  Grid withK(Grid g, i64 k) const {
+    g.k = k;
+    g.nk = multiK ? (pl.Kacc + k - 1) / k : 1;
+    return g;
+  }
+
+  // The best k of the class for the retention choice `kept`, which fits at its least k (the
+  // caller checks): the largest k that fits, by bisection (the working set grows with k).
+  i64 bestK(const Grid& g, uint32_t kept) const {
+    if (!multiK) return kHi;
+    i64 lo = 1, hi = kHi;  // ws(lo) fits (checked by the caller)
+    while (lo < hi) {
+      i64 mid = lo + (hi - lo + 1) / 2;
+      if (ws(withK(g, mid), kept) <= p.capacity) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  void minimise(PartFloor& best) const {
+    const i64 N = p.native;
+    const LD B = static_cast<LD>(p.bandwidth);
+    const std::vector<SideClass> ws_ = sideClasses(pl.W, N), hs_ = sideClasses(pl.H, N);
+    const uint32_t nChoices = relaxed ? 1u : 1u << choices.size();
+    // Largest tiles first: they give the least compute, so the pruning below bites early.
+    for (const SideClass& cw : ws_)
+      for (const SideClass& ch : hs_) {
+        const Grid g0 = gridOf(cw, ch);
+        // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
+        // the best.
+        if (static_cast<double>(compute(withK(g0, kHi)) + minPen) >= best.value) break;
+        for (uint32_t kept = 0; kept < nChoices; ++kept) {
+          // Cheapest test first: the choice must fit at k = 1 (or the class's k).
+          if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
+          const Grid g = fitted(g0, cw, ch, kept);
+          const LD m = traffic(withK(g, kHi), kept) / B;  // the same for every k of the class
+          const LD pen = penalty(kept);
+          if (static_cast<double>(m + pen) >= best.value) continue;
+          const i64 k = bestK(g, kept);
+          const LD c = compute(withK(g, k));
+          const LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
+          const double v = static_cast<double>(std::max({c, m, steps}) + pen);
+          if (v >= best.value) continue;
+          best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}, static_cast<double>(pen)};
+          for (size_t i = 0; i < choices.size() && !relaxed; ++i)
+            if (kept >> i & 1) best.retained.push_back(choices[i]);
+        }
+      }
+  }
+};
+
+}  // namespace mlsys::bound_detail

@@ -1,0 +1,101 @@
+// The step-by-step terms of a part's floor (bound_class_floor.h, ClassFloor): L1 and L2 make a
+// subgraph pay the sum of its steps' maxima, not the larger of its sums.
+#include "cost/bound_class_floor.h"
+
+namespace mlsys::bound_detail {
+
+ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const {
+  const LD B = static_cast<LD>(p.bandwidth);
+  TileKind tk;
+  tk.count = static_cast<LD>(count);
+  if (g.nk > 1) {
+    const std::vector<Canon>& canon = canonFor(g);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (keptFor(tensors[i].bit, kept) || canon[i].whole) continue;
+      const TensorId t = tensors[i].t;
+      i64 most = 0;
+      for (auto [r, k] : canon[i].tpl) {
+        if (r == Ext::Kappa) most = std::max(most, k == Ext::Gamma ? wmin : k == Ext::Full ? p.widths[t] : 0);
+        if (k == Ext::Kappa) most = std::max(most, r == Ext::Rho ? hmin : r == Ext::Full ? p.heights[t] : 0);
+      }
+      tk.e += static_cast<LD>(most) / B;
+    }
+  }
+  for (auto [t, bit] : outs)
+    if (!keptFor(bit, kept)) tk.sigma += static_cast<LD>(hmin) * static_cast<LD>(wmin) / B;
+  return tk;
+}
+
+// With nk = 1 each step is a tile, and a tile that starts a run of its row loads the row's
+// bands in that step (traffic says when), one that starts a run of its column the column's:
+// beyond stepFloor's max(c, sigma) per tile, each run start adds its bands' excess over theta =
+// max(0, c - sigma) (runExcess in bound_joint.cpp states why), sigma at the least of the class.
+LD ClassFloor::bandExcess(const Grid& g, uint32_t kept, LD c, LD sigmaMin) const {
+  Bands b;
+  traffic(g, kept, &b);
+  const LD B = static_cast<LD>(p.bandwidth);
+  return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, g.nth, g.ntw,
+                   std::max<LD>(0, c - sigmaMin));
+}
+
+// The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
+// a last row (the clipped band, at least rowLast / colLast), and the corner.
+LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const {
+  const i64 hFull = ch.lo, wFull = cw.lo, hLast = std::min(ch.lo, g.rowLast), wLast = std::min(cw.lo, g.colLast);
+  std::vector<TileKind> kinds;
+  if (g.nth > 1 && g.ntw > 1) kinds.push_back(tileKind(g, kept, hFull, wFull, (g.nth - 1) * (g.ntw - 1)));
+  if (g.nth > 1) kinds.push_back(tileKind(g, kept, hFull, wLast, g.nth - 1));
+  if (g.ntw > 1) kinds.push_back(tileKind(g, kept, hLast, wFull, g.ntw - 1));
+  kinds.push_back(tileKind(g, kept, hLast, wLast, 1));
+  const LD a = pl.mm_coef ? static_cast<LD>(pl.mm_coef) / static_cast<LD>(pl.D) : 0;
+  const LD b = static_cast<LD>(pl.pw_every), last = static_cast<LD>(pl.pw_last);
+  const LD K = static_cast<LD>(pl.Kacc);
+  auto f = [&](const TileKind& t, LD x) { return std::max(a * x + b, t.e * x); };
+  auto gl = [&](const TileKind& t, LD x) { return std::max(a * x + b + last, t.e * x + t.sigma); };
+  // At one k, every tile: (n - 1) f(k) + g(r).
+  auto atK = [&](i64 k) {
+    const i64 nk = (pl.Kacc + k - 1) / k;
+    const LD x = static_cast<LD>(k), r = K - static_cast<LD>(nk - 1) * x;
+    LD sum = 0;
+    for (const TileKind& t : kinds) sum += t.count * (static_cast<LD>(nk - 1) * f(t, x) + gl(t, r));
+    return sum;
+  };
+  constexpr i64 kMaxStepK = 256;
+  const i64 n = g.nk > 1 ? (pl.Kacc + kfit - 1) / kfit : 1;
+  if (n <= 1) {
+    LD sum = 0, sigmaMin = std::numeric_limits<LD>::infinity();
+    for (const TileKind& t : kinds) {
+      sum += t.count * gl(t, K);
+      sigmaMin = std::min(sigmaMin, t.sigma);
+    }
+    // The full tiles' stores (the first kind) hold for all but the last row and column:
+    // at most 2 (R + C - 1) run starts (two per step) fall on those, each losing at most that
+    // store from its excess (max(0, x - theta) moves by at most what theta does).
+    const LD c = a * K + b + last, sigmaFull = kinds.front().sigma;
+    const LD clipped = static_cast<LD>(2 * (g.nth + g.ntw - 1));
+    return sum + std::max(bandExcess(g, kept, c, sigmaMin),
+                          kinds.size() > 1 ? bandExcess(g, kept, c, sigmaFull) - clipped * sigmaFull : 0);
+  }
+  LD best = std::numeric_limits<LD>::infinity();
+  if (kfit <= kMaxStepK) {
+    for (i64 k = 1; k <= kfit; ++k) best = std::min(best, atK(k));
+    return best;
+  }
+  // The relaxation: per kind, the even split's least value at an end or a kink (see above).
+  LD sum = 0;
+  const LD m = static_cast<LD>(n - 1), hi = K / m;
+  for (const TileKind& t : kinds) {
+    std::vector<LD> ys = {0, hi};
+    if (t.e > a) ys.push_back(b / (t.e - a));
+    if (a != t.e) ys.push_back((K - (t.sigma - b - last) / (a - t.e)) / m);
+    LD least = std::numeric_limits<LD>::infinity();
+    for (LD y : ys) {
+      y = std::clamp<LD>(y, 0, hi);
+      least = std::min(least, m * f(t, y) + gl(t, K - m * y));
+    }
+    sum += t.count * least;
+  }
+  return sum;
+}
+
+}  // namespace mlsys::bound_detail

@@ -1,0 +1,159 @@
+// The share bound's newer arguments (cost/bound_shapes.cpp, cost/bound_share_modes.cpp,
+// cost/bound_part.cpp's step-by-step band floor), each checked against the evaluator's own plans
+// or schedules: forced output shapes and forced outputs against every valid subgraph of small
+// generated graphs, the band floor of a lone MatMul against every granularity and traversal the
+// spec offers it, and the shares of a mlsys-2026-9-like chain against the whole space's optimum.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cost/bound.h"
+#include "cost/bound_internal.h"
+#include "cost/evaluator.h"
+#include "cost/problem.h"
+#include "cost/subgraph.h"
+#include "engine/exact/exact.h"
+#include "engine/generate/generator.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+
+namespace {
+
+// Every connected op set of at most maxOps ops (linked by a tensor one makes and another reads,
+// V4), each sorted.
+std::vector<std::vector<OpId>> connectedSets(const Problem& p, size_t maxOps) {
+  std::set<std::vector<OpId>> seen;
+  std::vector<std::vector<OpId>> out;
+  for (OpId o = 0; o < p.numOps(); ++o)
+    if (seen.insert({o}).second) out.push_back({o});
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].size() >= maxOps) continue;
+    const std::vector<OpId> S = out[i];
+    for (OpId v : S) {
+      std::vector<OpId> nbs;
+      for (TensorId t : p.ops[v].outputs)
+        for (OpId d : p.consumers[t]) nbs.push_back(d);
+      for (TensorId t : p.ops[v].inputs)
+        if (p.producer[t] >= 0) nbs.push_back(p.producer[t]);
+      for (OpId nb : nbs) {
+        if (std::find(S.begin(), S.end(), nb) != S.end()) continue;
+        std::vector<OpId> grown = S;
+        grown.insert(std::upper_bound(grown.begin(), grown.end(), nb), nb);
+        if (seen.insert(grown).second) out.push_back(std::move(grown));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<OpId> topological(const Problem& p, std::vector<OpId> S) {
+  std::sort(S.begin(), S.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+  return S;
+}
+
+}  // namespace
+
+// Over every connected set of up to 4 ops of small generated graphs (7 families, both readings),
+// whenever the evaluator accepts the set at one of a range of granularities: no two of its
+// ops have disjoint forced shapes (else the share bound would price them apart), and each op's
+// forced outputs include a tensor the plan writes (no retention asked, so the non-ephemeral
+// outputs are the written ones). And the arguments bite: some pairs are kept apart.
+TEST(ForcedShapes, AgreeWithEveryValidSubgraphOfSmallGraphs) {
+  int valid = 0, apart = 0, forced = 0;
+  for (const std::string& family : generatorFamilies())
+    for (int size : {5, 8})
+      for (uint64_t seed : {1u, 2u})
+        for (bool reduction : {false, true}) {
+          const Problem p = generateProblem(family, size, seed);
+          ModelOptions m;
+          if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+          std::vector<std::optional<std::vector<bound_detail::Shape>>> shapes;
+          std::vector<std::optional<std::vector<TensorId>>> outs;
+          for (OpId o = 0; o < p.numOps(); ++o) {
+            shapes.push_back(bound_detail::forcedShapes(p, o));
+            outs.push_back(bound_detail::forcedOutputs(p, o));
+          }
+          for (OpId a = 0; a < p.numOps(); ++a)
+            for (OpId b = a + 1; b < p.numOps(); ++b)
+              apart += bound_detail::mayShareSubgraph(shapes[a], shapes[b]) ? 0 : 1;
+          i64 kmax = 1;
+          for (const Op& op : p.ops) kmax = std::max(kmax, op.K);
+          const std::vector<Granularity> grans = {{128, 128, 1}, {64, 64, 16}, {128, 128, 128}, {32, 32, 64},
+                                                  {16, 16, 512}, {8, 8, kmax}, {128, 128, kmax}};
+          for (const std::vector<OpId>& set : connectedSets(p, 4)) {
+            const std::vector<OpId> S = topological(p, set);
+            for (const Granularity& g : grans) {
+              const SubgraphPlan pl = planSubgraph(p, m, S, g, {}, {});
+              if (!pl.valid || !costSubgraph(p, pl, Traversal{}).valid) continue;  // V11 too
+              ++valid;
+              std::string ops;
+              for (OpId v : S) ops += " " + std::to_string(v);
+              SCOPED_TRACE(family + " size " + std::to_string(size) + " seed " + std::to_string(seed) +
+                           (reduction ? " reduction" : " spec") + ": ops" + ops + " at [" + std::to_string(g.w) + "," +
+                           std::to_string(g.h) + "," + std::to_string(g.k) + "]");
+              for (OpId a : S)
+                for (OpId b : S) EXPECT_TRUE(bound_detail::mayShareSubgraph(shapes[a], shapes[b])) << a << ", " << b;
+              for (OpId v : S) {
+                if (!outs[v]) continue;
+                ++forced;
+                bool hit = false;
+                for (TensorId t : *outs[v])
+                  hit = hit || std::find(pl.written.begin(), pl.written.end(), t) != pl.written.end();
+                std::string fs, ws;
+                for (TensorId t : *outs[v]) fs += " " + std::to_string(t);
+                for (TensorId t : pl.written) ws += " " + std::to_string(t);
+                EXPECT_TRUE(hit) << "op " << v << " forced" << fs << " written" << ws;
+              }
+              break;  // one valid granularity is enough: the arguments do not depend on it
+            }
+          }
+        }
+  EXPECT_GE(valid, 500);
+  EXPECT_GE(forced, 500);
+  EXPECT_GE(apart, 1);
+}
+
+// A lone MatMul whose operands are too large to be resident whole, under k_limit=reduction with
+// k = K (its only k-step loads whole row and column bands): the bound, which counts per step the
+// compute and the excess of each band a run of tiles starts (bound_part.cpp, bandExcess), stays at
+// or below every schedule of every granularity and of the four traversals offered, and above the
+// larger of its compute and traffic floors on some (the step-by-step count bites).
+TEST(ForcedShapes, TheStepByStepBandFloorOfALoneMatMul) {
+  int bites = 0;
+  for (long capacity : {160000L, 200000L, 240000L}) {
+    const Problem p = test::problemFromJson(R"({"widths":[1024,512,512],"heights":[384,1024,384],
+      "inputs":[[0,1]],"outputs":[[2]],"base_costs":[4000],"op_types":["MatMul"],"fast_memory_capacity":)" +
+                                            std::to_string(capacity) +
+                                            R"(,"slow_memory_bandwidth":20,"native_granularity":[128,128]})");
+    ModelOptions m;
+    m.k_limit = ModelOptions::KLimit::Reduction;
+    double best = 1e300;
+    for (i64 k : {128, 512, 1024})
+      for (i64 w = 8; w <= 128; w += 8)
+        for (i64 h = 8; h <= 128; h += 8)
+          for (TraversalKind t :
+               {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake, TraversalKind::Custom}) {
+            Schedule s;
+            Traversal trav{t, {}};
+            if (t == TraversalKind::Custom) {  // column-major
+              const i64 ntw = (512 + w - 1) / w, nth = (384 + h - 1) / h;
+              for (i64 c = 0; c < ntw; ++c)
+                for (i64 r = 0; r < nth; ++r) trav.order.push_back(static_cast<int32_t>(r * ntw + c));
+            }
+            s.subgraphs.push_back({{0}, {w, h, k}, trav, {}});
+            const Evaluation ev = evaluateSchedule(p, s, m);
+            if (ev.valid) best = std::min(best, ev.total);
+          }
+    ASSERT_LT(best, 1e300);
+    SCOPED_TRACE("C=" + std::to_string(capacity));
+    EXPECT_LE(lowerBound(p, m).value(), best * (1 + 1e-9));
+    const PartFloor f = partFloor(p, m, {0});
+    EXPECT_LE(f.value, best * (1 + 1e-9));
+    bites += f.value > std::max(f.compute, f.traffic) * (1 + 1e-9) ? 1 : 0;
+  }
+  EXPECT_GE(bites, 1);
+}
