@@ -27,6 +27,7 @@
 // tensor larger than C is never in the working set); so o's run counting stands. With nk > 1 a
 // row-and-column slice of another reader may equal o's next k-strip: such a side counts once.
 #include <algorithm>
+#include <map>
 
 #include "cost/bound_internal.h"
 
@@ -82,7 +83,7 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   JointFrontier res;
-  std::vector<JointPoint> pts;
+  std::map<i64, LD> least;  // per tile count (compute is perTile times it): the least loads
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return res;
   const LD B = static_cast<LD>(p.bandwidth);
   const i64 N = p.native, K = op.K, W = p.widths[op.outputs[0]], H = p.heights[op.outputs[0]];
@@ -92,29 +93,35 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   const LD L = claimL ? static_cast<LD>(H) * static_cast<LD>(K) : 0;
   const LD R = claimR ? static_cast<LD>(K) * static_cast<LD>(W) : 0;
   const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(N, K);
+  auto keep = [&](i64 tiles, LD loads) {
+    auto [it, fresh] = least.emplace(tiles, loads);
+    if (!fresh) it->second = std::min(it->second, loads);
+  };
   for (i64 w = 1; w <= std::min(N, W); ++w) {
     // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
     if (K >= 2)
       for (i64 h = std::min(N, H); h >= 1; --h)
         if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
-          pts.push_back({perTile * static_cast<LD>(ntw) * static_cast<LD>(nth),
-                         static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R});
-          res.step_floor = std::min(res.step_floor, std::max(pts.back().compute, pts.back().loads / B));
+          const LD loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
+          keep(ntw * nth, loads);
+          res.step_floor =
+              std::min(res.step_floor, std::max(perTile * static_cast<LD>(ntw) * static_cast<LD>(nth), loads / B));
           break;
         }
     if (K > kmax) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
       const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
-      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) + h * w <= p.capacity) {
+      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) + h * w > p.capacity) break;  // nor any larger h
+      {
         const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
         const LD kk = static_cast<LD>(K);
         const LD extra = claimL && claimR
                              ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
                                            kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
                              : 0;
-        pts.push_back({compute, L + R + extra});
+        keep(ntw * nth, L + R + extra);
         // Step by step: every tile pays its compute, and each run start the excess of the bands
         // it loads over it (runExcess; no stores counted here).
         const LD steps = compute + runExcess(claimL ? kk * static_cast<LD>(h) / B : 0,
@@ -126,11 +133,9 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
     }
   }
   // The Pareto frontier: compute ascending, loads strictly descending.
-  std::sort(pts.begin(), pts.end(), [](const JointPoint& a, const JointPoint& b) {
-    return a.compute < b.compute || (a.compute == b.compute && a.loads < b.loads);
-  });
-  for (const JointPoint& x : pts)
-    if (res.points.empty() || x.loads < res.points.back().loads) res.points.push_back(x);
+  for (const auto& [tiles, loads] : least)
+    if (res.points.empty() || loads < res.points.back().loads)
+      res.points.push_back({perTile * static_cast<LD>(tiles), loads});
   return res;
 }
 
