@@ -70,6 +70,23 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
 // The least excess over theta of the bands that runs of tiles start, nk = 1, over every
 // traversal (sizes in time; bound_joint.cpp states the argument).
 LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta);
+// One tile and k class of a joint MatMul that fits with its claimed slices (bound_joint.cpp):
+// compute, loads of the claimed sides (elements), the larger of compute, loads / B and (nk = 1)
+// the step-by-step floor; with nk = 1 also the claimed bands per run start (time) and how many
+// such MatMuls fit side by side in fast memory (their claimed bands are distinct tensors).
+struct JointCfg {
+  LD compute = 0, loads = 0, steps = 0, perTile = 0;
+  i64 tiles = 0, nth = 0, ntw = 0, together = 1;
+  bool one = false;                     // nk = 1
+  std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
+  LD excess(LD theta) const { return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta); }
+};
+void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                     std::array<bool, 2> shared, const std::function<void(const JointCfg&)>& visit);
+// The share of a Pointwise op with per-tile compute cx beside step-priced joint MatMuls of o's
+// kind taking y each, n such Pointwise ops at most (bound_joint.cpp states the argument).
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                   std::array<bool, 2> shared, LD y, LD cx, i64 n);
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);
@@ -85,16 +102,17 @@ bool mayShareSubgraph(const std::optional<std::vector<Shape>>& a, const std::opt
 
 // What the share bound's mixtures are chosen over (bound_share_modes.cpp states the argument).
 struct SharePricing {
-  const std::vector<OpId>& ops;             // the component, in topological order
-  LD B;                                     // the bandwidth
-  std::vector<char> open;                   // per op
-  std::vector<LD> compute;                  // per op: its compute floor
-  std::vector<LD> traffic;                  // per open op: the elements of graph-input loads attributed to it
-  std::vector<const JointFrontier*> joint;  // per joint op: its frontier
-  std::vector<int> joint_class;             // per op: its class, or -1 if not joint
-  std::vector<OpId> class_first;            // per class: its first op
-  std::vector<char> class_single_kind;      // per class: all its ops have one frontier
-  std::vector<std::vector<int>> meets;      // per open op not joint: the classes it may meet
+  const std::vector<OpId>& ops;              // the component, in topological order
+  LD B;                                      // the bandwidth
+  std::vector<char> open;                    // per op
+  std::vector<LD> compute;                   // per op: its compute floor
+  std::vector<LD> traffic;                   // per open op: the elements of graph-input loads attributed to it
+  std::vector<const JointFrontier*> joint;   // per joint op: its frontier
+  std::vector<int> joint_class;              // per op: its class, or -1 if not joint
+  std::vector<OpId> class_first;             // per class: its first op
+  std::vector<char> class_single_kind;       // per class: all its ops have one frontier
+  std::vector<std::vector<int>> meets;       // per open op not joint: the classes it may meet
+  std::vector<std::vector<LD>> beside_step;  // per such op, per class it meets: its share beside it in step mode
   std::vector<std::vector<std::pair<LD, std::vector<OpId>>>> parts;  // per closed op: floor, ops
 };
 // The greatest total of shares found over the classes' mixtures.

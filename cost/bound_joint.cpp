@@ -27,6 +27,8 @@
 // tensor larger than C is never in the working set); so o's run counting stands. With nk > 1 a
 // row-and-column slice of another reader may equal o's next k-strip: such a side counts once.
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <map>
 
 #include "cost/bound_internal.h"
@@ -78,13 +80,11 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
   return sum;
 }
 
-JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared) {
+void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                     std::array<bool, 2> shared, const std::function<void(const JointCfg&)>& visit) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
-  JointFrontier res;
-  std::map<i64, LD> least;  // per tile count (compute is perTile times it): the least loads
-  if (op.type != OpType::MatMul || op.outputs.size() != 1) return res;
+  if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
   const LD B = static_cast<LD>(p.bandwidth);
   const i64 N = p.native, K = op.K, W = p.widths[op.outputs[0]], H = p.heights[op.outputs[0]];
   const LD perTile = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth
@@ -93,50 +93,99 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   const LD L = claimL ? static_cast<LD>(H) * static_cast<LD>(K) : 0;
   const LD R = claimR ? static_cast<LD>(K) * static_cast<LD>(W) : 0;
   const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(N, K);
-  auto keep = [&](i64 tiles, LD loads) {
-    auto [it, fresh] = least.emplace(tiles, loads);
-    if (!fresh) it->second = std::min(it->second, loads);
-  };
+  const LD kk = static_cast<LD>(K);
   for (i64 w = 1; w <= std::min(N, W); ++w) {
     // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
     if (K >= 2)
       for (i64 h = std::min(N, H); h >= 1; --h)
         if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
-          const LD loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
-          keep(ntw * nth, loads);
-          res.step_floor =
-              std::min(res.step_floor, std::max(perTile * static_cast<LD>(ntw) * static_cast<LD>(nth), loads / B));
+          JointCfg c;
+          c.tiles = ntw * nth;
+          c.compute = perTile * static_cast<LD>(c.tiles);
+          c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
+          c.steps = std::max(c.compute, c.loads / B);
+          visit(c);
           break;
         }
     if (K > kmax) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
+      const i64 one = (claimL ? h * K : 0) + (claimR ? K * w : 0);  // the claimed bands
+      if (one + h * w > p.capacity) break;                          // nor any larger h
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
-      const LD compute = perTile * static_cast<LD>(ntw) * static_cast<LD>(nth);
-      if ((claimL ? h * K : 0) + (claimR ? K * w : 0) + h * w > p.capacity) break;  // nor any larger h
-      {
-        const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
-        const LD kk = static_cast<LD>(K);
-        const LD extra = claimL && claimR
-                             ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
-                                           kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
-                             : 0;
-        keep(ntw * nth, L + R + extra);
-        // Step by step: every tile pays its compute, and each run start the excess of the bands
-        // it loads over it (runExcess; no stores counted here).
-        const LD steps = compute + runExcess(claimL ? kk * static_cast<LD>(h) / B : 0,
-                                             claimL ? kk * static_cast<LD>(rowLast) / B : 0,
-                                             claimR ? kk * static_cast<LD>(w) / B : 0,
-                                             claimR ? kk * static_cast<LD>(colLast) / B : 0, nth, ntw, perTile);
-        res.step_floor = std::min(res.step_floor, std::max({compute, (L + R + extra) / B, steps}));
-      }
+      const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
+      JointCfg c;
+      c.one = true;
+      c.tiles = ntw * nth;
+      c.nth = nth;
+      c.ntw = ntw;
+      c.perTile = perTile;
+      c.together = one > 0 ? std::max<i64>(1, p.capacity / one) : p.capacity;
+      c.compute = perTile * static_cast<LD>(c.tiles);
+      c.loads = L + R +
+                (claimL && claimR ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
+                                                kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
+                                  : 0);
+      c.bands = {claimL ? kk * static_cast<LD>(h) / B : 0, claimL ? kk * static_cast<LD>(rowLast) / B : 0,
+                 claimR ? kk * static_cast<LD>(w) / B : 0, claimR ? kk * static_cast<LD>(colLast) / B : 0};
+      // Step by step: every tile pays its compute, and each run start the excess of the bands
+      // it loads over it (runExcess; no stores counted here).
+      c.steps = std::max({c.compute, c.loads / B, c.compute + c.excess(perTile)});
+      visit(c);
     }
   }
+}
+
+JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                            std::array<bool, 2> shared) {
+  JointFrontier res;
+  std::map<i64, LD> least;  // per tile count: the least loads
+  LD perTile = 0;
+  forEachJointCfg(p, m, o, claimed, shared, [&](const JointCfg& c) {
+    auto [it, fresh] = least.emplace(c.tiles, c.loads);
+    if (!fresh) it->second = std::min(it->second, c.loads);
+    perTile = c.compute / static_cast<LD>(c.tiles);
+    res.step_floor = std::min(res.step_floor, c.steps);
+  });
   // The Pareto frontier: compute ascending, loads strictly descending.
   for (const auto& [tiles, loads] : least)
     if (res.points.empty() || loads < res.points.back().loads)
       res.points.push_back({perTile * static_cast<LD>(tiles), loads});
   return res;
+}
+
+// The share of a Pointwise op x beside a class of joint MatMuls in step mode (bound_share_modes.cpp):
+// every one of them takes y = their step floor, the least over granularities g of their
+// JointCfg::steps. A subgraph S at g with m of them and a set X of Pointwise ops (each computes its
+// base cost c_x once per tile, the last k-step: A-4) pays, with n >= |X| the Pointwise ops that
+// may meet the class, at least each of
+// - m compute + tiles sum c_x: so the Pointwise ops may take tiles c_x + (compute - y) / n each;
+// - m loads / B: (loads / B - y) / n each;
+// - with nk = 1, step by step: tiles (m c + c_X) + m E(c + c_X / m) (E = runExcess of the class's
+//   bands, c its compute per tile), which is convex in c_X, 0 at 0, and falls as m grows (the
+//   slope of a convex function), so at m <= M (the ops whose claimed bands fit side by side) it is
+//   at least m (tiles c + E(c)) + sum over X of G(c_x), G(t) = tiles t + M (E(c + t / M) - E(c)):
+//   G(c_x) + (tiles c + E(c) - y) / n each.
+// Each needs its slack (the term minus y) >= 0, as m >= 1 multiplies it. At every g one of them
+// holds (y is the least of their largest), so x takes the least over g of the best that holds.
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                   std::array<bool, 2> shared, LD y, LD cx, i64 n) {
+  const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
+  LD least = std::numeric_limits<LD>::infinity();
+  forEachJointCfg(p, m, o, claimed, shared, [&](const JointCfg& c) {
+    const LD tiles = static_cast<LD>(c.tiles);
+    LD best = 0;
+    if (c.compute >= y) best = std::max(best, tiles * cx + (c.compute - y) / nn);
+    if (c.loads / B >= y) best = std::max(best, (c.loads / B - y) / nn);
+    if (c.one) {
+      const LD base = c.excess(c.perTile), stepwise = c.compute + base;
+      const LD M = static_cast<LD>(c.together);
+      if (stepwise >= y)
+        best = std::max(best, tiles * cx + M * (c.excess(c.perTile + cx / M) - base) + (stepwise - y) / nn);
+    }
+    least = std::min(least, best);
+  });
+  return least < std::numeric_limits<LD>::infinity() ? std::max<LD>(0, least) : 0;
 }
 
 }  // namespace mlsys::bound_detail

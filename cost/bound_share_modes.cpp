@@ -16,10 +16,11 @@
 // - *step* (one frontier too): the m ops of the class in S compute and load alike in every step
 //   (the same tiles, traversal and band sizes; claimed tensors are nobody else's), so S pays at
 //   least m times the frontier's step floor (bound_joint.cpp), attributed loads left out; the
-//   other open ops in S are then given nothing.
+//   Pointwise ops that may meet the class then take what S pays beyond that for their compute
+//   (besideStepShare, bound_joint.cpp), the other open ops nothing.
 // Ops that are not joint (their compute floor and attributed loads do not depend on g) take the
 // least of their mixture over the lambdas of the classes they may meet (a max class uses 0 and 1)
-// and of a free lambda common to all of them, or nothing if one of those classes is in step mode:
+// and of a free lambda common to all of them, and of their share beside a class in step mode:
 // in any S they are at most their mixture at the lambda of the joint ops beside them, or at the
 // free lambda if there are none. Closed ops then take their least part floor minus the others'
 // shares. The modes are chosen by coordinate ascent on the total from the best single constant
@@ -79,8 +80,9 @@ LD bestShareTotal(const SharePricing& sp) {
       }
       auto mix = [&](int l) { return lambdaOf(l) * sp.compute[o] + (1 - lambdaOf(l)) * sp.traffic[o] / sp.B; };
       LD least = mix(modes[numClasses]);
-      for (int c : sp.meets[o]) {
-        if (modes[c] == kStepMode) least = 0;
+      for (size_t i = 0; i < sp.meets[o].size(); ++i) {
+        const int c = sp.meets[o][i];
+        if (modes[c] == kStepMode) least = std::min(least, sp.beside_step[o][i]);
         else if (modes[c] == kMaxMode) least = std::min({least, mix(0), mix(kLambdaSteps)});
         else least = std::min(least, mix(modes[c]));
       }

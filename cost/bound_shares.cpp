@@ -51,6 +51,7 @@
 //    How each op mixes compute and loads (one lambda, or one per granularity, or step by step,
 //    per class of joint ops that may share a subgraph) is chosen in bound_share_modes.cpp.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <set>
@@ -82,6 +83,7 @@ struct Shares {
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
+  std::vector<std::array<int, 2>> sides;  // per joint op: claimSide of its LHS and RHS
   std::vector<char> shapesKnown;
   std::vector<std::optional<std::vector<Shape>>> shapes;  // per op, forcedShapes (once)
 
@@ -357,6 +359,36 @@ struct Shares {
     }
   }
 
+  // Per open Pointwise op and class of one frontier it may meet: its share beside that class in
+  // step mode (besideStepShare; 0 for other ops and classes).
+  void besideStep(SharePricing& sp) {
+    const size_t classes = sp.class_first.size();
+    std::vector<i64> pointwise(classes, 0);
+    for (OpId x : ops)
+      if (open[x] && !sp.joint[x] && !isMatMul(p, x))
+        for (int c : sp.meets[x]) ++pointwise[c];
+    std::map<std::pair<int, i64>, LD> memo;  // (class, base cost)
+    sp.beside_step.assign(p.numOps(), {});
+    for (OpId x : ops) {
+      if (!open[x] || sp.joint[x]) continue;
+      for (int c : sp.meets[x]) {
+        LD v = 0;
+        if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
+          const OpId f = sp.class_first[c];
+          const auto key = std::make_pair(c, p.ops[x].base_cost);
+          auto it = memo.find(key);
+          if (it == memo.end())
+            it = memo.emplace(key, besideStepShare(p, m, f, {sides[f][0] > 0, sides[f][1] > 0},
+                                                   {sides[f][0] == 2, sides[f][1] == 2}, sp.joint[f]->step_floor,
+                                                   static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
+                     .first;
+          v = it->second;
+        }
+        sp.beside_step[x].push_back(v);
+      }
+    }
+  }
+
   ShareBound run() {
     ShareBound res;
     inComp.assign(p.numOps(), 0);
@@ -392,6 +424,7 @@ struct Shares {
     claimed.assign(p.numTensors(), 0);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     std::vector<int> kind(p.numOps(), -1);  // per joint op: which frontier it has
+    sides.assign(p.numOps(), {0, 0});
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
     std::map<std::tuple<i64, i64, i64, i64, int, int>, JointFrontier> frontiers;  // stable addresses
@@ -408,6 +441,7 @@ struct Shares {
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       kind[o] = kinds.emplace(key, static_cast<int>(kinds.size())).first->second;
+      sides[o] = {l, r};
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs);
@@ -422,8 +456,10 @@ struct Shares {
                     {},
                     {},
                     {},
+                    {},
                     std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps())};
     jointClasses(sp, kind);
+    besideStep(sp);
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
     res.value = bestShareTotal(sp);
@@ -436,7 +472,7 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}}.run();
+  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}, {}}.run();
 }
 
 }  // namespace mlsys::bound_detail
