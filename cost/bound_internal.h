@@ -60,6 +60,7 @@ struct JointPoint {
 struct JointFrontier {
   std::vector<JointPoint> points;
   LD step_floor = std::numeric_limits<LD>::infinity();
+  std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
 };
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                             std::array<bool, 2> shared);
@@ -84,9 +85,8 @@ struct JointCfg {
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, const std::function<void(const JointCfg&)>& visit);
 // The share of a Pointwise op with per-tile compute cx beside step-priced joint MatMuls of o's
-// kind taking y each, n such Pointwise ops at most (bound_joint.cpp states the argument).
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                   std::array<bool, 2> shared, LD y, LD cx, i64 n);
+// frontier f, each taking its step floor, n such Pointwise ops at most (bound_joint.cpp).
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n);
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);

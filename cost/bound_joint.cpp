@@ -102,6 +102,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           JointCfg c;
           c.tiles = ntw * nth;
+          c.perTile = perTile;
           c.compute = perTile * static_cast<LD>(c.tiles);
           c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
           c.steps = std::max(c.compute, c.loads / B);
@@ -139,12 +140,14 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                             std::array<bool, 2> shared) {
   JointFrontier res;
+  res.claimed = claimed;
+  res.shared = shared;
   std::map<i64, LD> least;  // per tile count: the least loads
   LD perTile = 0;
   forEachJointCfg(p, m, o, claimed, shared, [&](const JointCfg& c) {
     auto [it, fresh] = least.emplace(c.tiles, c.loads);
     if (!fresh) it->second = std::min(it->second, c.loads);
-    perTile = c.compute / static_cast<LD>(c.tiles);
+    perTile = c.perTile;
     res.step_floor = std::min(res.step_floor, c.steps);
   });
   // The Pareto frontier: compute ascending, loads strictly descending.
@@ -168,11 +171,11 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 //   G(c_x) + (tiles c + E(c) - y) / n each.
 // Each needs its slack (the term minus y) >= 0, as m >= 1 multiplies it. At every g one of them
 // holds (y is the least of their largest), so x takes the least over g of the best that holds.
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                   std::array<bool, 2> shared, LD y, LD cx, i64 n) {
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n) {
+  const LD y = f.step_floor;
   const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
   LD least = std::numeric_limits<LD>::infinity();
-  forEachJointCfg(p, m, o, claimed, shared, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, f.claimed, f.shared, [&](const JointCfg& c) {
     const LD tiles = static_cast<LD>(c.tiles);
     LD best = 0;
     if (c.compute >= y) best = std::max(best, tiles * cx + (c.compute - y) / nn);

@@ -51,7 +51,6 @@
 //    How each op mixes compute and loads (one lambda, or one per granularity, or step by step,
 //    per class of joint ops that may share a subgraph) is chosen in bound_share_modes.cpp.
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <map>
 #include <set>
@@ -83,7 +82,6 @@ struct Shares {
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
-  std::vector<std::array<int, 2>> sides;  // per joint op: claimSide of its LHS and RHS
   std::vector<char> shapesKnown;
   std::vector<std::optional<std::vector<Shape>>> shapes;  // per op, forcedShapes (once)
 
@@ -314,7 +312,7 @@ struct Shares {
 
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
   // one class (bound_share_modes.cpp says why).
-  void jointClasses(SharePricing& sp, const std::vector<int>& kind) {
+  void jointClasses(SharePricing& sp) {
     std::map<std::optional<std::vector<Shape>>, std::vector<OpId>> bySet;
     for (OpId o : ops)
       if (sp.joint[o]) bySet[shapesOf(o)].push_back(o);
@@ -343,7 +341,7 @@ struct Shares {
       classSets[it->second].push_back(&e.first);
       for (OpId o : e.second) {
         sp.joint_class[o] = it->second;
-        if (kind[o] != kind[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
+        if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
       }
     }
     // The classes each other open op may share a valid subgraph with.
@@ -367,7 +365,8 @@ struct Shares {
     for (OpId x : ops)
       if (open[x] && !sp.joint[x] && !isMatMul(p, x))
         for (int c : sp.meets[x]) ++pointwise[c];
-    std::map<std::pair<int, i64>, LD> memo;  // (class, base cost)
+    // By frontier (it fixes everything besideStepShare reads of the class), base cost and count.
+    std::map<std::tuple<const JointFrontier*, i64, i64>, LD> memo;
     sp.beside_step.assign(p.numOps(), {});
     for (OpId x : ops) {
       if (!open[x] || sp.joint[x]) continue;
@@ -375,12 +374,11 @@ struct Shares {
         LD v = 0;
         if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
           const OpId f = sp.class_first[c];
-          const auto key = std::make_pair(c, p.ops[x].base_cost);
+          const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c]);
           auto it = memo.find(key);
           if (it == memo.end())
-            it = memo.emplace(key, besideStepShare(p, m, f, {sides[f][0] > 0, sides[f][1] > 0},
-                                                   {sides[f][0] == 2, sides[f][1] == 2}, sp.joint[f]->step_floor,
-                                                   static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
+            it = memo.emplace(key,
+                              besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
                      .first;
           v = it->second;
         }
@@ -423,12 +421,9 @@ struct Shares {
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
-    std::vector<int> kind(p.numOps(), -1);  // per joint op: which frontier it has
-    sides.assign(p.numOps(), {0, 0});
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
     std::map<std::tuple<i64, i64, i64, i64, int, int>, JointFrontier> frontiers;  // stable addresses
-    std::map<std::tuple<i64, i64, i64, i64, int, int>, int> kinds;
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
@@ -440,8 +435,6 @@ struct Shares {
         it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2})).first;
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
-      kind[o] = kinds.emplace(key, static_cast<int>(kinds.size())).first->second;
-      sides[o] = {l, r};
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs);
@@ -458,7 +451,7 @@ struct Shares {
                     {},
                     {},
                     std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps())};
-    jointClasses(sp, kind);
+    jointClasses(sp);
     besideStep(sp);
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
@@ -472,7 +465,7 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}, {}}.run();
+  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}}.run();
 }
 
 }  // namespace mlsys::bound_detail
