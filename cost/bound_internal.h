@@ -56,14 +56,17 @@ struct JointPoint {
 // whose slices might coincide with o's k-strips in other steps (its nk > 1 loads count once).
 // step_floor: the least over every tile and k class of the larger of compute, loads / B and the
 // step-by-step floor of the claimed bands (nk = 1), which every subgraph pays for the ops of one
-// frontier that it holds, counted once each.
+// frontier that it holds, counted once each. stores: every valid subgraph holding o writes, in
+// each step, the tile's region of an output (forcedOutputs lists none that can be retained); the
+// step floors then count that store, shared among the frontier's ops that fit side by side.
 struct JointFrontier {
   std::vector<JointPoint> points;
   LD step_floor = std::numeric_limits<LD>::infinity();
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
+  bool stores = false;
 };
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared);
+                            std::array<bool, 2> shared, bool stores);
 // The least loads of row bands (those slices that depend on the tile row only) and column bands
 // beyond one load of each, over every traversal of nth x ntw tiles, given the size of a full
 // and of the last (clipped) band of each kind (bound_joint.cpp states the argument).
@@ -72,21 +75,32 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
 // traversal (sizes in time; bound_joint.cpp states the argument).
 LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta);
 // One tile and k class of a joint MatMul that fits with its claimed slices (bound_joint.cpp):
-// compute, loads of the claimed sides (elements), the larger of compute, loads / B and (nk = 1)
-// the step-by-step floor; with nk = 1 also the claimed bands per run start (time) and how many
-// such MatMuls fit side by side in fast memory (their claimed bands are distinct tensors).
+// compute, loads of the claimed sides (elements), the larger of compute and loads / B (with the
+// stores), and (stepFloor) with nk = 1 the step-by-step floor; with nk = 1 also the claimed bands per run start (time),
+// how many such MatMuls fit side by side in fast memory (their claimed bands are distinct tensors) and the store per
+// step that each of them takes at the least (time; 0 without forced stores).
 struct JointCfg {
   LD compute = 0, loads = 0, steps = 0, perTile = 0;
   i64 tiles = 0, nth = 0, ntw = 0, together = 1;
   bool one = false;                     // nk = 1
   std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
+  std::array<LD, 4> store{0, 0, 0, 0};  // per tile: full, last column, last row, corner
   LD excess(LD theta) const { return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta); }
+  // nk = 1, step by step, each of `together` such ops computing u per tile (bound_joint.cpp).
+  LD stepwise(LD u) const;
+  // The floor every subgraph pays per such op at this class: steps (the larger of compute and
+  // loads / B with the stores), and with nk = 1 stepwise(perTile).
+  LD stepFloor() const { return one ? std::max(steps, stepwise(perTile)) : steps; }
 };
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, const std::function<void(const JointCfg&)>& visit);
+                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
 // The share of a Pointwise op with per-tile compute cx beside step-priced joint MatMuls of o's
 // frontier f, each taking its step floor, n such Pointwise ops at most (bound_joint.cpp).
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n);
+
+// The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay
+// (bound_pressure.cpp); 0 when the readers differ.
+LD gridPressure(const Problem& p, const std::vector<OpId>& readers);
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);
@@ -94,7 +108,8 @@ bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vec
 // Output shapes (width, height) one of which every valid subgraph holding v has among its
 // non-ephemeral outputs, sorted; nullopt when unknown (bound_shapes.cpp states the argument).
 using Shape = std::pair<i64, i64>;
-std::optional<std::vector<Shape>> forcedShapes(const Problem& p, OpId v);
+// With kSplit > 0: for the valid subgraphs with k < kSplit only.
+std::optional<std::vector<Shape>> forcedShapes(const Problem& p, OpId v, i64 kSplit = 0);
 // Tensors one of which every valid subgraph holding v writes or retains (bound_shapes.cpp).
 std::optional<std::vector<TensorId>> forcedOutputs(const Problem& p, OpId v);
 // False when two ops with these forced shapes can never be in one valid subgraph.

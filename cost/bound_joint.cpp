@@ -80,8 +80,28 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
   return sum;
 }
 
+// The step-by-step floor at compute u per tile, nk = 1, of each of m <= M (`together`) ops of one
+// frontier in a subgraph S (their claimed bands are distinct tensors). A step loads m sum b of
+// claimed bands, computes at least m u, and, with forced stores, writes its tile's region sigma
+// of an output once for all m: it costs at least max(m u, m sum b + sigma) >= m max(u, s + sum b)
+// with s = sigma / M (m <= M), and max(u, s + sum b) >= max(u, s) + sum max(0, b - theta),
+// theta = max(0, u - s) (runExcess). So each pays, per tile, max(u, s) at its kind's region, and
+// per run start the excess at the corner's store (the least); or at the full tiles' store, less
+// what the run starts of the last row and column lose by their smaller store (at most two bands
+// per step, R + C - 1 steps, each band's excess moving by at most that store). Without stores
+// it is tiles u + E(u). For u >= store[0] (the largest) it is convex in u.
+LD JointCfg::stepwise(LD u) const {
+  const LD R = static_cast<LD>(nth), C = static_cast<LD>(ntw);
+  const LD perKind = (R - 1) * (C - 1) * std::max(u, store[0]) + (R - 1) * std::max(u, store[1]) +
+                     (C - 1) * std::max(u, store[2]) + std::max(u, store[3]);
+  const LD atCorner = excess(std::max<LD>(0, u - store[3]));
+  if (store[0] <= store[3]) return perKind + atCorner;  // one store for all (none, or even sides)
+  const LD atFull = excess(std::max<LD>(0, u - store[0])) - 2 * (R + C - 1) * store[0];
+  return perKind + std::max(atCorner, atFull);
+}
+
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, const std::function<void(const JointCfg&)>& visit) {
+                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
@@ -129,26 +149,34 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
                                   : 0);
       c.bands = {claimL ? kk * static_cast<LD>(h) / B : 0, claimL ? kk * static_cast<LD>(rowLast) / B : 0,
                  claimR ? kk * static_cast<LD>(w) / B : 0, claimR ? kk * static_cast<LD>(colLast) / B : 0};
-      // Step by step: every tile pays its compute, and each run start the excess of the bands
-      // it loads over it (runExcess; no stores counted here).
-      c.steps = std::max({c.compute, c.loads / B, c.compute + c.excess(perTile)});
+      // With forced stores S writes the whole output (W x H, the grid's shape) once for all the
+      // ops of the frontier it holds, and each step its tile's region (JointCfg::stepwise).
+      const LD BM = B * static_cast<LD>(c.together);
+      LD storeTotal = 0;
+      if (stores) {
+        auto region = [&](i64 rows, i64 cols) { return static_cast<LD>(rows) * static_cast<LD>(cols) / BM; };
+        c.store = {region(h, w), region(h, colLast), region(rowLast, w), region(rowLast, colLast)};
+        storeTotal = static_cast<LD>(W) * static_cast<LD>(H) / BM;
+      }
+      c.steps = std::max(c.compute, c.loads / B + storeTotal);  // and stepwise(perTile): stepFloor()
       visit(c);
     }
   }
 }
 
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared) {
+                            std::array<bool, 2> shared, bool stores) {
   JointFrontier res;
   res.claimed = claimed;
   res.shared = shared;
+  res.stores = stores;
   std::map<i64, LD> least;  // per tile count: the least loads
   LD perTile = 0;
-  forEachJointCfg(p, m, o, claimed, shared, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
     auto [it, fresh] = least.emplace(c.tiles, c.loads);
     if (!fresh) it->second = std::min(it->second, c.loads);
     perTile = c.perTile;
-    res.step_floor = std::min(res.step_floor, c.steps);
+    if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });
   // The Pareto frontier: compute ascending, loads strictly descending.
   for (const auto& [tiles, loads] : least)
@@ -164,27 +192,27 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 // may meet the class, at least each of
 // - m compute + tiles sum c_x: so the Pointwise ops may take tiles c_x + (compute - y) / n each;
 // - m loads / B: (loads / B - y) / n each;
-// - with nk = 1, step by step: tiles (m c + c_X) + m E(c + c_X / m) (E = runExcess of the class's
-//   bands, c its compute per tile), which is convex in c_X, 0 at 0, and falls as m grows (the
-//   slope of a convex function), so at m <= M (the ops whose claimed bands fit side by side) it is
-//   at least m (tiles c + E(c)) + sum over X of G(c_x), G(t) = tiles t + M (E(c + t / M) - E(c)):
-//   G(c_x) + (tiles c + E(c) - y) / n each.
+// - with nk = 1, step by step: m F(c + c_X / m) (F = JointCfg::stepwise, c the class's compute
+//   per tile; the Pointwise ops add to each step's compute only). Where c is at least the largest
+//   store per tile F is convex from c on, so m (F(c + c_X / m) - F(c)) is convex in c_X, 0 at 0,
+//   and falls as m grows (the slope of a convex function): at m <= M (the ops whose claimed bands
+//   fit side by side) it is at least the sum over X of G(c_x), G(t) = M (F(c + t / M) - F(c))
+//   (convex, 0 at 0: superadditive), and x takes G(c_x) + (F(c) - y) / n.
 // Each needs its slack (the term minus y) >= 0, as m >= 1 multiplies it. At every g one of them
 // holds (y is the least of their largest), so x takes the least over g of the best that holds.
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n) {
   const LD y = f.step_floor;
   const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
   LD least = std::numeric_limits<LD>::infinity();
-  forEachJointCfg(p, m, o, f.claimed, f.shared, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
     const LD tiles = static_cast<LD>(c.tiles);
     LD best = 0;
     if (c.compute >= y) best = std::max(best, tiles * cx + (c.compute - y) / nn);
     if (c.loads / B >= y) best = std::max(best, (c.loads / B - y) / nn);
-    if (c.one) {
-      const LD base = c.excess(c.perTile), stepwise = c.compute + base;
+    if (c.one && c.perTile >= c.store[0]) {  // stepwise is convex from perTile on
+      const LD stepwise = c.stepwise(c.perTile);
       const LD M = static_cast<LD>(c.together);
-      if (stepwise >= y)
-        best = std::max(best, tiles * cx + M * (c.excess(c.perTile + cx / M) - base) + (stepwise - y) / nn);
+      if (stepwise >= y) best = std::max(best, M * (c.stepwise(c.perTile + cx / M) - stepwise) + (stepwise - y) / nn);
     }
     least = std::min(least, best);
   });

@@ -12,9 +12,11 @@
 // F(v) = {t} united with F(d) over every reader d of t that can join.
 // forcedOutputs gives that set (over v's outputs, the one whose least store is largest: a tensor
 // that can be retained, V6/V7 and W1, stores nothing); forcedShapes their shapes (the output with
-// the fewest). A-6 (decision 7) lets a valid subgraph have one shape only for all its outputs, so
-// two ops whose shape sets are disjoint never share a valid subgraph. The recursion stops at a
-// depth and a work limit; beyond them the set is unknown (any tensor, any shape).
+// the fewest). forcedShapes with kSplit > 0 holds for the valid subgraphs with k < kSplit only:
+// there a Pointwise of S never feeds a MatMul d of S with K_d > N and K_d >= kSplit (V9: with
+// k < K_d it would need w or h >= K_d > N, against V8), so such a reader cannot join either. A-6 (decision 7) lets a
+// valid subgraph have one shape only for all its outputs, so two ops whose shape sets are disjoint never share a valid
+// subgraph. The recursion stops at a depth and a work limit; beyond them the set is unknown (any tensor, any shape).
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -102,7 +104,15 @@ struct OutputSearch {
   std::function<i64(const std::vector<TensorId>&)> score;
   std::vector<char> in;  // the ops known to be in S
   std::vector<OpId> known;
+  i64 kSplit = 0;  // > 0: only subgraphs with k < kSplit (forcedShapes says why)
   long visits = 0;
+
+  // Whether d, reading an output of v (in S), cannot be in S at k < kSplit.
+  bool splitOut(OpId v, OpId d) const {
+    const Op& D = p.ops[d];
+    return kSplit > 0 && p.ops[v].type == OpType::Pointwise && D.type == OpType::MatMul && D.K > p.native &&
+           D.K >= kSplit;
+  }
 
   std::optional<std::vector<TensorId>> phi(OpId v, int depth) {
     if (++visits > kMaxVisits || depth > kMaxDepth) return std::nullopt;
@@ -110,7 +120,7 @@ struct OutputSearch {
     for (TensorId t : p.ops[v].outputs) {
       std::optional<std::vector<TensorId>> set = std::vector<TensorId>{t};
       for (OpId d : p.consumers[t]) {
-        if (in[d]) continue;  // never: the known ops lie on a path into v
+        if (in[d] || splitOut(v, d)) continue;  // in[d] never: the known ops lie on a path into v
         in[d] = 1;
         known.push_back(d);
         std::optional<std::vector<TensorId>> sub;
@@ -136,8 +146,8 @@ struct OutputSearch {
 };
 
 std::optional<std::vector<TensorId>> outputsOf(const Problem& p, OpId v,
-                                               std::function<i64(const std::vector<TensorId>&)> score) {
-  OutputSearch s{p, std::move(score), std::vector<char>(p.numOps(), 0), {v}};
+                                               std::function<i64(const std::vector<TensorId>&)> score, i64 kSplit = 0) {
+  OutputSearch s{p, std::move(score), std::vector<char>(p.numOps(), 0), {v}, kSplit};
   s.in[v] = 1;
   return s.phi(v, 0);
 }
@@ -152,9 +162,9 @@ std::vector<Shape> shapesOf(const Problem& p, const std::vector<TensorId>& ts) {
 
 }  // namespace
 
-std::optional<std::vector<Shape>> forcedShapes(const Problem& p, OpId v) {
-  const std::optional<std::vector<TensorId>> ts =
-      outputsOf(p, v, [&](const std::vector<TensorId>& x) { return -static_cast<i64>(shapesOf(p, x).size()); });
+std::optional<std::vector<Shape>> forcedShapes(const Problem& p, OpId v, i64 kSplit) {
+  const std::optional<std::vector<TensorId>> ts = outputsOf(
+      p, v, [&](const std::vector<TensorId>& x) { return -static_cast<i64>(shapesOf(p, x).size()); }, kSplit);
   if (!ts) return std::nullopt;
   return shapesOf(p, *ts);
 }

@@ -84,6 +84,9 @@ struct Shares {
 
   std::vector<char> shapesKnown;
   std::vector<std::optional<std::vector<Shape>>> shapes;  // per op, forcedShapes (once)
+  std::map<std::pair<OpId, i64>, std::optional<std::vector<Shape>>> splitShapes;
+  std::vector<char> outputsKnown;
+  std::vector<std::optional<std::vector<TensorId>>> outputs;  // per op, forcedOutputs (once)
 
   bool stop() const { return giveUp && giveUp(); }
 
@@ -93,6 +96,21 @@ struct Shares {
       shapesKnown[v] = 1;
     }
     return shapes[v];
+  }
+
+  // forcedShapes(v, kSplit), once per pair.
+  const std::optional<std::vector<Shape>>& splitShapesOf(OpId v, i64 kSplit) {
+    auto [it, fresh] = splitShapes.try_emplace({v, kSplit});
+    if (fresh) it->second = stop() ? std::nullopt : forcedShapes(p, v, kSplit);
+    return it->second;
+  }
+
+  const std::optional<std::vector<TensorId>>& outputsOf(OpId v) {
+    if (!outputsKnown[v]) {
+      outputs[v] = stop() ? std::nullopt : forcedOutputs(p, v);  // out of time: unknown (no store)
+      outputsKnown[v] = 1;
+    }
+    return outputs[v];
   }
 
   // Every part containing o that forcedInvalid does not rule out, or false when there are more
@@ -175,13 +193,15 @@ struct Shares {
   // the chain), each tensor on the way too large to be retained (V6 needs |t| <= C in W1), so in
   // every such S one of them is loaded with the operand's region. Marks them claimed. 0: no;
   // 1: yes, each tensor read by the chain only, or also by ops that can never share a valid
-  // subgraph with o (their forced output shapes are disjoint: mayShareSubgraph); 2: yes, but some
+  // subgraph with o and nk > 1 (their forced output shapes at k < K are disjoint: mayShareSubgraph,
+  // forcedShapes with kSplit = K; shared only changes o's nk > 1 loads); 2: yes, but some
   // tensor also has another reader that might, whose slices of it could coincide with o's k-strips
   // in another step (jointFrontier then counts that side's nk > 1 loads once).
   int claimSide(OpId o, int s) {
     std::vector<TensorId> chain;
     std::vector<OpId> members = {o};
     TensorId t = p.ops[o].inputs[s];
+    const i64 K = p.ops[o].K;  // sharing matters with nk > 1 only: k < K
     bool shared = false;
     auto usable = [&](TensorId x) {
       return !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
@@ -191,7 +211,9 @@ struct Shares {
     OpId reader = o;  // the op of o's chain that reads t
     for (;;) {
       chain.push_back(t);
-      for (OpId r : p.consumers[t]) shared = shared || (r != reader && mayShareSubgraph(shapesOf(o), shapesOf(r)));
+      for (OpId r : p.consumers[t])
+        shared = shared || (r != reader && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
+                            mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)));
       const OpId pr = p.producer[t];
       if (pr < 0 || !inComp[pr] || !open[pr]) break;
       members.push_back(pr);
@@ -210,47 +232,6 @@ struct Shares {
     }
     for (TensorId x : chain) claimed[x] = 1;
     return shared ? 2 : 1;
-  }
-
-  // The pressure share per load of u when its readers are alike (one K, one output height H,
-  // and d_c's outputs one width W). m >= 2 of them in S share one tile grid of H x W (each d_c
-  // accumulates, nk > 1, upstream of nothing, so its output reaches the grid through Pointwise
-  // ops, F3), so in the first tile, h x w, every reader makes the same h rows: the working set
-  // holds h K of each LHS, a strip [0, K) x kappa of u (k >= 1) and, per d_c, its accumulator
-  // h w and a strip kappa x w of its other operand (counted once unless all are distinct):
-  // m h K + K + m h w + d w <= C. The tiles are at least ceil(H / h) ceil(W / w) at the best such
-  // h, w, and each loads u whole: m readers in S pay T(m) loads, and the least of T(m) / m (at most
-  // 1, which a lone reader pays) is a share every S meets. 0 when the readers differ.
-  LD gridPressure(const std::vector<OpId>& readers) const {
-    constexpr size_t kMaxReaders = 64;  // beyond: the fractional share alone
-    const Op& first = p.ops[readers[0]];
-    const OpId d0 = p.consumers[first.outputs[0]][0];
-    const i64 K = first.K, H = p.heights[first.outputs[0]], W = p.widths[p.ops[d0].outputs[0]];
-    if (readers.size() > kMaxReaders || p.ops[d0].outputs.size() != 1) return 0;
-    std::set<TensorId> others;
-    for (OpId c : readers) {
-      const OpId d = p.consumers[p.ops[c].outputs[0]][0];
-      if (p.ops[c].K != K || p.heights[p.ops[c].outputs[0]] != H || p.ops[d].outputs.size() != 1 ||
-          p.widths[p.ops[d].outputs[0]] != W)
-        return 0;
-      others.insert(p.ops[d].inputs[1]);
-    }
-    const bool distinct = others.size() == readers.size();
-    LD least = 1;
-    for (i64 n = 2; n <= static_cast<i64>(readers.size()); ++n) {
-      const i64 d = distinct ? n : 1;
-      i64 tiles = 0;  // 0: m readers never fit in one subgraph
-      for (i64 h = 1; h <= std::min(p.native, H); ++h) {
-        const i64 left = p.capacity - n * h * K - K;
-        if (left < n * h + d) break;  // w >= 1 fails, and more so for a larger h
-        const i64 w = std::min({p.native, W, left / (n * h + d)});
-        const i64 t = ((H + h - 1) / h) * ((W + w - 1) / w);
-        if (tiles == 0 || t < tiles) tiles = t;
-      }
-      if (tiles == 0) break;  // nor do more readers
-      least = std::min(least, static_cast<LD>(tiles) / static_cast<LD>(n));
-    }
-    return least;
   }
 
   // Per open op, the elements of graph-input loads attributed to it.
@@ -273,7 +254,7 @@ struct Shares {
         t[readers[0]] += size;
       } else if (pressure(u, readers, work)) {
         ++pressured;
-        const LD grid = gridPressure(readers);
+        const LD grid = gridPressure(p, readers);
         for (OpId c : readers)
           t[c] += size * std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) /
                                                             static_cast<LD>(p.capacity)));
@@ -294,7 +275,7 @@ struct Shares {
     for (int pass = 0; pass < 2; ++pass)
       for (OpId o : ops) {
         if (!open[o] || (pass == 0) != (joint[o] != nullptr) || stop()) continue;
-        const std::optional<std::vector<TensorId>> F = forcedOutputs(p, o);
+        const std::optional<std::vector<TensorId>>& F = outputsOf(o);
         if (!F || F->empty()) continue;
         i64 least = std::numeric_limits<i64>::max();
         bool free = true;
@@ -308,6 +289,16 @@ struct Shares {
         ++count;
       }
     return count;
+  }
+
+  // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
+  // none of which can be retained (V6, W1), and S's outputs share its grid.
+  bool storesAlways(OpId o) {
+    const std::optional<std::vector<TensorId>>& F = outputsOf(o);
+    if (!F || F->empty()) return false;
+    for (TensorId t : *F)
+      if (retainable(p, t)) return false;
+    return true;
   }
 
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
@@ -395,6 +386,8 @@ struct Shares {
     parts.assign(p.numOps(), {});
     shapesKnown.assign(p.numOps(), 0);
     shapes.assign(p.numOps(), std::nullopt);
+    outputsKnown.assign(p.numOps(), 0);
+    outputs.assign(p.numOps(), std::nullopt);
     for (OpId o : ops) inComp[o] = open[o] = 1;
     // Closed ops, and their parts' floors (each part priced once).
     std::map<std::vector<OpId>, LD> floorOf;
@@ -423,16 +416,18 @@ struct Shares {
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, int, int>, JointFrontier> frontiers;  // stable addresses
+    std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
       const Op& op = p.ops[o];
-      const auto key = std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r);
+      const bool stores = storesAlways(o);
+      const auto key =
+          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
       auto it = frontiers.find(key);
       if (it == frontiers.end())
-        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2})).first;
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++res.joint_ops;
@@ -465,7 +460,8 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}}.run();
+  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}}
+      .run();
 }
 
 }  // namespace mlsys::bound_detail

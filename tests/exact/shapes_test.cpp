@@ -1,11 +1,13 @@
 // The share bound's newer arguments (cost/bound_shapes.cpp, cost/bound_share_modes.cpp,
 // cost/bound_part.cpp's step-by-step band floor), each checked against the evaluator's own plans
 // or schedules: forced output shapes and forced outputs against every valid subgraph of small
-// generated graphs, the band floor of a lone MatMul against every granularity and traversal the
-// spec offers it, and the shares of a mlsys-2026-9-like chain against the whole space's optimum.
+// generated graphs, the band floors of a lone MatMul (its part's, and its joint floor's with the
+// stores of each step) against every granularity and traversal the spec offers it, and the shares of a
+// mlsys-2026-9-like chain against the whole space's optimum.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -117,43 +119,120 @@ TEST(ForcedShapes, AgreeWithEveryValidSubgraphOfSmallGraphs) {
   EXPECT_GE(apart, 1);
 }
 
-// A lone MatMul whose operands are too large to be resident whole, under k_limit=reduction with
-// k = K (its only k-step loads whole row and column bands): the bound, which counts per step the
-// compute and the excess of each band a run of tiles starts (bound_part.cpp, bandExcess), stays at
-// or below every schedule of every granularity and of the four traversals offered, and above the
-// larger of its compute and traffic floors on some (the step-by-step count bites).
-TEST(ForcedShapes, TheStepByStepBandFloorOfALoneMatMul) {
-  int bites = 0;
-  for (long capacity : {160000L, 200000L, 240000L}) {
-    const Problem p = test::problemFromJson(R"({"widths":[1024,512,512],"heights":[384,1024,384],
+// The same at k < kSplit (forcedShapes with kSplit, bound_shapes.cpp: a Pointwise of S never feeds
+// a MatMul of S with K > N and K >= kSplit there), for every kSplit among the graph's K above the
+// granularity's k, over every granularity the evaluator accepts; and it bites: some pairs that
+// may meet at some k are apart below some kSplit (the residual chains of the ffn families).
+TEST(ForcedShapes, BelowASplitKAgreeWithEveryValidSubgraph) {
+  int checked = 0, apartOnlySplit = 0;
+  for (const std::string& family : generatorFamilies())
+    for (int size : {5, 8})
+      for (uint64_t seed : {1u, 2u}) {
+        const Problem p = generateProblem(family, size, seed);
+        ModelOptions m;
+        m.k_limit = ModelOptions::KLimit::Reduction;
+        std::set<i64> splits;
+        for (const Op& op : p.ops)
+          if (op.type == OpType::MatMul) splits.insert(op.K);
+        std::map<std::pair<OpId, i64>, std::optional<std::vector<bound_detail::Shape>>> shapes;
+        for (OpId o = 0; o < p.numOps(); ++o)
+          for (i64 k : splits) shapes[{o, k}] = bound_detail::forcedShapes(p, o, k);
+        for (i64 k : splits)
+          for (OpId a = 0; a < p.numOps(); ++a)
+            for (OpId b = a + 1; b < p.numOps(); ++b) {
+              const auto whole = bound_detail::forcedShapes(p, a), other = bound_detail::forcedShapes(p, b);
+              apartOnlySplit += bound_detail::mayShareSubgraph(whole, other) &&
+                                        !bound_detail::mayShareSubgraph(shapes[{a, k}], shapes[{b, k}])
+                                    ? 1
+                                    : 0;
+            }
+        const std::vector<Granularity> grans = {{128, 128, 1}, {64, 64, 16},  {128, 128, 128},
+                                                {32, 32, 64},  {16, 16, 256}, {16, 16, 512},
+                                                {8, 8, 1024},  {96, 96, 256}, {64, 64, 512}};
+        for (const std::vector<OpId>& set : connectedSets(p, 4)) {
+          const std::vector<OpId> S = topological(p, set);
+          for (const Granularity& g : grans) {
+            const SubgraphPlan pl = planSubgraph(p, m, S, g, {}, {});
+            if (!pl.valid || !costSubgraph(p, pl, Traversal{}).valid) continue;
+            for (i64 k : splits) {
+              if (g.k >= k) continue;
+              ++checked;
+              for (OpId a : S)
+                for (OpId b : S)
+                  EXPECT_TRUE(bound_detail::mayShareSubgraph(shapes[{a, k}], shapes[{b, k}]))
+                      << family << " size " << size << " seed " << seed << ": ops " << a << ", " << b << " at k " << g.k
+                      << " < " << k;
+            }
+          }
+        }
+      }
+  EXPECT_GE(checked, 500);
+  EXPECT_GE(apartOnlySplit, 1);
+}
+
+namespace {
+
+// The least latency over every schedule of one subgraph holding the lone MatMul of p: sides in
+// steps of 8, three k, four traversals (raster, both snakes, column-major).
+double bestLoneMatMul(const Problem& p, const ModelOptions& m) {
+  const i64 W = p.widths[p.ops[0].outputs[0]], H = p.heights[p.ops[0].outputs[0]];
+  double best = 1e300;
+  for (i64 k : {128, 512, 1024})
+    for (i64 w = 8; w <= 128; w += 8)
+      for (i64 h = 8; h <= 128; h += 8)
+        for (TraversalKind t :
+             {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake, TraversalKind::Custom}) {
+          Schedule s;
+          Traversal trav{t, {}};
+          if (t == TraversalKind::Custom) {  // column-major
+            const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+            for (i64 c = 0; c < ntw; ++c)
+              for (i64 r = 0; r < nth; ++r) trav.order.push_back(static_cast<int32_t>(r * ntw + c));
+          }
+          s.subgraphs.push_back({{0}, {w, h, k}, trav, {}});
+          const Evaluation ev = evaluateSchedule(p, s, m);
+          if (ev.valid) best = std::min(best, ev.total);
+        }
+  return best;
+}
+
+Problem loneMatMul(long capacity) {
+  return test::problemFromJson(R"({"widths":[1024,512,512],"heights":[384,1024,384],
       "inputs":[[0,1]],"outputs":[[2]],"base_costs":[4000],"op_types":["MatMul"],"fast_memory_capacity":)" +
-                                            std::to_string(capacity) +
-                                            R"(,"slow_memory_bandwidth":20,"native_granularity":[128,128]})");
+                               std::to_string(capacity) +
+                               R"(,"slow_memory_bandwidth":20,"native_granularity":[128,128]})");
+}
+
+}  // namespace
+
+// A lone MatMul whose operands are too large to be resident whole, under k_limit=reduction with
+// k = K (its only k-step loads whole row and column bands): the bound and the part floor, which
+// count per step the compute and the excess of each band a run of tiles starts (bound_part.cpp,
+// bandExcess), and the joint floor's step by step with forced stores (bound_joint.cpp,
+// JointCfg::stepwise: the output is a graph output, never retained; both operands are graph
+// inputs larger than C, claimed) stay at or below every schedule of every granularity and of the
+// four traversals offered; the part floor lies above the larger of its compute and traffic floors
+// on some capacity, and the joint floor with stores above the one without (both arguments bite).
+TEST(ForcedShapes, TheStepByStepFloorsOfALoneMatMul) {
+  int bites = 0, storesBite = 0;
+  for (long capacity : {160000L, 200000L, 240000L}) {
+    const Problem p = loneMatMul(capacity);
     ModelOptions m;
     m.k_limit = ModelOptions::KLimit::Reduction;
-    double best = 1e300;
-    for (i64 k : {128, 512, 1024})
-      for (i64 w = 8; w <= 128; w += 8)
-        for (i64 h = 8; h <= 128; h += 8)
-          for (TraversalKind t :
-               {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake, TraversalKind::Custom}) {
-            Schedule s;
-            Traversal trav{t, {}};
-            if (t == TraversalKind::Custom) {  // column-major
-              const i64 ntw = (512 + w - 1) / w, nth = (384 + h - 1) / h;
-              for (i64 c = 0; c < ntw; ++c)
-                for (i64 r = 0; r < nth; ++r) trav.order.push_back(static_cast<int32_t>(r * ntw + c));
-            }
-            s.subgraphs.push_back({{0}, {w, h, k}, trav, {}});
-            const Evaluation ev = evaluateSchedule(p, s, m);
-            if (ev.valid) best = std::min(best, ev.total);
-          }
+    const double best = bestLoneMatMul(p, m);
     ASSERT_LT(best, 1e300);
     SCOPED_TRACE("C=" + std::to_string(capacity));
     EXPECT_LE(lowerBound(p, m).value(), best * (1 + 1e-9));
     const PartFloor f = partFloor(p, m, {0});
     EXPECT_LE(f.value, best * (1 + 1e-9));
     bites += f.value > std::max(f.compute, f.traffic) * (1 + 1e-9) ? 1 : 0;
+    const bound_detail::JointFrontier with = bound_detail::jointFrontier(p, m, 0, {true, true}, {false, false}, true);
+    const bound_detail::JointFrontier without =
+        bound_detail::jointFrontier(p, m, 0, {true, true}, {false, false}, false);
+    EXPECT_LE(static_cast<double>(with.step_floor), best * (1 + 1e-9));
+    EXPECT_GE(with.step_floor, without.step_floor);
+    storesBite += with.step_floor > without.step_floor * (1 + 1e-9) ? 1 : 0;
   }
   EXPECT_GE(bites, 1);
+  EXPECT_GE(storesBite, 1);
 }
