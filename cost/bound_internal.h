@@ -61,6 +61,7 @@ struct JointPoint {
 // step floors then count that store, shared among the frontier's ops that fit side by side.
 struct JointFrontier {
   std::vector<JointPoint> points;
+  std::vector<JointPoint> points_one;  // the same over the nk = 1 classes only
   LD step_floor = std::numeric_limits<LD>::infinity();
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
   bool stores = false;
@@ -129,9 +130,20 @@ struct SharePricing {
   std::vector<std::vector<int>> meets;       // per open op not joint: the classes it may meet
   std::vector<std::vector<LD>> beside_step;  // per such op, per class it meets: its share beside it in step mode
   std::vector<std::vector<std::pair<LD, std::vector<OpId>>>> parts;  // per closed op: floor, ops
+  std::vector<std::vector<LD>> meets_compute;  // per such op, per class it meets: its compute floor beside it
+  std::vector<LD> free_compute;                // per such op: its compute floor with no joint op beside it
+  // per such op, per class it meets: the joint ops one of which it forces to nk = 1 in any S
+  // holding it and the class, each with how many Pointwise ops make its operands (besideFed)
+  std::vector<std::vector<std::vector<std::pair<OpId, int>>>> fed;
 };
 // The greatest total of shares found over the classes' mixtures.
 LD bestShareTotal(const SharePricing& sp);
+// The SharePricing entries of the ops beside the classes (bound_beside.cpp states the arguments).
+void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, SharePricing& sp,
+                const std::function<bool()>& stop);
+void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp);
+void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
+               const std::function<const std::optional<std::vector<Shape>>&(OpId)>& shapesOf);
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,

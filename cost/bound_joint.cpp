@@ -170,18 +170,21 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   res.claimed = claimed;
   res.shared = shared;
   res.stores = stores;
-  std::map<i64, LD> least;  // per tile count: the least loads
+  std::map<i64, LD> least, leastOne;  // per tile count: the least loads (at nk = 1)
   LD perTile = 0;
   forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
-    auto [it, fresh] = least.emplace(c.tiles, c.loads);
-    if (!fresh) it->second = std::min(it->second, c.loads);
+    for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : nullptr}) {
+      if (!mp) continue;
+      auto [it, fresh] = mp->emplace(c.tiles, c.loads);
+      if (!fresh) it->second = std::min(it->second, c.loads);
+    }
     perTile = c.perTile;
     if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });
-  // The Pareto frontier: compute ascending, loads strictly descending.
-  for (const auto& [tiles, loads] : least)
-    if (res.points.empty() || loads < res.points.back().loads)
-      res.points.push_back({perTile * static_cast<LD>(tiles), loads});
+  // The Pareto frontiers: compute ascending, loads strictly descending.
+  for (auto [from, to] : {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}})
+    for (const auto& [tiles, loads] : *from)
+      if (to->empty() || loads < to->back().loads) to->push_back({perTile * static_cast<LD>(tiles), loads});
   return res;
 }
 

@@ -22,9 +22,14 @@
 // least of their mixture over the lambdas of the classes they may meet (a max class uses 0 and 1)
 // and of a free lambda common to all of them, and of their share beside a class in step mode:
 // in any S they are at most their mixture at the lambda of the joint ops beside them, or at the
-// free lambda if there are none. Closed ops then take their least part floor minus the others'
-// shares. The modes are chosen by coordinate ascent on the total from the best single constant
-// lambda (which is the bound without classes), so the total never falls.
+// free lambda if there are none (their compute floor there: besideCompute, bound_beside.cpp).
+// Beside a class in a constant-lambda or max mode, a Pointwise that forces a joint op of it to
+// nk = 1 (besideFed) adds that op's excess at nk = 1 over its share: the op's own mixture at its
+// granularity is at least its least over the nk = 1 classes, and nobody else claims the
+// difference but the Pointwise ops that make its operands, among which it is split. Closed ops
+// then take their least part floor minus the others' shares. The modes are chosen by coordinate
+// ascent on the total from the best single constant lambda (which is the bound without classes),
+// so the total never falls.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -50,23 +55,35 @@ LD bestShareTotal(const SharePricing& sp) {
   const int numClasses = static_cast<int>(sp.class_single_kind.size());
   const LD inf = std::numeric_limits<LD>::infinity();
   // Per open op and mode, its share (joint ops; the others depend on the set of lambdas in use).
-  std::vector<std::array<LD, kStepMode + 1>> value(sp.open.size());
+  // value1: the same at nk = 1 only (points_one), for the ops that force it (sp.fed).
+  std::vector<std::array<LD, kStepMode + 1>> value(sp.open.size()), value1(sp.open.size());
   for (OpId o : ops) {
     if (!sp.open[o] || sp.joint_class[o] < 0) continue;
-    const std::vector<JointPoint>& front = sp.joint[o]->points;
     const OpId ref = sp.class_first[sp.joint_class[o]];
-    value[o][kStepMode] = sp.joint[o]->step_floor;
-    for (int mode = 0; mode <= kMaxMode; ++mode) {
-      LD least = inf;
-      for (const JointPoint& x : front) {
-        const LD loads = (x.loads + sp.traffic[o]) / sp.B;
-        if (mode == kMaxMode)
-          least = std::min(least, x.compute >= (x.loads + sp.traffic[ref]) / sp.B ? x.compute : loads);
-        else least = std::min(least, lambdaOf(mode) * x.compute + (1 - lambdaOf(mode)) * loads);
+    value[o][kStepMode] = value1[o][kStepMode] = sp.joint[o]->step_floor;
+    for (auto [front, out] :
+         {std::pair{&sp.joint[o]->points, &value[o]}, std::pair{&sp.joint[o]->points_one, &value1[o]}})
+      for (int mode = 0; mode <= kMaxMode; ++mode) {
+        LD least = inf;
+        for (const JointPoint& x : *front) {
+          const LD loads = (x.loads + sp.traffic[o]) / sp.B;
+          if (mode == kMaxMode)
+            least = std::min(least, x.compute >= (x.loads + sp.traffic[ref]) / sp.B ? x.compute : loads);
+          else least = std::min(least, lambdaOf(mode) * x.compute + (1 - lambdaOf(mode)) * loads);
+        }
+        (*out)[mode] = least;
       }
-      value[o][mode] = least;
-    }
   }
+  // What a Pointwise beside class c at a mode other than step adds: the least over the joint ops
+  // it forces to nk = 1 of their excess there, split among the Pointwise ops that make their
+  // operands (0 when it forces none).
+  auto forcedExcess = [&](OpId x, size_t i, int mode) {
+    if (sp.fed[x][i].empty()) return LD(0);
+    LD least = inf;
+    for (const auto& [o, makers] : sp.fed[x][i])
+      least = std::min(least, (value1[o][mode] - value[o][mode]) / static_cast<LD>(std::max(1, makers)));
+    return std::max<LD>(0, least);
+  };
   // modes[c] for each class, and modes[numClasses] the lambda of the others when no class
   // constrains them (a constant).
   long work = 0;
@@ -78,13 +95,15 @@ LD bestShareTotal(const SharePricing& sp) {
         y[o] = value[o][modes[sp.joint_class[o]]];
         continue;
       }
-      auto mix = [&](int l) { return lambdaOf(l) * sp.compute[o] + (1 - lambdaOf(l)) * sp.traffic[o] / sp.B; };
-      LD least = mix(modes[numClasses]);
+      auto mix = [&](int l, LD compute) { return lambdaOf(l) * compute + (1 - lambdaOf(l)) * sp.traffic[o] / sp.B; };
+      LD least = mix(modes[numClasses], sp.free_compute[o]);
       for (size_t i = 0; i < sp.meets[o].size(); ++i) {
         const int c = sp.meets[o][i];
+        const LD cx = sp.meets_compute[o][i];
         if (modes[c] == kStepMode) least = std::min(least, sp.beside_step[o][i]);
-        else if (modes[c] == kMaxMode) least = std::min({least, mix(0), mix(kLambdaSteps)});
-        else least = std::min(least, mix(modes[c]));
+        else if (modes[c] == kMaxMode)
+          least = std::min(least, std::min(mix(0, cx), mix(kLambdaSteps, cx)) + forcedExcess(o, i, kMaxMode));
+        else least = std::min(least, mix(modes[c], cx) + forcedExcess(o, i, modes[c]));
       }
       work += static_cast<long>(sp.meets[o].size());
       y[o] = least;

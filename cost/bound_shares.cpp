@@ -49,7 +49,9 @@
 //    of the tensors forcedOutputs lists (bound_shapes.cpp), none of which can be retained, so at
 //    least the least of them; those tensors are then nobody else's.
 //    How each op mixes compute and loads (one lambda, or one per granularity, or step by step,
-//    per class of joint ops that may share a subgraph) is chosen in bound_share_modes.cpp.
+//    per class of joint ops that may share a subgraph) is chosen in bound_share_modes.cpp; what
+//    the other open ops take beside a class (their compute floor there, the excess of a joint op
+//    they force to nk = 1) is in bound_beside.cpp.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -348,36 +350,6 @@ struct Shares {
     }
   }
 
-  // Per open Pointwise op and class of one frontier it may meet: its share beside that class in
-  // step mode (besideStepShare; 0 for other ops and classes).
-  void besideStep(SharePricing& sp) {
-    const size_t classes = sp.class_first.size();
-    std::vector<i64> pointwise(classes, 0);
-    for (OpId x : ops)
-      if (open[x] && !sp.joint[x] && !isMatMul(p, x))
-        for (int c : sp.meets[x]) ++pointwise[c];
-    // By frontier (it fixes everything besideStepShare reads of the class), base cost and count.
-    std::map<std::tuple<const JointFrontier*, i64, i64>, LD> memo;
-    sp.beside_step.assign(p.numOps(), {});
-    for (OpId x : ops) {
-      if (!open[x] || sp.joint[x]) continue;
-      for (int c : sp.meets[x]) {
-        LD v = 0;
-        if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
-          const OpId f = sp.class_first[c];
-          const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c]);
-          auto it = memo.find(key);
-          if (it == memo.end())
-            it = memo.emplace(key,
-                              besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
-                     .first;
-          v = it->second;
-        }
-        sp.beside_step[x].push_back(v);
-      }
-    }
-  }
-
   ShareBound run() {
     ShareBound res;
     inComp.assign(p.numOps(), 0);
@@ -445,9 +417,14 @@ struct Shares {
                     {},
                     {},
                     {},
-                    std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps())};
+                    std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps()),
+                    {},
+                    {},
+                    {}};
     jointClasses(sp);
-    besideStep(sp);
+    besideStep(p, m, ops, sp, [&] { return stop(); });
+    besideCompute(p, ops, inComp, sp);
+    besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
     res.value = bestShareTotal(sp);

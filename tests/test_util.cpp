@@ -119,6 +119,12 @@ std::function<bool()> neverStop() {
 }
 
 Problem problemFromJson(const std::string& json) { return parseProblemText(json, "test"); }
+
+ModelOptions reading(bool reduction) {
+  ModelOptions m;
+  if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
+  return m;
+}
 Schedule scheduleFromJson(const std::string& json, const Problem& p) { return parseScheduleText(json, p, "test"); }
 
 }  // namespace mlsys::test

@@ -40,6 +40,8 @@ std::function<bool()> neverStop();
 int significantDigits(const std::string& token);
 
 Problem problemFromJson(const std::string& json);
+// The model options of one reading: the spec's, or k_limit=reduction.
+ModelOptions reading(bool reduction);
 Schedule scheduleFromJson(const std::string& json, const Problem& p);
 
 }  // namespace mlsys::test

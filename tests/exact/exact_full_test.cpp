@@ -19,12 +19,6 @@ using mlsys::test::neverStop;
 
 namespace {
 
-ModelOptions reading(bool reduction) {
-  ModelOptions m;
-  if (reduction) m.k_limit = ModelOptions::KLimit::Reduction;
-  return m;
-}
-
 // The whole space's result, checked: a schedule the evaluator accepts at the reported latency,
 // and a lower bound at or below it (equal when proven).
 ExactResult solveFull(const Problem& p, const ModelOptions& m) {
@@ -56,7 +50,7 @@ TEST(FullSpace, BelowEverySmallerSpaceAndAboveTheBound) {
   int proven = 0, runs = 0;
   for (const auto& [seed, p] : problems)
     for (bool reduction : {false, true}) {
-      ModelOptions m = reading(reduction);
+      ModelOptions m = test::reading(reduction);
       if (seed % 2) m.matmul_compute = ModelOptions::MatmulCompute::NativeDepth;
       SCOPED_TRACE(p.name + " " + m.describe());
       ExactResult full = solveFull(p, m);
@@ -91,7 +85,7 @@ TEST(FullSpace, GeneratedGraphsAgainstBoundAndSolve) {
   for (const Case& c : cases)
     for (bool reduction : {false, true}) {
       Problem p = generateProblem(c.family, c.size, c.seed);
-      const ModelOptions m = reading(reduction);
+      const ModelOptions m = test::reading(reduction);
       SCOPED_TRACE(p.name + " " + m.describe());
       ExactResult full = solveFull(p, m);
       EXPECT_LE(lowerBound(p, m).value(), full.lower_bound * (1 + 1e-9));
@@ -118,7 +112,7 @@ TEST(FullSpace, ACountClassWhoseLargestSidesAreInvalidIsEmpty) {
     "inputs": [[0], [2, 1]], "outputs": [[1], [3]], "base_costs": [100, 1000], "op_types": ["Pointwise", "MatMul"],
     "fast_memory_capacity": 49152, "slow_memory_bandwidth": 15, "native_granularity": [128, 128]})");
   ASSERT_EQ(p.ops[1].K, 2048);
-  const ExactResult r = solveFull(p, reading(true));
+  const ExactResult r = solveFull(p, test::reading(true));
   EXPECT_TRUE(r.proven_optimal);
   EXPECT_LT(r.stats.plans, 20000) << r.stats.plans;
 }

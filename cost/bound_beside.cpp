@@ -1,0 +1,176 @@
+// What the ops that are not joint take beside a class of joint MatMuls (bound_internal.h; the
+// share bound is argued at the top of bound_shares.cpp, the mixtures in bound_share_modes.cpp):
+// their share beside a class in step mode, their compute floor beside each class, and the
+// joint ops they force to nk = 1 when they are in S together.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "cost/bound_internal.h"
+
+namespace mlsys::bound_detail {
+
+namespace {
+
+bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
+
+constexpr size_t kMaxBesideWork = 4000;  // ops visited per op and search
+
+// The ops one search has visited, marked in a per-op array shared by all searches (cleared on
+// destruction, so each search costs what it visits).
+class Marks {
+ public:
+  Marks(std::vector<char>& mark, OpId first) : mark_(mark) { add(first); }
+  ~Marks() {
+    for (OpId v : visited_) mark_[v] = 0;
+  }
+  Marks(const Marks&) = delete;
+  Marks& operator=(const Marks&) = delete;
+  bool add(OpId v) {  // false when already visited
+    if (mark_[v]) return false;
+    mark_[v] = 1;
+    visited_.push_back(v);
+    return true;
+  }
+  size_t size() const { return visited_.size(); }
+
+ private:
+  std::vector<char>& mark_;
+  std::vector<OpId> visited_;
+};
+
+}  // namespace
+
+// Per open Pointwise op and class of one frontier it may meet: its share beside that class in
+// step mode (besideStepShare; 0 for other ops and classes).
+void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, SharePricing& sp,
+                const std::function<bool()>& stop) {
+  const size_t classes = sp.class_first.size();
+  std::vector<i64> pointwise(classes, 0);
+  for (OpId x : ops)
+    if (sp.open[x] && !sp.joint[x] && !isMatMul(p, x))
+      for (int c : sp.meets[x]) ++pointwise[c];
+  // By frontier (it fixes everything besideStepShare reads of the class), base cost and count.
+  std::map<std::tuple<const JointFrontier*, i64, i64>, LD> memo;
+  sp.beside_step.assign(p.numOps(), {});
+  for (OpId x : ops) {
+    if (!sp.open[x] || sp.joint[x]) continue;
+    for (int c : sp.meets[x]) {
+      LD v = 0;
+      if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
+        const OpId f = sp.class_first[c];
+        const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c]);
+        auto it = memo.find(key);
+        if (it == memo.end())
+          it = memo.emplace(key,
+                            besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
+                   .first;
+        v = it->second;
+      }
+      sp.beside_step[x].push_back(v);
+    }
+  }
+}
+
+// Per open op that is not joint, its compute floor beside each class it may meet and with no
+// joint op beside it. A Pointwise x is charged on a grid smaller than its own output's only when
+// S holds a MatMul that x reaches through Pointwise ops of S (bound_compute.cpp: without one, x's
+// region flows to O(S) through Pointwise ops, which keep its shape, F3, so the grid is x's
+// output, at most N x N a tile). When every such MatMul of the component is joint, none is in an
+// S without joint ops, nor in one beside a class they are not in (classes never meet).
+void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp) {
+  sp.meets_compute.assign(p.numOps(), {});
+  sp.free_compute.assign(p.numOps(), 0);
+  const i64 N = p.native;
+  std::vector<char> mark(p.numOps(), 0);
+  for (OpId x : ops) {
+    if (!sp.open[x] || sp.joint[x]) continue;
+    const LD c = sp.compute[x];
+    sp.free_compute[x] = c;
+    sp.meets_compute[x].assign(sp.meets[x].size(), c);
+    if (isMatMul(p, x)) continue;
+    std::vector<OpId> stack = {x};
+    Marks seen(mark, x);
+    std::set<int> classesAhead;
+    bool allJoint = true;
+    while (!stack.empty() && allJoint) {
+      const OpId v = stack.back();
+      stack.pop_back();
+      for (TensorId t : p.ops[v].outputs)
+        for (OpId d : p.consumers[t]) {
+          if (!inComp[d] || !seen.add(d)) continue;
+          if (seen.size() > kMaxBesideWork) allJoint = false;
+          if (!isMatMul(p, d)) stack.push_back(d);
+          else if (sp.joint_class[d] >= 0) classesAhead.insert(sp.joint_class[d]);
+          else allJoint = false;
+        }
+    }
+    if (!allJoint) continue;
+    i64 tiles = std::numeric_limits<i64>::max();
+    for (TensorId t : p.ops[x].outputs)
+      tiles = std::min(tiles, ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N));
+    const LD alone = std::max(c, static_cast<LD>(tiles) * static_cast<LD>(p.ops[x].base_cost));
+    sp.free_compute[x] = alone;
+    for (size_t i = 0; i < sp.meets[x].size(); ++i)
+      if (!classesAhead.count(sp.meets[x][i])) sp.meets_compute[x][i] = alone;
+  }
+}
+
+// Per open Pointwise x and class c it may meet: the joint ops of c that x feeds directly, with
+// K > N, when every valid S holding x and an op of c holds one of them (else none). In such an S
+// the op o that x feeds runs at k >= K_o (V9: with k < K_o a Pointwise producing its operand
+// needs w or h >= K_o > N), so at nk = 1. S is connected through tensors made and read inside it
+// (V4), so a path from x to the op of c avoids the fed ops only through ops that may share S with
+// x (forced shapes) and are not joint ops of another class (classes never meet): when no such
+// path reaches c, every S with x and c holds a fed op. Each fed op o is listed with the number
+// of Pointwise ops that make its operands (each of them may claim o's excess at nk = 1).
+void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
+               const std::function<const std::optional<std::vector<Shape>>&(OpId)>& shapesOf) {
+  sp.fed.assign(p.numOps(), {});
+  std::vector<char> mark(p.numOps(), 0);
+  for (OpId x : ops) {
+    if (!sp.open[x] || sp.joint[x]) continue;
+    sp.fed[x].assign(sp.meets[x].size(), {});
+    if (isMatMul(p, x)) continue;
+    for (size_t i = 0; i < sp.meets[x].size(); ++i) {
+      const int c = sp.meets[x][i];
+      std::vector<OpId> fed;
+      for (TensorId t : p.ops[x].outputs)
+        for (OpId o : p.consumers[t])
+          if (isMatMul(p, o) && sp.joint_class[o] == c && p.ops[o].K > p.native &&
+              std::find(fed.begin(), fed.end(), o) == fed.end())
+            fed.push_back(o);
+      if (fed.empty()) continue;
+      std::vector<OpId> stack = {x}, nbs;
+      Marks seen(mark, x);
+      for (OpId o : fed) seen.add(o);
+      bool proven = true;
+      while (!stack.empty() && proven) {
+        const OpId v = stack.back();
+        stack.pop_back();
+        nbs.clear();
+        for (TensorId t : p.ops[v].outputs)
+          for (OpId d : p.consumers[t]) nbs.push_back(d);
+        for (TensorId t : p.ops[v].inputs)
+          if (p.producer[t] >= 0) nbs.push_back(p.producer[t]);
+        for (OpId nb : nbs) {
+          if (!inComp[nb] || !seen.add(nb)) continue;
+          if (seen.size() > kMaxBesideWork || sp.joint_class[nb] == c) proven = false;
+          if (sp.joint_class[nb] >= 0 || !mayShareSubgraph(shapesOf(x), shapesOf(nb))) continue;
+          stack.push_back(nb);
+        }
+      }
+      if (!proven) continue;
+      for (OpId o : fed) {
+        std::set<OpId> makers;
+        for (TensorId u : p.ops[o].inputs)
+          if (p.producer[u] >= 0 && !isMatMul(p, p.producer[u])) makers.insert(p.producer[u]);
+        sp.fed[x][i].push_back({o, static_cast<int>(makers.size())});
+      }
+    }
+  }
+}
+
+}  // namespace mlsys::bound_detail
