@@ -48,12 +48,13 @@ class Marks {
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, SharePricing& sp,
                 const std::function<bool()>& stop) {
   const size_t classes = sp.class_first.size();
-  std::vector<i64> pointwise(classes, 0);
+  std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());
   for (OpId x : ops)
     if (sp.open[x] && !sp.joint[x] && !isMatMul(p, x))
-      for (int c : sp.meets[x]) ++pointwise[c];
-  // By frontier (it fixes everything besideStepShare reads of the class), base cost and count.
-  std::map<std::tuple<const JointFrontier*, i64, i64>, LD> memo;
+      for (int c : sp.meets[x]) ++pointwise[c], cref[c] = std::min(cref[c], p.ops[x].base_cost);
+  // By frontier (it fixes everything besideStepShare reads of the class), base cost, count and
+  // reference cost (the least base cost of the class's Pointwise ops).
+  std::map<std::tuple<const JointFrontier*, i64, i64, i64>, LD> memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;
@@ -61,11 +62,11 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
       LD v = 0;
       if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
         const OpId f = sp.class_first[c];
-        const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c]);
+        const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c], cref[c]);
         auto it = memo.find(key);
         if (it == memo.end())
-          it = memo.emplace(key,
-                            besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost), pointwise[c]))
+          it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost),
+                                                 static_cast<LD>(cref[c]), pointwise[c]))
                    .first;
         v = it->second;
       }

@@ -96,8 +96,9 @@ struct JointCfg {
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
 // The share of a Pointwise op with per-tile compute cx beside step-priced joint MatMuls of o's
-// frontier f, each taking its step floor, n such Pointwise ops at most (bound_joint.cpp).
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n);
+// frontier f, each taking its step floor, n such Pointwise ops at most, cref the class's
+// reference compute that chooses the term at each granularity (bound_joint.cpp).
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, LD cref, i64 n);
 
 // The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay
 // (bound_pressure.cpp); 0 when the readers differ.

@@ -190,34 +190,40 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 
 // The share of a Pointwise op x beside a class of joint MatMuls in step mode (bound_share_modes.cpp):
 // every one of them takes y = their step floor, the least over granularities g of their
-// JointCfg::steps. A subgraph S at g with m of them and a set X of Pointwise ops (each computes its
-// base cost c_x once per tile, the last k-step: A-4) pays, with n >= |X| the Pointwise ops that
-// may meet the class, at least each of
-// - m compute + tiles sum c_x: so the Pointwise ops may take tiles c_x + (compute - y) / n each;
-// - m loads / B: (loads / B - y) / n each;
+// JointCfg::stepFloor. A subgraph S at g with m of them and a set X of Pointwise ops (each computes
+// its base cost c_x once per tile, the last k-step: A-4) pays, with n >= |X| the Pointwise ops that
+// may meet the class, at least each of these terms, and each lets the ops of X take a share:
+// - m compute + tiles sum c_x, when compute >= y: tiles c_x + (compute - y) / n each;
+// - m loads / B, when loads / B >= y: (loads / B - y) / n each;
 // - with nk = 1, step by step: m F(c + c_X / m) (F = JointCfg::stepwise, c the class's compute
 //   per tile; the Pointwise ops add to each step's compute only). Where c is at least the largest
 //   store per tile F is convex from c on, so m (F(c + c_X / m) - F(c)) is convex in c_X, 0 at 0,
 //   and falls as m grows (the slope of a convex function): at m <= M (the ops whose claimed bands
 //   fit side by side) it is at least the sum over X of G(c_x), G(t) = M (F(c + t / M) - F(c))
-//   (convex, 0 at 0: superadditive), and x takes G(c_x) + (F(c) - y) / n.
-// Each needs its slack (the term minus y) >= 0, as m >= 1 multiplies it. At every g one of them
-// holds (y is the least of their largest), so x takes the least over g of the best that holds.
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, i64 n) {
-  const LD y = f.step_floor;
+//   (convex, 0 at 0: superadditive); when F(c) >= y, x takes G(c_x) + (F(c) - y) / n.
+// Every op of X must take its share from the same term at g (shares from different terms need not
+// add up under either), so the term is chosen at g by the share it gives a reference compute cref
+// (one per class); x takes the least over g of that term's share, 0 where none holds (S still
+// pays m y there: y is at most g's step floor).
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, LD cref, i64 n) {
+  const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
   const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
   LD least = std::numeric_limits<LD>::infinity();
   forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
     const LD tiles = static_cast<LD>(c.tiles);
-    LD best = 0;
-    if (c.compute >= y) best = std::max(best, tiles * cx + (c.compute - y) / nn);
-    if (c.loads / B >= y) best = std::max(best, (c.loads / B - y) / nn);
-    if (c.one && c.perTile >= c.store[0]) {  // stepwise is convex from perTile on
-      const LD stepwise = c.stepwise(c.perTile);
-      const LD M = static_cast<LD>(c.together);
-      if (stepwise >= y) best = std::max(best, M * (c.stepwise(c.perTile + cx / M) - stepwise) + (stepwise - y) / nn);
-    }
-    least = std::min(least, best);
+    auto share = [&](int term, LD t) -> LD {
+      if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
+      if (term == 1) return c.loads / B >= y ? (c.loads / B - y) / nn : none;
+      if (!c.one || c.perTile < c.store[0]) return none;  // stepwise is convex from perTile on
+      const LD F = c.stepwise(c.perTile), M = static_cast<LD>(c.together);
+      const LD G = M * (c.stepwise(c.perTile + t / M) - F);
+      return F >= y ? G + (F - y) / nn : none;
+    };
+    int term = -1;
+    LD top = none;
+    for (int t = 0; t < 3; ++t)
+      if (const LD v = share(t, cref); v > top) top = v, term = t;
+    least = std::min(least, term < 0 ? LD(0) : std::max<LD>(0, share(term, cx)));
   });
   return least < std::numeric_limits<LD>::infinity() ? std::max<LD>(0, least) : 0;
 }
