@@ -100,9 +100,10 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
 // reference compute that chooses the term at each granularity (bound_joint.cpp).
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, LD cref, i64 n);
 
-// The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay
-// (bound_pressure.cpp); 0 when the readers differ.
-LD gridPressure(const Problem& p, const std::vector<OpId>& readers);
+// The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay,
+// with the reloads of their consumers' other operands (rhsReload, elements; bound_pressure.cpp);
+// 0 when the readers differ.
+LD gridPressure(const Problem& p, const std::vector<OpId>& readers, const std::function<LD(OpId)>& rhsReload);
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);

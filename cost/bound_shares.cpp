@@ -236,8 +236,25 @@ struct Shares {
     return shared ? 2 : 1;
   }
 
+  // |v| for a joint MatMul d whose RHS v its frontier claims for it alone, when its one-row
+  // point (h = min(N, H), w = min(N, W), nk > 1) fits and computes at most |v| / B: then its
+  // share in every mode is at most that point's, which loads v once (gridPressure). Else 0.
+  LD rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const {
+    const JointFrontier* f = joint[d];
+    if (!open[d] || !f || !f->claimed[1] || f->shared[1]) return 0;
+    const Op& D = p.ops[d];
+    const i64 N = p.native, W = p.widths[D.outputs[0]], H = p.heights[D.outputs[0]];
+    const i64 h = std::min(N, H), w = std::min(N, W);
+    if ((f->claimed[0] ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
+    LD perTile = static_cast<LD>(D.base_cost);
+    if (m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
+      perTile = perTile * static_cast<LD>(D.K) / static_cast<LD>(N);
+    const LD v = static_cast<LD>(p.size(D.inputs[1]));
+    return perTile * static_cast<LD>((W + w - 1) / w) <= v / static_cast<LD>(p.bandwidth) ? v : 0;
+  }
+
   // Per open op, the elements of graph-input loads attributed to it.
-  std::vector<LD> attributions(int& pressured) {
+  std::vector<LD> attributions(int& pressured, const std::vector<const JointFrontier*>& joint) {
     std::vector<LD> t(p.numOps(), 0);
     std::vector<TensorId> inputs;
     for (OpId o : ops)
@@ -256,7 +273,7 @@ struct Shares {
         t[readers[0]] += size;
       } else if (pressure(u, readers, work)) {
         ++pressured;
-        const LD grid = gridPressure(p, readers);
+        const LD grid = gridPressure(p, readers, [&](OpId d) { return rowReload(d, joint); });
         for (OpId c : readers)
           t[c] += size * std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) /
                                                             static_cast<LD>(p.capacity)));
@@ -404,7 +421,7 @@ struct Shares {
       joint[o] = &it->second;
       ++res.joint_ops;
     }
-    std::vector<LD> traffic = attributions(res.pressure_inputs);
+    std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
     res.store_ops = forcedStores(traffic, joint);
     SharePricing sp{ops,
                     static_cast<LD>(p.bandwidth),

@@ -13,6 +13,7 @@
 #include "cost/bound_internal.h"
 #include "cost/evaluator.h"
 #include "cost/problem.h"
+#include "cost/subgraph.h"
 #include "engine/exact/exact.h"
 #include "tests/test_util.h"
 
@@ -140,22 +141,60 @@ TEST(ShareBound, FanOutGraphsAtOrBelowTheWholeSpaceOptimum) {
 
 // mlsys-2026-13 (one 63-op component, beyond the cover): the share bound is, per branch, the
 // x_i @ W0 op alone (closed: with its consumer it loads W0 in each of 32 tiles) loading W0 once
-// and x_i once per column of 32 tiles, W1 shared by pressure (gridPressure: 14 readers in one
-// subgraph make at most 10 rows each per tile, 13 tile rows: 13 / 14 of W1 per reader), and v_i
-// once: 16 x (|W0| + 32 |x_i| + |W1| x 13 / 14 + |v_i|) / 50; and the final sum, a graph output
-// that no subgraph can keep, stored once.
+// and x_i once per column of 32 tiles, W1 by pressure (gridPressure: 14 readers in one subgraph
+// make at most 10 rows each per tile, 13 tile rows, 13 / 14 of W1 per reader; but every tile row
+// also reloads each reader's v_i, its consumer's RHS, so no number of readers beats one: W1
+// whole), and v_i once: 16 x (|W0| + 32 |x_i| + |W1| + |v_i|) / 50; and the final sum, a graph
+// output that no subgraph can keep, stored once. The best schedule known is 0.06% above.
 TEST(ShareBound, Mlsys202613) {
   const std::string path = test::sharedBenchmark("mlsys-2026-13");
   if (path.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
   const Problem p = parseProblemFile(path);
   const LowerBound lb = lowerBound(p, ModelOptions{});
   const double W = 4096.0 * 4096, x = 128.0 * 4096, v = 4096.0 * 128;
-  const double expected = 16 * (W + 32 * x + W * 13 / 14 + v) / 50 + 128.0 * 128 / 50;
+  const double expected = 16 * (W + 32 * x + W + v) / 50 + 128.0 * 128 / 50;
   EXPECT_NEAR(lb.value(), expected, expected * 1e-9);
   ASSERT_EQ(lb.components.size(), 1u);
   EXPECT_EQ(lb.components[0].closed_ops, 16);
   EXPECT_EQ(lb.components[0].pressure_inputs, 1);
   EXPECT_LE(lb.value(), 16284057.60);  // the best schedule known (mlsys solve, 2 threads)
+}
+
+// gridPressure with the reloads of the consumers' other operands (bound_pressure.cpp): three
+// branches of the fan-out, K = 512, C = 125,000, so that three W1 readers fit one subgraph with
+// two tile rows (share 2/3 without reloads) while each tile row reloads every v_i. Every subgraph
+// holding m = 2 or 3 readers, their consumers and the sums between them, at every granularity of
+// a grid the evaluator accepts, pays at least m (share |W1| + |v|) / B in loads alone, and the
+// reloads raise the share (they bite).
+TEST(ShareBound, GridPressureWithRowReloadsBelowEveryMultiReaderSubgraph) {
+  const Problem p = fanOut(3, 512, 125000);
+  const std::vector<OpId> readers = {1, 4, 7}, consumers = {2, 5, 8}, sums = {9, 10};
+  const double W1 = static_cast<double>(p.size(p.ops[1].inputs[1])),
+               v = static_cast<double>(p.size(p.ops[2].inputs[1]));
+  const double without = static_cast<double>(bound_detail::gridPressure(p, readers, [](OpId) { return 0.0L; }));
+  const double share = static_cast<double>(bound_detail::gridPressure(
+      p, readers, [&](OpId d) { return static_cast<bound_detail::LD>(p.size(p.ops[d].inputs[1])); }));
+  EXPECT_GT(share, without * (1 + 1e-9));
+  int checked = 0;
+  for (bool reduction : {false, true})
+    for (size_t m : {2u, 3u}) {
+      std::vector<OpId> S;
+      for (size_t i = 0; i < m; ++i) S.insert(S.end(), {readers[i], consumers[i]});
+      S.insert(S.end(), sums.begin(), sums.begin() + static_cast<long>(m - 1));
+      std::sort(S.begin(), S.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+      for (i64 h : {8, 16, 32, 42, 43, 64, 128})
+        for (i64 w : {32, 64, 128})
+          for (i64 k : {1, 2, 4, 8, 16, 64}) {
+            const SubgraphPlan pl = planSubgraph(p, test::reading(reduction), S, {w, h, k}, {}, {});
+            if (!pl.valid) continue;
+            const SubgraphCost c = costSubgraph(p, pl, Traversal{});
+            if (!c.valid) continue;
+            ++checked;
+            EXPECT_GE(c.latency, static_cast<double>(m) * (share * W1 + v) / 10 * (1 - 1e-9))
+                << "m " << m << " at [" << w << "," << h << "," << k << "]";
+          }
+    }
+  EXPECT_GE(checked, 10);
 }
 
 // bandReloads: over every order of the tiles of small grids (all permutations), the loads of
