@@ -423,6 +423,7 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
       c.pressure_inputs = sb.pressure_inputs;
       c.joint_ops = sb.joint_ops;
       c.store_ops = sb.store_ops;
+      c.op_shares.assign(sb.op_shares.begin(), sb.op_shares.end());
       c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
     }
     total += std::max<LD>(c.value, c.shares);

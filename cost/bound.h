@@ -106,13 +106,14 @@ struct BoundComponent {
   std::vector<BoundGroup> groups;
   double edge_floor = 0;
   double value = 0;
-  double shares = 0;        // the share bound (0: not computed)
-  int closed_ops = 0;       // its ops all of whose parts the share bound listed
-  int pressure_inputs = 0;  // graph inputs whose loads it shares by the pressure argument
-  int joint_ops = 0;        // open MatMuls it prices by their joint floor (compute and loads)
-  int store_ops = 0;        // open ops charged the store of an output they force
-  double shares_s = 0;      // time it took, seconds
-  bool by_shares = false;   // value is the share bound (above the groups' and the edge floor)
+  double shares = 0;              // the share bound (0: not computed)
+  int closed_ops = 0;             // its ops all of whose parts the share bound listed
+  int pressure_inputs = 0;        // graph inputs whose loads it shares by the pressure argument
+  int joint_ops = 0;              // open MatMuls it prices by their joint floor (compute and loads)
+  int store_ops = 0;              // open ops charged the store of an output they force
+  std::vector<double> op_shares;  // each op's share (the order of ops): every valid subgraph pays its ops' shares
+  double shares_s = 0;            // time it took, seconds
+  bool by_shares = false;         // value is the share bound (above the groups' and the edge floor)
 };
 
 struct LowerBound {

@@ -43,18 +43,40 @@ class Marks {
 
 }  // namespace
 
+// What besideStepShare reads of Pointwise x beside class c (whose first op is f): its inputs
+// (distinct, none claimed) that are always boundary inputs of S beside c, graph inputs and
+// tensors made by joint ops of other classes (never in S with c's ops), and those made by c's
+// ops; none when x's output has not f's grid (its slices then need not be tiles).
+Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>& claimed, const SharePricing& sp,
+                LD cref) {
+  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, 0, 0};
+  const TensorId grid = p.ops[f].outputs[0];
+  const Op& X = p.ops[x];
+  if (X.outputs.size() != 1 || p.widths[X.outputs[0]] != p.widths[grid] || p.heights[X.outputs[0]] != p.heights[grid])
+    return b;
+  std::vector<TensorId> seen;
+  for (TensorId u : X.inputs) {
+    if (claimed[u] || std::find(seen.begin(), seen.end(), u) != seen.end()) continue;
+    seen.push_back(u);
+    const OpId q = p.producer[u];
+    if (q < 0 || (sp.joint_class[q] >= 0 && sp.joint_class[q] != c)) ++b.always;
+    else if (sp.joint_class[q] == c) ++b.fromClass;
+  }
+  return b;
+}
+
 // Per open Pointwise op and class of one frontier it may meet: its share beside that class in
 // step mode (besideStepShare; 0 for other ops and classes).
-void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, SharePricing& sp,
-                const std::function<bool()>& stop) {
+void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
+                SharePricing& sp, const std::function<bool()>& stop) {
   const size_t classes = sp.class_first.size();
   std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());
   for (OpId x : ops)
     if (sp.open[x] && !sp.joint[x] && !isMatMul(p, x))
       for (int c : sp.meets[x]) ++pointwise[c], cref[c] = std::min(cref[c], p.ops[x].base_cost);
-  // By frontier (it fixes everything besideStepShare reads of the class), base cost, count and
-  // reference cost (the least base cost of the class's Pointwise ops).
-  std::map<std::tuple<const JointFrontier*, i64, i64, i64>, LD> memo;
+  // By frontier (it fixes everything besideStepShare reads of the class), count and what it
+  // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
+  std::map<std::tuple<const JointFrontier*, i64, std::tuple<LD, LD, i64, i64>>, LD> memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;
@@ -62,12 +84,10 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
       LD v = 0;
       if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
         const OpId f = sp.class_first[c];
-        const auto key = std::make_tuple(sp.joint[f], p.ops[x].base_cost, pointwise[c], cref[c]);
+        const Beside b = besideOf(p, x, c, f, claimed, sp, static_cast<LD>(cref[c]));
+        const auto key = std::make_tuple(sp.joint[f], pointwise[c], b.key());
         auto it = memo.find(key);
-        if (it == memo.end())
-          it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], static_cast<LD>(p.ops[x].base_cost),
-                                                 static_cast<LD>(cref[c]), pointwise[c]))
-                   .first;
+        if (it == memo.end()) it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], b, pointwise[c])).first;
         v = it->second;
       }
       sp.beside_step[x].push_back(v);
@@ -116,6 +136,34 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
     sp.free_compute[x] = alone;
     for (size_t i = 0; i < sp.meets[x].size(); ++i)
       if (!classesAhead.count(sp.meets[x][i])) sp.meets_compute[x][i] = alone;
+  }
+}
+
+// Per open op that is not joint, the loads of its inputs (elements) that every S holding it pays
+// with no joint op beside it, and beside each class it may meet: an input u that is made by a
+// joint op q (no graph input: those are attributed; not claimed: joint floors count those), read
+// by this op alone and too large to be retained (V6, W1: never resident at S's first step) is
+// needed whole (every element of an input is used) and loaded whenever q is not in S: with no
+// joint op in S, or beside a class q is not in (classes never meet).
+void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp) {
+  sp.free_loads.assign(p.numOps(), 0);
+  sp.meets_loads.assign(p.numOps(), {});
+  for (OpId x : ops) {
+    if (!sp.open[x] || sp.joint[x]) continue;
+    sp.meets_loads[x].assign(sp.meets[x].size(), 0);
+    std::vector<TensorId> seen;
+    for (TensorId u : p.ops[x].inputs) {
+      const OpId q = p.producer[u];
+      if (q < 0 || sp.joint_class[q] < 0 || claimed[u] || retainable(p, u) ||
+          std::find(seen.begin(), seen.end(), u) != seen.end())
+        continue;
+      seen.push_back(u);
+      if (std::any_of(p.consumers[u].begin(), p.consumers[u].end(), [&](OpId r) { return r != x; })) continue;
+      const LD size = static_cast<LD>(p.size(u));
+      sp.free_loads[x] += size;
+      for (size_t i = 0; i < sp.meets[x].size(); ++i)
+        if (sp.meets[x][i] != sp.joint_class[q]) sp.meets_loads[x][i] += size;
+    }
   }
 }
 

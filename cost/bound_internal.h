@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,10 +43,11 @@ bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId co
 // compute floor; an op with more than `maxParts` possible parts is open.
 struct ShareBound {
   LD value = 0;
-  int closed = 0;           // ops all of whose possible parts were listed and priced
-  int pressure_inputs = 0;  // graph inputs attributed by the pressure argument
-  int joint_ops = 0;        // open MatMuls priced by their joint floor
-  int store_ops = 0;        // open ops charged a forced store
+  int closed = 0;             // ops all of whose possible parts were listed and priced
+  int pressure_inputs = 0;    // graph inputs attributed by the pressure argument
+  int joint_ops = 0;          // open MatMuls priced by their joint floor
+  int store_ops = 0;          // open ops charged a forced store
+  std::vector<LD> op_shares;  // per op of the component (its order): its share y_o
 };
 // A MatMul's (compute, loads of its claimed operands) at every tile and k class that fits, as a
 // Pareto frontier (bound_joint.cpp states the argument; the share bound uses it).
@@ -84,6 +86,7 @@ struct JointCfg {
   LD compute = 0, loads = 0, steps = 0, perTile = 0;
   i64 tiles = 0, nth = 0, ntw = 0, together = 1;
   bool one = false;                     // nk = 1
+  i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
   std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
   std::array<LD, 4> store{0, 0, 0, 0};  // per tile: full, last column, last row, corner
   LD excess(LD theta) const { return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta); }
@@ -95,10 +98,18 @@ struct JointCfg {
 };
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
-// The share of a Pointwise op with per-tile compute cx beside step-priced joint MatMuls of o's
-// frontier f, each taking its step floor, n such Pointwise ops at most, cref the class's
-// reference compute that chooses the term at each granularity (bound_joint.cpp).
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cx, LD cref, i64 n);
+// A Pointwise op beside a class: its compute per tile cx, the class's reference compute cref
+// (which chooses the term at each granularity), and, when its output has the class's grid, its
+// inputs that are always boundary inputs of S beside the class (graph inputs, tensors made by
+// joint ops of other classes; none claimed) and those made by the class's own ops.
+struct Beside {
+  LD cx = 0, cref = 0;
+  i64 always = 0, fromClass = 0;
+  auto key() const { return std::make_tuple(cx, cref, always, fromClass); }
+};
+// The share of Pointwise op x beside step-priced joint MatMuls of o's frontier f, each taking
+// its step floor, n such Pointwise ops at most (bound_joint.cpp).
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n);
 
 // The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay,
 // with the reloads of their consumers' other operands (rhsReload, elements; bound_pressure.cpp);
@@ -134,16 +145,19 @@ struct SharePricing {
   std::vector<std::vector<std::pair<LD, std::vector<OpId>>>> parts;  // per closed op: floor, ops
   std::vector<std::vector<LD>> meets_compute;  // per such op, per class it meets: its compute floor beside it
   std::vector<LD> free_compute;                // per such op: its compute floor with no joint op beside it
+  std::vector<std::vector<LD>> meets_loads;    // per such op, per class it meets: its forced input loads beside it
+  std::vector<LD> free_loads;                  // per such op: its forced input loads with no joint op beside it
   // per such op, per class it meets: the joint ops one of which it forces to nk = 1 in any S
   // holding it and the class, each with how many Pointwise ops make its operands (besideFed)
   std::vector<std::vector<std::vector<std::pair<OpId, int>>>> fed;
 };
 // The greatest total of shares found over the classes' mixtures.
-LD bestShareTotal(const SharePricing& sp);
+LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares = nullptr);  // shares: per op, at the best
 // The SharePricing entries of the ops beside the classes (bound_beside.cpp states the arguments).
-void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, SharePricing& sp,
-                const std::function<bool()>& stop);
+void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
+                SharePricing& sp, const std::function<bool()>& stop);
 void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp);
+void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp);
 void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
                const std::function<const std::optional<std::vector<Shape>>&(OpId)>& shapesOf);
 

@@ -50,7 +50,7 @@ LD lambdaOf(int mode) { return static_cast<LD>(mode) / kLambdaSteps; }
 
 }  // namespace
 
-LD bestShareTotal(const SharePricing& sp) {
+LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
   const std::vector<OpId>& ops = sp.ops;
   const int numClasses = static_cast<int>(sp.class_single_kind.size());
   const LD inf = std::numeric_limits<LD>::infinity();
@@ -87,7 +87,7 @@ LD bestShareTotal(const SharePricing& sp) {
   // modes[c] for each class, and modes[numClasses] the lambda of the others when no class
   // constrains them (a constant).
   long work = 0;
-  auto total = [&](const std::vector<int>& modes) {
+  auto total = [&](const std::vector<int>& modes, std::vector<LD>* out = nullptr) {
     std::vector<LD> y(sp.open.size(), 0);
     for (OpId o : ops) {
       if (!sp.open[o]) continue;
@@ -95,15 +95,17 @@ LD bestShareTotal(const SharePricing& sp) {
         y[o] = value[o][modes[sp.joint_class[o]]];
         continue;
       }
-      auto mix = [&](int l, LD compute) { return lambdaOf(l) * compute + (1 - lambdaOf(l)) * sp.traffic[o] / sp.B; };
-      LD least = mix(modes[numClasses], sp.free_compute[o]);
+      auto mix = [&](int l, LD compute, LD loads) {
+        return lambdaOf(l) * compute + (1 - lambdaOf(l)) * (sp.traffic[o] + loads) / sp.B;
+      };
+      LD least = mix(modes[numClasses], sp.free_compute[o], sp.free_loads[o]);
       for (size_t i = 0; i < sp.meets[o].size(); ++i) {
         const int c = sp.meets[o][i];
-        const LD cx = sp.meets_compute[o][i];
+        const LD cx = sp.meets_compute[o][i], lx = sp.meets_loads[o][i];
         if (modes[c] == kStepMode) least = std::min(least, sp.beside_step[o][i]);
         else if (modes[c] == kMaxMode)
-          least = std::min(least, std::min(mix(0, cx), mix(kLambdaSteps, cx)) + forcedExcess(o, i, kMaxMode));
-        else least = std::min(least, mix(modes[c], cx) + forcedExcess(o, i, modes[c]));
+          least = std::min(least, std::min(mix(0, cx, lx), mix(kLambdaSteps, cx, lx)) + forcedExcess(o, i, kMaxMode));
+        else least = std::min(least, mix(modes[c], cx, lx) + forcedExcess(o, i, modes[c]));
       }
       work += static_cast<long>(sp.meets[o].size());
       y[o] = least;
@@ -124,6 +126,7 @@ LD bestShareTotal(const SharePricing& sp) {
     work += static_cast<long>(ops.size());
     LD sum = 0;
     for (OpId o : ops) sum += y[o];
+    if (out) *out = std::move(y);
     return sum;
   };
   std::vector<int> best(numClasses + 1, 0);
@@ -146,6 +149,12 @@ LD bestShareTotal(const SharePricing& sp) {
       }
     }
     if (!improved) break;
+  }
+  if (shares) {
+    std::vector<LD> y;
+    total(best, &y);
+    shares->clear();
+    for (OpId o : ops) shares->push_back(y[o]);
   }
   return std::max<LD>(0, bestValue);
 }

@@ -437,14 +437,17 @@ struct Shares {
                     std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps()),
                     {},
                     {},
+                    {},
+                    {},
                     {}};
     jointClasses(sp);
-    besideStep(p, m, ops, sp, [&] { return stop(); });
+    besideStep(p, m, ops, claimed, sp, [&] { return stop(); });
     besideCompute(p, ops, inComp, sp);
+    besideLoads(p, ops, claimed, sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
-    res.value = bestShareTotal(sp);
+    res.value = bestShareTotal(sp, &res.op_shares);
     return res;
   }
 };

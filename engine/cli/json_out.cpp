@@ -193,6 +193,7 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
       field(w, "pressure_inputs", c.pressure_inputs);
       field(w, "joint_ops", c.joint_ops);
       field(w, "store_ops", c.store_ops);
+      array(w, "op_shares", c.op_shares, true);
     }
     objects(w, "groups", c.groups, [&](const BoundGroup& g) {
       array(w, "ops", g.ops, true);

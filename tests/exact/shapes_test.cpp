@@ -119,6 +119,60 @@ TEST(ForcedShapes, AgreeWithEveryValidSubgraphOfSmallGraphs) {
   EXPECT_GE(apart, 1);
 }
 
+// The share bound's invariant, which every argument of it (bound_shares.cpp, bound_joint.cpp,
+// bound_beside.cpp, bound_share_modes.cpp, bound_pressure.cpp) must keep: every valid subgraph
+// pays at least the shares of its ops. Over every connected set of at most 4 ops of small
+// generated graphs (7 families, both readings, every component priced by the share bound, with
+// every op open and with the default share_parts), at a range of granularities and both snake
+// orders, whenever the evaluator accepts the set: its latency alone (no tensor retained into it,
+// which only adds loads) is at least the sum of its ops' shares. And it bites: some sets are
+// within 1% of their shares.
+TEST(ShareBound, EveryValidSubgraphPaysItsShares) {
+  int checked = 0, tight = 0;
+  for (const std::string& family : generatorFamilies())
+    for (int size : {5, 8})
+      for (uint64_t seed : {1u, 2u})
+        for (bool reduction : {false, true})
+          for (int parts : {0, 24}) {
+            const Problem p = generateProblem(family, size, seed);
+            const ModelOptions m = test::reading(reduction);
+            BoundOptions bo;
+            bo.max_cover_ops = 0;
+            bo.share_parts = parts;
+            const LowerBound lb = lowerBound(p, m, bo);
+            std::vector<double> share(p.numOps(), 0);
+            for (const BoundComponent& c : lb.components)
+              for (size_t i = 0; i < c.op_shares.size(); ++i) share[c.ops[i]] = c.op_shares[i];
+            i64 kmax = 1;
+            for (const Op& op : p.ops) kmax = std::max(kmax, op.K);
+            const std::vector<Granularity> grans = {{128, 128, 1}, {64, 64, 16}, {128, 128, 128},  {32, 32, 64},
+                                                    {16, 16, 512}, {8, 8, kmax}, {128, 128, kmax}, {96, 80, 256}};
+            for (const std::vector<OpId>& set : connectedSets(p, 4)) {
+              const std::vector<OpId> S = topological(p, set);
+              double sum = 0;
+              for (OpId v : S) sum += share[v];
+              for (const Granularity& g : grans) {
+                const SubgraphPlan pl = planSubgraph(p, m, S, g, {}, {});
+                if (!pl.valid) continue;
+                for (TraversalKind t : {TraversalKind::RowSnake, TraversalKind::ColSnake}) {
+                  const SubgraphCost c = costSubgraph(p, pl, Traversal{t, {}});
+                  if (!c.valid) continue;
+                  ++checked;
+                  tight += sum >= 0.99 * c.latency ? 1 : 0;
+                  std::string ops;
+                  for (OpId v : S) ops += " " + std::to_string(v);
+                  EXPECT_LE(sum, c.latency * (1 + 1e-9))
+                      << family << " size " << size << " seed " << seed << (reduction ? " reduction" : " spec")
+                      << " share_parts " << parts << ": ops" << ops << " at [" << g.w << "," << g.h << "," << g.k
+                      << "]";
+                }
+              }
+            }
+          }
+  EXPECT_GE(checked, 1000);
+  EXPECT_GE(tight, 10);
+}
+
 // The same at k < kSplit (forcedShapes with kSplit, bound_shapes.cpp: a Pointwise of S never feeds
 // a MatMul of S with K > N and K >= kSplit there), for every kSplit among the graph's K above the
 // granularity's k, over every granularity the evaluator accepts; and it bites: some pairs that
