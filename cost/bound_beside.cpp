@@ -3,6 +3,7 @@
 // their share beside a class in step mode, their compute floor beside each class, and the
 // joint ops they force to nk = 1 when they are in S together.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -43,25 +44,63 @@ class Marks {
 
 }  // namespace
 
-// What besideStepShare reads of Pointwise x beside class c (whose first op is f): its inputs
-// (distinct, none claimed) that are always boundary inputs of S beside c, graph inputs and
-// tensors made by joint ops of other classes (never in S with c's ops), and those made by c's
-// ops; none when x's output has not f's grid (its slices then need not be tiles).
+// What besideStepShare reads of Pointwise x beside class c (whose first op is f). When x's output
+// has f's grid, every tensor feeding it through Pointwise ops with that grid has it too, so each
+// one S does not make is a boundary input whose first tile's slice, h x w, is in the working set
+// (W1; a tensor retained into S counts whole, more). Per k, the least number of such slices with
+// at most k of c's ops in S: a tensor costs 1 (loaded), or 0 when S makes it: by an op of c (one
+// of the k), or by a Pointwise with the grid, in S, at the cost of its own inputs. Graph inputs
+// and tensors made by joint ops of other classes (never beside c) cost 1; claimed ones, and those
+// made by any other op, 0 (they might be resident or made, unknown). A tensor met twice, or a
+// tree deeper than kMaxSliceDepth: no slices known.
 Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>& claimed, const SharePricing& sp,
                 LD cref) {
-  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, 0, 0};
+  constexpr int kMaxSliceDepth = 4;
+  constexpr i64 kMaxSlots = 8;  // k beyond: as many as the tree's class-made tensors
+  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}};
   const TensorId grid = p.ops[f].outputs[0];
-  const Op& X = p.ops[x];
-  if (X.outputs.size() != 1 || p.widths[X.outputs[0]] != p.widths[grid] || p.heights[X.outputs[0]] != p.heights[grid])
-    return b;
+  auto gridShaped = [&](OpId v) {
+    const Op& V = p.ops[v];
+    return V.type == OpType::Pointwise && V.outputs.size() == 1 && p.widths[V.outputs[0]] == p.widths[grid] &&
+           p.heights[V.outputs[0]] == p.heights[grid];
+  };
+  if (!gridShaped(x)) return b;
   std::vector<TensorId> seen;
-  for (TensorId u : X.inputs) {
-    if (claimed[u] || std::find(seen.begin(), seen.end(), u) != seen.end()) continue;
-    seen.push_back(u);
-    const OpId q = p.producer[u];
-    if (q < 0 || (sp.joint_class[q] >= 0 && sp.joint_class[q] != c)) ++b.always;
-    else if (sp.joint_class[q] == c) ++b.fromClass;
-  }
+  bool repeated = false;
+  // The least slices per number of class slots (index 0..kMaxSlots) to make all of v's inputs.
+  std::function<std::vector<i64>(OpId, int)> inputsOf = [&](OpId v, int depth) {
+    std::vector<i64> total(kMaxSlots + 1, 0);
+    std::vector<TensorId> mine;
+    for (TensorId u : p.ops[v].inputs) {
+      if (std::find(mine.begin(), mine.end(), u) != mine.end()) continue;
+      mine.push_back(u);
+      if (std::find(seen.begin(), seen.end(), u) != seen.end()) repeated = true;
+      seen.push_back(u);
+      std::vector<i64> one(kMaxSlots + 1, 0);  // this tensor, per slots
+      const OpId q = p.producer[u];
+      if (claimed[u]) {
+        // 0: it may be in the class's bands
+      } else if (q < 0 || (sp.joint_class[q] >= 0 && sp.joint_class[q] != c)) {
+        std::fill(one.begin(), one.end(), 1);
+      } else if (sp.joint_class[q] == c) {
+        one[0] = 1;
+      } else if (gridShaped(q) && depth < kMaxSliceDepth) {
+        const std::vector<i64> made = inputsOf(q, depth + 1);
+        for (i64 k = 0; k <= kMaxSlots; ++k) one[k] = std::min<i64>(1, made[k]);
+      }
+      std::vector<i64> sum(kMaxSlots + 1, std::numeric_limits<i64>::max());
+      for (i64 a = 0; a <= kMaxSlots; ++a)
+        for (i64 k = 0; a + k <= kMaxSlots; ++k) sum[a + k] = std::min(sum[a + k], total[a] + one[k]);
+      for (i64 k = 1; k <= kMaxSlots; ++k) sum[k] = std::min(sum[k], sum[k - 1]);
+      total = std::move(sum);
+    }
+    return total;
+  };
+  std::vector<i64> slices = inputsOf(x, 0);
+  if (repeated) return b;
+  // Slots beyond kMaxSlots: the tree has at most as many class-made tensors as it has tensors.
+  if (static_cast<i64>(seen.size()) > kMaxSlots) slices.push_back(0);
+  b.slices = std::move(slices);
   return b;
 }
 
@@ -76,7 +115,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
       for (int c : sp.meets[x]) ++pointwise[c], cref[c] = std::min(cref[c], p.ops[x].base_cost);
   // By frontier (it fixes everything besideStepShare reads of the class), count and what it
   // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
-  std::map<std::tuple<const JointFrontier*, i64, std::tuple<LD, LD, i64, i64>>, LD> memo;
+  std::map<std::tuple<const JointFrontier*, i64, std::tuple<LD, LD, std::vector<i64>>>, LD> memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;

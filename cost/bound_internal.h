@@ -99,13 +99,17 @@ struct JointCfg {
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
 // A Pointwise op beside a class: its compute per tile cx, the class's reference compute cref
-// (which chooses the term at each granularity), and, when its output has the class's grid, its
-// inputs that are always boundary inputs of S beside the class (graph inputs, tensors made by
-// joint ops of other classes; none claimed) and those made by the class's own ops.
+// (which chooses the term at each granularity), and, when its output has the class's grid, the
+// tile slices of tensors S must hold to make its inputs (besideOf, bound_beside.cpp).
 struct Beside {
   LD cx = 0, cref = 0;
-  i64 always = 0, fromClass = 0;
-  auto key() const { return std::make_tuple(cx, cref, always, fromClass); }
+  // The tile slices S must hold for its inputs when at most k of the class's ops are in S:
+  // slices[min(k, size - 1)] (empty: none known).
+  std::vector<i64> slices;
+  i64 slicesAt(i64 k) const {
+    return slices.empty() ? 0 : slices[static_cast<size_t>(std::min<i64>(k, static_cast<i64>(slices.size()) - 1))];
+  }
+  auto key() const { return std::make_tuple(cx, cref, slices); }
 };
 // The share of Pointwise op x beside step-priced joint MatMuls of o's frontier f, each taking
 // its step floor, n such Pointwise ops at most (bound_joint.cpp).

@@ -207,10 +207,9 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 // add up under either), so the term is chosen at g by the share it gives a reference compute cref
 // (one per class); x takes the least over g of that term's share, 0 where none holds (S still
 // pays m y there: y is at most g's step floor). Only the g where x fits count: at nk = 1 S holds
-// the class's claimed bands and an output tile (JointCfg::ws) and, beside them, a tile's slice of
-// each input of x that is always a boundary input of S (Beside::always), and of those made by
-// the class's ops beyond the M that fit (Beside::fromClass; the slices are the first tile's, h x w).
-// (At nk > 1 only the largest h that fits is visited, so there every g counts.)
+// the class's claimed bands and an output tile (JointCfg::ws) and, beside them, the tile slices
+// it needs to make x's inputs with at most M of the class's ops (Beside::slices; the first tile's,
+// h x w). (At nk > 1 only the largest h that fits is visited, so there every g counts.)
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n) {
   const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
   const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
@@ -218,8 +217,7 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
   LD least = std::numeric_limits<LD>::infinity();
   forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
     if (c.one) {  // x in S at g needs its forced slices beside the class's working set
-      const i64 slices = x.always + std::max<i64>(0, x.fromClass - c.together);
-      if (c.ws + slices * c.tile > p.capacity) return;
+      if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
     }
     const LD tiles = static_cast<LD>(c.tiles);
     auto share = [&](int term, LD t) -> LD {
