@@ -252,12 +252,25 @@ struct ClassFloor {
       total += best;
     }
     total += rowPool + colPool;
-    // The reloads beyond one of each band, by runs of tiles (bound_detail::bandReloads), with each
-    // kind of band at its least over the class: a full band at the class's smallest side, the
-    // last one at its largest (rowPool / H is the row bands' total width per row).
+    // The reloads beyond one of each band, by runs of tiles (bound_detail::bandReloads). Within
+    // the class (R and C fixed) a full row band is h rowPool / H and the last one
+    // (H - (R - 1) h) rowPool / H, both affine in h (rowPool / H is the row bands' total width per
+    // row), and the columns likewise in w; bandReloads is the least over which loads it counts of
+    // sums linear in the band sizes, so concave, and so is its composition with those affine
+    // maps: over the box of the class's sides that may fit (from the smallest, g.h and g.w, to the
+    // largest that fits, which g.rowLast and g.colLast encode) its least is at a corner.
     if (rowPool > 0 && colPool > 0) {
-      const Bands b = bands(g, rowPool, rowMin, colPool, colMin);
-      total += bound_detail::bandReloads(b.rowFull, b.rowLast, b.colFull, b.colLast, g.nth, g.ntw);
+      const LD H = static_cast<LD>(pl.H), W = static_cast<LD>(pl.W), R = static_cast<LD>(g.nth),
+               C = static_cast<LD>(g.ntw);
+      const LD hHi = g.nth > 1 ? (H - static_cast<LD>(g.rowLast)) / (R - 1) : static_cast<LD>(g.h);
+      const LD wHi = g.ntw > 1 ? (W - static_cast<LD>(g.colLast)) / (C - 1) : static_cast<LD>(g.w);
+      LD least = std::numeric_limits<LD>::infinity();
+      for (LD h : {static_cast<LD>(g.h), hHi})
+        for (LD w : {static_cast<LD>(g.w), wHi})
+          least = std::min(least, bound_detail::bandReloads(h * rowPool / H, (H - (R - 1) * h) * rowPool / H,
+                                                            w * colPool / W, (W - (C - 1) * w) * colPool / W,
+                                                            g.nth, g.ntw));
+      total += least;
     }
     if (pools) *pools = bands(g, rowPool, rowMin, colPool, colMin);
     for (auto [t, bit] : outs)
