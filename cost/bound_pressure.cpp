@@ -20,8 +20,9 @@ namespace mlsys::bound_detail {
 // 1, which a lone reader pays) is a share every S meets. 0 when the readers differ.
 // When the other operands are distinct and each d_c's share is at most its mixture with that
 // operand v_c loaded once (rhsReload(d_c) = |v_c|, else 0: its RHS claimed for it alone, so its
-// joint floor loads v_c once per tile row with nk > 1, and one tile row's compute at most that
-// load, so that its least mixture, in every mode, is at most the one-row point's), S at h with
+// joint floor loads v_c once per tile row with nk > 1, its output one tile row high, and that
+// row's compute at most that load, so that its least mixture, in every mode, is at most the
+// one-row point's), S at h with
 // R = ceil(H / h) tile rows makes every d_c load v_c R times while d_c takes at most one: the
 // m readers also take (R - 1) |v_c| each, as their share of S's traffic: T |u| + m (R - 1) |v|.
 LD gridPressure(const Problem& p, const std::vector<OpId>& readers, const std::function<LD(OpId)>& rhsReload) {

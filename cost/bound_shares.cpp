@@ -236,16 +236,17 @@ struct Shares {
     return shared ? 2 : 1;
   }
 
-  // |v| for a joint MatMul d whose RHS v its frontier claims for it alone, when its one-row
-  // point (h = min(N, H), w = min(N, W), nk > 1) fits and computes at most |v| / B: then its
-  // share in every mode is at most that point's, which loads v once (gridPressure). Else 0.
+  // |v| for a joint MatMul d whose RHS v its frontier claims for it alone, when its output fits
+  // one tile row (H <= N) and its one-row point (h = H, w = min(N, W), nk > 1) fits and computes
+  // at most |v| / B: then its share in every mode is at most that point's, which loads v once
+  // (gridPressure). Else 0.
   LD rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const {
     const JointFrontier* f = joint[d];
     if (!open[d] || !f || !f->claimed[1] || f->shared[1]) return 0;
     const Op& D = p.ops[d];
     const i64 N = p.native, W = p.widths[D.outputs[0]], H = p.heights[D.outputs[0]];
-    const i64 h = std::min(N, H), w = std::min(N, W);
-    if ((f->claimed[0] ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
+    const i64 h = H, w = std::min(N, W);
+    if (H > N || (f->claimed[0] ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
     LD perTile = static_cast<LD>(D.base_cost);
     if (m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
       perTile = perTile * static_cast<LD>(D.K) / static_cast<LD>(N);
