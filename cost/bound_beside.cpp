@@ -15,32 +15,7 @@ namespace mlsys::bound_detail {
 
 namespace {
 
-bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
-
 constexpr size_t kMaxBesideWork = 4000;  // ops visited per op and search
-
-// The ops one search has visited, marked in a per-op array shared by all searches (cleared on
-// destruction, so each search costs what it visits).
-class Marks {
- public:
-  Marks(std::vector<char>& mark, OpId first) : mark_(mark) { add(first); }
-  ~Marks() {
-    for (OpId v : visited_) mark_[v] = 0;
-  }
-  Marks(const Marks&) = delete;
-  Marks& operator=(const Marks&) = delete;
-  bool add(OpId v) {  // false when already visited
-    if (mark_[v]) return false;
-    mark_[v] = 1;
-    visited_.push_back(v);
-    return true;
-  }
-  size_t size() const { return visited_.size(); }
-
- private:
-  std::vector<char>& mark_;
-  std::vector<OpId> visited_;
-};
 
 }  // namespace
 

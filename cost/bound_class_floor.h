@@ -267,9 +267,9 @@ struct ClassFloor {
       LD least = std::numeric_limits<LD>::infinity();
       for (LD h : {static_cast<LD>(g.h), hHi})
         for (LD w : {static_cast<LD>(g.w), wHi})
-          least = std::min(least, bound_detail::bandReloads(h * rowPool / H, (H - (R - 1) * h) * rowPool / H,
-                                                            w * colPool / W, (W - (C - 1) * w) * colPool / W,
-                                                            g.nth, g.ntw));
+          least = std::min(least,
+                           bound_detail::bandReloads(h * rowPool / H, (H - (R - 1) * h) * rowPool / H, w * colPool / W,
+                                                     (W - (C - 1) * w) * colPool / W, g.nth, g.ntw));
       total += least;
     }
     if (pools) *pools = bands(g, rowPool, rowMin, colPool, colMin);

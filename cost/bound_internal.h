@@ -70,6 +70,31 @@ struct JointFrontier {
 };
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                             std::array<bool, 2> shared, bool stores);
+inline bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
+
+// The ops one search has visited, marked in a per-op array shared by all searches (cleared on
+// destruction, so each search costs what it visits).
+class Marks {
+ public:
+  Marks(std::vector<char>& mark, OpId first) : mark_(mark) { add(first); }
+  ~Marks() {
+    for (OpId v : visited_) mark_[v] = 0;
+  }
+  Marks(const Marks&) = delete;
+  Marks& operator=(const Marks&) = delete;
+  bool add(OpId v) {  // false when already visited
+    if (mark_[v]) return false;
+    mark_[v] = 1;
+    visited_.push_back(v);
+    return true;
+  }
+  size_t size() const { return visited_.size(); }
+
+ private:
+  std::vector<char>& mark_;
+  std::vector<OpId> visited_;
+};
+
 // The least loads of row bands (those slices that depend on the tile row only) and column bands
 // beyond one load of each, over every traversal of nth x ntw tiles, given the size of a full
 // and of the last (clipped) band of each kind (bound_joint.cpp states the argument).

@@ -12,11 +12,12 @@
 // F(v) = {t} united with F(d) over every reader d of t that can join.
 // forcedOutputs gives that set (over v's outputs, the one whose least store is largest: a tensor
 // that can be retained, V6/V7 and W1, stores nothing); forcedShapes their shapes (the output with
-// the fewest). forcedShapes with kSplit > 0 holds for the valid subgraphs with k < kSplit only:
-// there a Pointwise of S never feeds a MatMul d of S with K_d > N and K_d >= kSplit (V9: with
-// k < K_d it would need w or h >= K_d > N, against V8), so such a reader cannot join either. A-6 (decision 7) lets a
-// valid subgraph have one shape only for all its outputs, so two ops whose shape sets are disjoint never share a valid
-// subgraph. The recursion stops at a depth and a work limit; beyond them the set is unknown (any tensor, any shape).
+// the fewest). A-6 (decision 7) lets a valid subgraph have one shape only for all its outputs, so
+// two ops whose shape sets are disjoint never share a valid subgraph. forcedShapes with
+// kSplit > 0 holds for the valid subgraphs with k < kSplit only: there a Pointwise of S never
+// feeds a MatMul d of S with K_d > N and K_d >= kSplit (V9: with k < K_d it would need w or
+// h >= K_d > N, against V8), so such a reader cannot join either. The recursion stops at a depth
+// and a work limit; beyond them the set is unknown (any tensor, any shape).
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -26,8 +27,6 @@
 namespace mlsys::bound_detail {
 
 namespace {
-
-bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
 
 // Whether c's output reaches a MatMul inside S through Pointwise ops of S.
 bool flowsToMatMul(const Problem& p, const std::vector<char>& in, OpId c) {

@@ -67,8 +67,6 @@ namespace {
 constexpr long kMaxPartFloors = 4000;       // partFloor calls per component
 constexpr long kMaxPressureWork = 4000000;  // op visits of the pressure test per component
 
-bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
-
 struct Shares {
   const Problem& p;
   const ModelOptions& m;
@@ -163,26 +161,23 @@ struct Shares {
       if (made >= 0 && inComp[made] && open[made]) return false;
       if (!lhs.insert(c.inputs[0]).second) return false;
     }
-    std::vector<char> reader(p.numOps(), 0), seen(p.numOps(), 0);
+    std::vector<char> reader(p.numOps(), 0), mark(p.numOps(), 0);
     for (OpId c : readers) reader[c] = 1;
     for (size_t i = 0; i < readers.size(); ++i) {
-      std::vector<OpId> stack = {readers[i]}, visited = {readers[i]};
-      seen[readers[i]] = 1;
+      std::vector<OpId> stack = {readers[i]};
+      Marks seen(mark, readers[i]);
       bool alone = true;
       while (!stack.empty() && alone) {
         const OpId v = stack.back();
         stack.pop_back();
         for (const auto& e : adj[v]) {
           const OpId nb = e.first;
-          if (!inComp[nb] || !open[nb] || seen[nb] || (v == readers[i] && nb == next[i])) continue;
+          if (!inComp[nb] || !open[nb] || (v == readers[i] && nb == next[i]) || !seen.add(nb)) continue;
           if (reader[nb]) alone = false;
-          seen[nb] = 1;
-          visited.push_back(nb);
           stack.push_back(nb);
         }
         if ((work += 1) > kMaxPressureWork) alone = false;
       }
-      for (OpId v : visited) seen[v] = 0;
       if (!alone) return false;
     }
     return true;
