@@ -121,8 +121,8 @@ LD Ruler::computeFloor() {
     LD per = static_cast<LD>(op.base_cost);
     if (op.type == OpType::MatMul && m_.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
       per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(N_);
-    opCompute_[o] = static_cast<LD>(f.min_tiles[o]) * per;
-    compute += opCompute_[o];
+    opCompute_[o] = static_cast<LD>(f.min_tiles[o]) * per;  // each run (the shares' unit)
+    compute += static_cast<LD>(f.total_tiles[o]) * per;     // all its runs together
   }
   return compute;
 }

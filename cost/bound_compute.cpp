@@ -55,6 +55,38 @@ bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId co
 // only drops paths that no valid subgraph contains. (mlsys-2026-14 under k_limit=reduction: a
 // MatMul two MatMuls upstream of the small grid would need two 512 x 512 weights whole, above
 // the capacity of 400,000; it is charged on its own grid.)
+// The runs of an op together (total_tiles): min_tiles bounds each run, but an op whose output t
+// has several consumers is charged on a small grid only where t is ephemeral, and then its other
+// consumers must be served too. Claim, for an op x run inside the runs of an op o (x = o at the
+// top): some run of o that holds x has a grid of at least
+//   H(x) = max(min_tiles(x), max over x's outputs u of min(T(u), max over u's consumers d of H(d)))
+// native tiles, where T(u) is u's own native tiles, and the inner max is infinite when u has no
+// consumer (a graph output is written: V7) or a consumer d that no subgraph holds with x
+// (fusableEdge). Proof: if some run of x has u non-ephemeral (in O(S): written, or retained,
+// which joins the same-shape rule too: decision 7), its grid has u's shape (E1, A-6), at least
+// T(u) tiles. Otherwise u is never written nor retained, so every consumer d of u runs only in
+// subgraphs that produce u (V5), i.e. in runs of x (and, by the same step one level up, of o);
+// by induction the run holding d has at least H(d) tiles. Every run has at least min_tiles(x)
+// (opComputeFloor's paths). The op's runs together then cover at least H(o) tiles, each charged
+// base_cost per tile (L5), which may exceed what any one run needs: e.g. a residual add whose
+// sum feeds a MatMul with K = 512 (charged on its 4-tile grid under k_limit=reduction, fused
+// with k = K) and the next residual add (512 wide: 8 tiles) is charged 8 tiles in all.
+static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, const std::vector<i64>& minTiles) {
+  const i64 N = p.native;
+  std::vector<i64> H(minTiles);
+  for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
+    const OpId x = *it;
+    for (TensorId u : p.ops[x].outputs) {
+      i64 served = p.consumers[u].empty() ? std::numeric_limits<i64>::max() : 0;
+      for (OpId d : p.consumers[u])
+        served = bound_detail::fusableEdge(p, m, x, d) ? std::max(served, H[d]) : std::numeric_limits<i64>::max();
+      const i64 own = ((p.widths[u] + N - 1) / N) * ((p.heights[u] + N - 1) / N);
+      H[x] = std::max(H[x], std::min(own, served));
+    }
+  }
+  return H;
+}
+
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   struct PathEnd {
     i64 tiles, need, cap;
@@ -128,6 +160,7 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
       if (e.mmAhead) f.may_feed_matmul[o] = 1;
     }
   }
+  f.total_tiles = coveredTiles(p, m, f.min_tiles);
   return f;
 }
 

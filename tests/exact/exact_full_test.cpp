@@ -116,3 +116,35 @@ TEST(FullSpace, ACountClassWhoseLargestSidesAreInvalidIsEmpty) {
   EXPECT_TRUE(r.proven_optimal);
   EXPECT_LT(r.stats.plans, 20000) << r.stats.plans;
 }
+
+// The runs of an op together (opComputeFloor's total_tiles): a residual add R = X + Y (512 x 256)
+// read by a MatMul with K = 512 (R @ W, 256 x 256) and by a second Pointwise (512 x 256). Under
+// k_limit=reduction the add may run on the MatMul's 4-tile grid (k = K, R ephemeral), but then the
+// second Pointwise, whose output cannot share that grid (A-6), must run the add again, or the add
+// must write or retain R and so run on R's 8 tiles: 8 tiles in all. When the second reader is a
+// MatMul on a 4-tile grid as well, the add's runs may cover only 4 tiles. Checked against the
+// whole space's optimum; fails if the argument counts too few tiles or too many.
+TEST(FullSpace, TheRunsOfAnAddReadByTwoGridsCoverTheWiderOne) {
+  auto problem = [](bool secondIsMatMul) {
+    const std::string second =
+        secondIsMatMul ? R"("inputs": [[0, 1], [2, 3], [2, 6]], "op_types": ["Pointwise", "MatMul", "MatMul"],
+      "widths": [512, 512, 512, 256, 256, 256, 256], "heights": [256, 256, 256, 512, 256, 256, 512],)"
+                       : R"("inputs": [[0, 1], [2, 3], [2]], "op_types": ["Pointwise", "MatMul", "Pointwise"],
+      "widths": [512, 512, 512, 256, 256, 512], "heights": [256, 256, 256, 512, 256, 256],)";
+    return test::problemFromJson("{" + second + R"( "outputs": [[2], [4], [5]], "base_costs": [2000, 5000, 2000],
+      "fast_memory_capacity": 300000, "slow_memory_bandwidth": 100000, "native_granularity": [128, 128]})");
+  };
+  const ModelOptions m = test::reading(true);
+  const Problem wide = problem(false), narrow = problem(true);
+  const OpComputeFloor fw = opComputeFloor(wide, m), fn = opComputeFloor(narrow, m);
+  EXPECT_EQ(fw.min_tiles, (std::vector<i64>{4, 4, 8}));
+  EXPECT_EQ(fw.total_tiles, (std::vector<i64>{8, 4, 8}));
+  EXPECT_EQ(fn.total_tiles, (std::vector<i64>{4, 4, 4}));
+  for (const Problem* p : {&wide, &narrow}) {
+    const ExactResult r = solveFull(*p, m);
+    ASSERT_TRUE(r.proven_optimal);
+    EXPECT_LE(lowerBound(*p, m).value(), r.latency * (1 + 1e-9));
+  }
+  EXPECT_DOUBLE_EQ(lowerBound(wide, m).compute, 8 * 2000 + 4 * 5000 + 8 * 2000);
+  EXPECT_GE(solveFull(wide, m).latency, 8 * 2000 + 4 * 5000 + 8 * 2000);
+}
