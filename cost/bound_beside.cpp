@@ -28,11 +28,15 @@ constexpr size_t kMaxBesideWork = 4000;  // ops visited per op and search
 // and tensors made by joint ops of other classes (never beside c) cost 1; claimed ones, and those
 // made by any other op, 0 (they might be resident or made, unknown). A tensor met twice, or a
 // tree deeper than kMaxSliceDepth: no slices known.
-Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>& claimed, const SharePricing& sp,
-                LD cref) {
+// And which ops S needs for x to take no slice at all (Beside::needs): a tensor costs 0 only when
+// S makes it (its producer, a class op or a Pointwise with the grid at the cost of its own
+// inputs) or, claimed, when its claimer is in S (only then is its band in the class's working
+// set); one made by any other op might cost 0 with none of them (Beside::free).
+Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>& claimed,
+                const std::vector<OpId>& claimer, const SharePricing& sp, LD cref) {
   constexpr int kMaxSliceDepth = 4;
   constexpr i64 kMaxSlots = 8;  // k beyond: as many as the tree's class-made tensors
-  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}};
+  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}, {}, false};
   const TensorId grid = p.ops[f].outputs[0];
   auto gridShaped = [&](OpId v) {
     const Op& V = p.ops[v];
@@ -40,12 +44,29 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
            p.heights[V.outputs[0]] == p.heights[grid];
   };
   if (!gridShaped(x)) return b;
+  // A MatMul q outside the classes that must load an operand (a graph input, or made by a joint
+  // op of another class: neither is ever resident at a subgraph's start, nor retained into it,
+  // V6) that no op of the class reads (so its slice is none of the class's bands): at nk = 1
+  // (k >= K_f) that slice spans min(K_f, K_q) >= N >= w along the reduction and at least the
+  // tile's rows or columns (E3), at least a tile, so q is in no S where no tile slice fits.
+  auto loadsWide = [&](OpId q) {
+    const Op& Q = p.ops[q];
+    if (Q.type != OpType::MatMul || std::min(Q.K, p.ops[f].K) < p.native) return false;
+    return std::any_of(Q.inputs.begin(), Q.inputs.end(), [&](TensorId v) {
+      const OpId r = p.producer[v];
+      const bool loaded = r < 0 || (sp.joint_class[r] >= 0 && sp.joint_class[r] != c);
+      return loaded &&
+             std::none_of(p.consumers[v].begin(), p.consumers[v].end(), [&](OpId d) { return sp.joint_class[d] == c; });
+    });
+  };
   std::vector<TensorId> seen;
   bool repeated = false;
-  // The least slices per number of class slots (index 0..kMaxSlots) to make all of v's inputs.
-  std::function<std::vector<i64>(OpId, int)> inputsOf = [&](OpId v, int depth) {
+  // The least slices per number of class slots (index 0..kMaxSlots) to make all of v's inputs;
+  // free: each of them might cost 0 with no op in S (else one of b.needs must be in S).
+  std::function<std::vector<i64>(OpId, int, bool&)> inputsOf = [&](OpId v, int depth, bool& free) {
     std::vector<i64> total(kMaxSlots + 1, 0);
     std::vector<TensorId> mine;
+    free = true;
     for (TensorId u : p.ops[v].inputs) {
       if (std::find(mine.begin(), mine.end(), u) != mine.end()) continue;
       mine.push_back(u);
@@ -53,16 +74,24 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
       seen.push_back(u);
       std::vector<i64> one(kMaxSlots + 1, 0);  // this tensor, per slots
       const OpId q = p.producer[u];
+      bool uFree = false;
+      if (claimed[u]) b.needs.push_back(claimer[u]);
+      if (q >= 0 && sp.joint_class[q] == c) b.needs.push_back(q);
       if (claimed[u]) {
         // 0: it may be in the class's bands
+        if (q >= 0 && sp.joint_class[q] < 0 && !(gridShaped(q) && depth < kMaxSliceDepth)) uFree = !loadsWide(q);
+        else if (q >= 0 && sp.joint_class[q] < 0) inputsOf(q, depth + 1, uFree);
       } else if (q < 0 || (sp.joint_class[q] >= 0 && sp.joint_class[q] != c)) {
         std::fill(one.begin(), one.end(), 1);
       } else if (sp.joint_class[q] == c) {
         one[0] = 1;
       } else if (gridShaped(q) && depth < kMaxSliceDepth) {
-        const std::vector<i64> made = inputsOf(q, depth + 1);
+        const std::vector<i64> made = inputsOf(q, depth + 1, uFree);
         for (i64 k = 0; k <= kMaxSlots; ++k) one[k] = std::min<i64>(1, made[k]);
+      } else {
+        uFree = !loadsWide(q);
       }
+      free = free && uFree;
       std::vector<i64> sum(kMaxSlots + 1, std::numeric_limits<i64>::max());
       for (i64 a = 0; a <= kMaxSlots; ++a)
         for (i64 k = 0; a + k <= kMaxSlots; ++k) sum[a + k] = std::min(sum[a + k], total[a] + one[k]);
@@ -71,8 +100,12 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
     }
     return total;
   };
-  std::vector<i64> slices = inputsOf(x, 0);
+  bool free = false;
+  std::vector<i64> slices = inputsOf(x, 0, free);
   if (repeated) return b;
+  b.free = free;
+  std::sort(b.needs.begin(), b.needs.end());
+  b.needs.erase(std::unique(b.needs.begin(), b.needs.end()), b.needs.end());
   // Slots beyond kMaxSlots: the tree has at most as many class-made tensors as it has tensors.
   if (static_cast<i64>(seen.size()) > kMaxSlots) slices.push_back(0);
   b.slices = std::move(slices);
@@ -81,27 +114,59 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
 
 // Per open Pointwise op and class of one frontier it may meet: its share beside that class in
 // step mode (besideStepShare; 0 for other ops and classes).
+// The count n of besideStepShare, where no tile slice fits beside the class (Crowd): the
+// Pointwise ops of S then all take no slice (with the m <= M ops of the class in S), and each one
+// that is not free needs one op of its Beside::needs in S (needs outside the class: counted as
+// free). So at most M x (the most such ops needing one class op) + the free ones (and the ones
+// whose slices are unknown) are in S.
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                SharePricing& sp, const std::function<bool()>& stop) {
+                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop) {
   const size_t classes = sp.class_first.size();
   std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());
   for (OpId x : ops)
     if (sp.open[x] && !sp.joint[x] && !isMatMul(p, x))
       for (int c : sp.meets[x]) ++pointwise[c], cref[c] = std::min(cref[c], p.ops[x].base_cost);
+  std::vector<std::vector<Beside>> besides(p.numOps());
+  std::vector<Crowd> crowd(classes);
+  std::vector<std::vector<std::map<OpId, i64>>> needing(classes);
+  for (OpId x : ops) {
+    if (!sp.open[x] || sp.joint[x] || isMatMul(p, x)) continue;
+    for (int c : sp.meets[x]) {
+      if (!sp.class_single_kind[c] || stop()) {
+        besides[x].push_back({});
+        continue;
+      }
+      Beside b = besideOf(p, x, c, sp.class_first[c], claimed, claimer, sp, static_cast<LD>(cref[c]));
+      const bool outside = std::any_of(b.needs.begin(), b.needs.end(), [&](OpId q) { return sp.joint_class[q] != c; });
+      Crowd& cr = crowd[c];
+      cr.most.resize(Crowd::kSlots, 0), cr.free.resize(Crowd::kSlots, 0), needing[c].resize(Crowd::kSlots);
+      if (b.slices.empty()) ++cr.unknown;
+      else
+        for (size_t k = 0; k < Crowd::kSlots; ++k)  // with at most k ops of the class in S
+          if (b.slicesAt(static_cast<i64>(k)) > 0) continue;
+          else if (b.free || outside || b.needs.empty()) ++cr.free[k];
+          else
+            for (OpId q : b.needs) cr.most[k] = std::max(cr.most[k], ++needing[c][k][q]);
+      besides[x].push_back(std::move(b));
+    }
+  }
   // By frontier (it fixes everything besideStepShare reads of the class), count and what it
   // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
-  std::map<std::tuple<const JointFrontier*, i64, std::tuple<LD, LD, std::vector<i64>>>, LD> memo;
+  std::map<std::tuple<const JointFrontier*, i64, decltype(crowd[0].key()), std::tuple<LD, LD, std::vector<i64>>>, LD>
+      memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;
-    for (int c : sp.meets[x]) {
+    for (size_t i = 0; i < sp.meets[x].size(); ++i) {
+      const int c = sp.meets[x][i];
       LD v = 0;
       if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
         const OpId f = sp.class_first[c];
-        const Beside b = besideOf(p, x, c, f, claimed, sp, static_cast<LD>(cref[c]));
-        const auto key = std::make_tuple(sp.joint[f], pointwise[c], b.key());
+        const Beside& b = besides[x][i];
+        const auto key = std::make_tuple(sp.joint[f], pointwise[c], crowd[c].key(), b.key());
         auto it = memo.find(key);
-        if (it == memo.end()) it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], b, pointwise[c])).first;
+        if (it == memo.end())
+          it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], b, pointwise[c], crowd[c])).first;
         v = it->second;
       }
       sp.beside_step[x].push_back(v);

@@ -109,6 +109,7 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
 // step that each of them takes at the least (time; 0 without forced stores).
 struct JointCfg {
   LD compute = 0, loads = 0, steps = 0, perTile = 0;
+  LD memory = 0;  // loads / B, and with forced stores (nk = 1) the stores: what each op's steps transfer at least
   i64 tiles = 0, nth = 0, ntw = 0, together = 1;
   bool one = false;                     // nk = 1
   i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
@@ -131,6 +132,9 @@ struct Beside {
   // The tile slices S must hold for its inputs when at most k of the class's ops are in S:
   // slices[min(k, size - 1)] (empty: none known).
   std::vector<i64> slices;
+  // The ops one of which S must hold for no slice at all, unless free (besideOf).
+  std::vector<OpId> needs;
+  bool free = false;
   i64 slicesAt(i64 k) const {
     return slices.empty() ? 0 : slices[static_cast<size_t>(std::min<i64>(k, static_cast<i64>(slices.size()) - 1))];
   }
@@ -138,7 +142,23 @@ struct Beside {
 };
 // The share of Pointwise op x beside step-priced joint MatMuls of o's frontier f, each taking
 // its step floor, n such Pointwise ops at most (bound_joint.cpp).
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n);
+// Where no tile slice fits beside the class, the Pointwise ops of S are at most M most + free
+// (M: the class's ops that fit side by side; besideStep states it).
+struct Crowd {
+  // Per number k of the class's ops in S (the last for more): the most Pointwise ops that need
+  // one given op of the class, and the free ones; unknown: those whose slices are unknown.
+  static constexpr size_t kSlots = 10;  // beyond besideOf's slot counts
+  std::vector<i64> most, free;
+  i64 unknown = 0;
+  i64 bound(i64 M) const {
+    if (most.empty()) return unknown;
+    const size_t k = static_cast<size_t>(std::min<i64>(M, static_cast<i64>(most.size()) - 1));
+    return M * most[k] + free[k] + unknown;
+  }
+  auto key() const { return std::make_tuple(most, free, unknown); }
+};
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
+                   const Crowd& crowd);
 
 // The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay,
 // with the reloads of their consumers' other operands (rhsReload, elements; bound_pressure.cpp);
@@ -184,7 +204,7 @@ struct SharePricing {
 LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares = nullptr);  // shares: per op, at the best
 // The SharePricing entries of the ops beside the classes (bound_beside.cpp states the arguments).
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                SharePricing& sp, const std::function<bool()>& stop);
+                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop);
 void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp);
 void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp);
 void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,

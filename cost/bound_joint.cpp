@@ -125,7 +125,8 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           c.perTile = perTile;
           c.compute = perTile * static_cast<LD>(c.tiles);
           c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
-          c.steps = std::max(c.compute, c.loads / B);
+          c.memory = c.loads / B;
+          c.steps = std::max(c.compute, c.memory);
           visit(c);
           break;
         }
@@ -160,7 +161,8 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
         c.store = {region(h, w), region(h, colLast), region(rowLast, w), region(rowLast, colLast)};
         storeTotal = static_cast<LD>(W) * static_cast<LD>(H) / BM;
       }
-      c.steps = std::max(c.compute, c.loads / B + storeTotal);  // and stepwise(perTile): stepFloor()
+      c.memory = c.loads / B + storeTotal;
+      c.steps = std::max(c.compute, c.memory);  // and stepwise(perTile): stepFloor()
       visit(c);
     }
   }
@@ -194,12 +196,15 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 // every one of them takes y = their step floor, the least over granularities g of their
 // JointCfg::stepFloor. A subgraph S at g with m of them and a set X of Pointwise ops (each computes
 // its base cost c_x once per tile, the last k-step: A-4) pays, with n >= |X| the Pointwise ops that
-// may meet the class, at least each of these terms, and each lets the ops of X take a share:
+// may meet the class (fewer where no tile slice fits beside the class: Crowd, besideStep), at
+// least each of these terms, and each lets the ops of X take a share:
 // - m compute + tiles sum c_x, when compute >= y: tiles c_x + (compute - y) / n each;
-// - m loads / B, when loads / B >= y: (loads / B - y) / n each;
-// - with nk = 1, step by step: m F(c + c_X / m) (F = JointCfg::stepwise, c the class's compute
-//   per tile; the Pointwise ops add to each step's compute only). Where c is at least the largest
-//   store per tile F is convex from c on, so m (F(c + c_X / m) - F(c)) is convex in c_X, 0 at 0,
+// - m memory (JointCfg::memory: loads / B, and the forced stores, the whole output once for all
+//   m <= M, so at least m / M of it), when memory >= y: (memory - y) / n each;
+// - with nk = 1, step by step: m F(c + c_X / m) (F = max(memory, JointCfg::stepwise), c the
+//   class's compute per tile; the Pointwise ops add to each step's compute only). Where c is at
+//   least the largest store per tile stepwise, hence F, is convex from c on, so
+//   m (F(c + c_X / m) - F(c)) is convex in c_X, 0 at 0,
 //   and falls as m grows (the slope of a convex function): at m <= M (the ops whose claimed bands
 //   fit side by side) it is at least the sum over X of G(c_x), G(t) = M (F(c + t / M) - F(c))
 //   (convex, 0 at 0: superadditive); when F(c) >= y, x takes G(c_x) + (F(c) - y) / n.
@@ -210,9 +215,9 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 // the class's claimed bands and an output tile (JointCfg::ws) and, beside them, the tile slices
 // it needs to make x's inputs with at most M of the class's ops (Beside::slices; the first tile's,
 // h x w). (At nk > 1 only the largest h that fits is visited, so there every g counts.)
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n) {
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
+                   const Crowd& crowd) {
   const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
-  const LD B = static_cast<LD>(p.bandwidth), nn = static_cast<LD>(std::max<i64>(1, n));
   const LD cx = x.cx, cref = x.cref;
   LD least = std::numeric_limits<LD>::infinity();
   forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
@@ -220,12 +225,15 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
       if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
     }
     const LD tiles = static_cast<LD>(c.tiles);
+    i64 count = n;  // no tile slice fits: only the Pointwise ops that need none (besideStep)
+    if (c.one && c.ws + c.tile > p.capacity) count = std::min(count, crowd.bound(c.together));
+    const LD nn = static_cast<LD>(std::max<i64>(1, count));
     auto share = [&](int term, LD t) -> LD {
       if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
-      if (term == 1) return c.loads / B >= y ? (c.loads / B - y) / nn : none;
+      if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
       if (!c.one || c.perTile < c.store[0]) return none;  // stepwise is convex from perTile on
-      const LD F = c.stepwise(c.perTile), M = static_cast<LD>(c.together);
-      const LD G = M * (c.stepwise(c.perTile + t / M) - F);
+      const LD F = std::max(c.memory, c.stepwise(c.perTile)), M = static_cast<LD>(c.together);
+      const LD G = M * (std::max(c.memory, c.stepwise(c.perTile + t / M)) - F);
       return F >= y ? G + (F - y) / nn : none;
     };
     int term = -1;

@@ -79,6 +79,7 @@ struct Shares {
 
   std::vector<char> inComp, open, in;
   std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
+  std::vector<OpId> claimer;                          // per claimed tensor: that joint op
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
@@ -227,7 +228,7 @@ struct Shares {
       t = next;
       reader = pr;
     }
-    for (TensorId x : chain) claimed[x] = 1;
+    for (TensorId x : chain) claimed[x] = 1, claimer[x] = o;
     return shared ? 2 : 1;
   }
 
@@ -398,6 +399,7 @@ struct Shares {
     }
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
+    claimer.assign(p.numTensors(), -1);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
@@ -437,7 +439,7 @@ struct Shares {
                     {},
                     {}};
     jointClasses(sp);
-    besideStep(p, m, ops, claimed, sp, [&] { return stop(); });
+    besideStep(p, m, ops, claimed, claimer, sp, [&] { return stop(); });
     besideCompute(p, ops, inComp, sp);
     besideLoads(p, ops, claimed, sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
@@ -453,7 +455,8 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p, m, ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}}
+  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0,
+                {}, {}, {},  {},  {}}
       .run();
 }
 

@@ -184,6 +184,39 @@ TEST(ShareBound, EveryValidSubgraphPaysItsShares) {
   EXPECT_GE(tight, 10);
 }
 
+// Pointwise ops beside a class in step mode split what a subgraph pays beyond the class's step
+// floor by how many of them may be in it (besideStepShare's n). Where no tile slice fits beside
+// one MatMul's bands, that count is the Pointwise ops that need no slice with one op of the class
+// (besideStep's Crowd): in mlsys-2026-10, under k_limit=reduction, one (the Pointwise making its
+// LHS, or making another one's), not the 11 that may meet the class. Checked: at such tiles no
+// valid subgraph holds one of the second MatMuls with two Pointwise ops; and the bound that count
+// gives (7,955,993 with 11).
+TEST(ShareBound, WhereNoTileSliceFitsOnePointwiseOpSharesAMatMul) {
+  const std::string file = test::sharedBenchmark("mlsys-2026-10");
+  if (file.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
+  const Problem p = parseProblemFile(file);
+  const ModelOptions m = test::reading(true);
+  const std::set<OpId> second = {2, 5, 8, 11, 14, 17};
+  int checked = 0;
+  // Tiles where W2's band (1024 w), the LHS band (1024 h) and two tiles exceed the capacity.
+  for (const Granularity& g :
+       std::vector<Granularity>{{79, 107, 1024}, {72, 115, 1024}, {70, 114, 1024}, {64, 120, 1024}, {90, 96, 1024}})
+    for (const std::vector<OpId>& set : connectedSets(p, 4)) {
+      int mm = 0, pw = 0;
+      for (OpId v : set) mm += second.count(v) ? 1 : 0, pw += p.ops[v].type == OpType::Pointwise ? 1 : 0;
+      if (mm != 1 || pw < 2 || set.size() != static_cast<size_t>(mm + pw)) continue;
+      ++checked;
+      const std::vector<OpId> S = topological(p, set);
+      std::string ops;
+      for (OpId v : S) ops += " " + std::to_string(v);
+      const SubgraphPlan pl = planSubgraph(p, m, S, g, {}, {});
+      EXPECT_FALSE(pl.valid && costSubgraph(p, pl, Traversal{}).valid)
+          << "ops" << ops << " at [" << g.w << "," << g.h << "]";
+    }
+  EXPECT_GE(checked, 20);
+  EXPECT_NEAR(lowerBound(p, m).value(), 8035090.68, 1e-2);
+}
+
 // The invariant on the contest graphs where the newer arguments fire (mlsys-2026-9, 10 and 13:
 // residual chains, branches added up, shared weights), both readings, sets of up to 3 ops, at the
 // granularities their best schedules use and others.
