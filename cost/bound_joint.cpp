@@ -69,14 +69,24 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
 // sigma) + sum max(0, b_i - theta), theta = max(0, c - sigma) (with x = sum b_i: one b_i above
 // theta gives its excess, m of them sum b_i - (m - 1) theta <= x). So beyond max(c, sigma) per tile
 // each run start adds its band's excess over theta: every row and every column starts at least one
-// run, and (R - 1)(C - 1) more runs fall on the cheapest bands (bandReloads).
+// run, and (R - 1)(C - 1) more runs fall on the cheapest bands (bandReloads). The first step
+// starts the first run of its row and of its column (nothing is resident at a subgraph's first
+// step but tensors retained into it, whose bands are not counted here: L3), so it pays
+// max(0, r + c - theta) for the two, not e(r) + e(c): the least such gain over the band kinds its
+// tile may have is added.
 LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta) {
   auto e = [&](LD size) { return std::max<LD>(0, size - theta); };
   const bool rows = rowFull > 0 || rowLast > 0, cols = colFull > 0 || colLast > 0;
   LD sum = 0;
   if (rows) sum += static_cast<LD>(nth - 1) * e(rowFull) + e(rowLast);
   if (cols) sum += static_cast<LD>(ntw - 1) * e(colFull) + e(colLast);
-  if (rows && cols) sum += bandReloads(e(rowFull), e(rowLast), e(colFull), e(colLast), nth, ntw);
+  if (rows && cols) {
+    sum += bandReloads(e(rowFull), e(rowLast), e(colFull), e(colLast), nth, ntw);
+    LD gain = std::numeric_limits<LD>::infinity();
+    for (LD r : {rowLast, nth > 1 ? rowFull : rowLast})
+      for (LD c : {colLast, ntw > 1 ? colFull : colLast}) gain = std::min(gain, e(r + c) - e(r) - e(c));
+    sum += std::max<LD>(0, gain);
+  }
   return sum;
 }
 
