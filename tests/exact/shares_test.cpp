@@ -89,6 +89,24 @@ LowerBound sharesOnly(const Problem& p, const ModelOptions& m, int shareParts) {
   return lowerBound(p, m, bo);
 }
 
+// The least over every order of the tiles of an nth x ntw grid (all permutations) of the sum of
+// step(r, c, starts its row's run, starts its column's run) over the steps.
+template <class Step>
+long double leastOverTileOrders(i64 nth, i64 ntw, Step step) {
+  std::vector<int> order(static_cast<size_t>(nth * ntw));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  long double least = 1e30L;
+  do {
+    long double sum = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      const i64 r = order[i] / ntw, c = order[i] % ntw;
+      sum += step(r, c, i == 0 || order[i - 1] / ntw != r, i == 0 || order[i - 1] % ntw != c);
+    }
+    least = std::min(least, sum);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return least;
+}
+
 }  // namespace
 
 // The premise of the closed ops: a part holding x_i @ W0, its product's MatMul and that one's
@@ -212,19 +230,10 @@ TEST(ShareBound, BandReloadsNeverExceedAnyTraversal) {
         for (i64 h : {1, 2, 3, 4}) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           if (ntw * nth > 8 || w > W || h > H) continue;
-          std::vector<int> order(static_cast<size_t>(ntw * nth));
-          for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-          long double least = 1e30L;
-          do {
-            long double loads = 0;
-            for (size_t i = 0; i < order.size(); ++i) {
-              const i64 r = order[i] / ntw, c = order[i] % ntw;
-              const bool newRow = i == 0 || order[i - 1] / ntw != r, newCol = i == 0 || order[i - 1] % ntw != c;
-              if (newRow) loads += static_cast<long double>(std::min(h, H - r * h) * K);
-              if (newCol) loads += static_cast<long double>(std::min(w, W - c * w) * K);
-            }
-            least = std::min(least, loads);
-          } while (std::next_permutation(order.begin(), order.end()));
+          const long double least = leastOverTileOrders(nth, ntw, [&](i64 r, i64 c, bool newRow, bool newCol) {
+            return static_cast<long double>((newRow ? std::min(h, H - r * h) * K : 0) +
+                                            (newCol ? std::min(w, W - c * w) * K : 0));
+          });
           const long double bound =
               static_cast<long double>(H * K + K * W) +
               bound_detail::bandReloads(
@@ -248,21 +257,11 @@ TEST(ShareBound, TheRunExcessOfEveryTileOrder) {
     for (auto [rowFull, rowLast, colFull, colLast] :
          std::vector<std::array<long double, 4>>{{50, 20, 30, 30}, {40, 40, 10, 5}, {10, 10, 60, 25}})
       for (long double theta : {0.0L, 8.0L, 25.0L, 45.0L}) {
-        std::vector<int> order(static_cast<size_t>(nth * ntw));
-        for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-        long double least = 1e30L;
-        do {
-          long double sum = 0;
-          for (size_t i = 0; i < order.size(); ++i) {
-            const i64 r = order[i] / ntw, c = order[i] % ntw;
-            const bool newRow = i == 0 || order[i - 1] / ntw != r, newCol = i == 0 || order[i - 1] % ntw != c;
-            long double loads = 0;
-            if (newRow) loads += r == nth - 1 ? rowLast : rowFull;
-            if (newCol) loads += c == ntw - 1 ? colLast : colFull;
-            sum += std::max(0.0L, loads - theta);
-          }
-          least = std::min(least, sum);
-        } while (std::next_permutation(order.begin(), order.end()));
+        const long double least = leastOverTileOrders(nth, ntw, [&](i64 r, i64 c, bool newRow, bool newCol) {
+          const long double loads =
+              (newRow ? (r == nth - 1 ? rowLast : rowFull) : 0) + (newCol ? (c == ntw - 1 ? colLast : colFull) : 0);
+          return std::max(0.0L, loads - theta);
+        });
         const long double bound = bound_detail::runExcess(rowFull, rowLast, colFull, colLast, nth, ntw, theta);
         EXPECT_LE(bound, least + 1e-9L) << nth << "x" << ntw << " theta " << static_cast<double>(theta);
         ++grids;
