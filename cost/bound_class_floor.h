@@ -312,7 +312,7 @@ struct ClassFloor {
   TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const;
 
   // The excess over compute of the bands that runs of tiles load, nk = 1 (bound_part_steps.cpp).
-  LD bandExcess(const Grid& g, uint32_t kept, LD c, LD sigmaMin) const;
+  LD bandExcess(const Grid& g, uint32_t kept, LD theta) const;
 
   // The step-by-step floor of the class at (w, h, k) (bound_part_steps.cpp states it).
   LD stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const;
@@ -380,6 +380,26 @@ struct ClassFloor {
     return lo;
   }
 
+  // The step-by-step floor at each pair of sides of the class that fits (every side's own last
+  // bands and tile stores, not the class's least of each), the least of them; when the sides that
+  // fit are at most kMaxPoints pairs (else the class's: +infinity here, the caller keeps that).
+  // Each is a floor of every schedule at those sides, and every side that fits is visited.
+  LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch) const {
+    constexpr i64 kMaxPoints = 64;
+    const i64 hHi = g.nth > 1 ? (pl.H - g.rowLast) / (g.nth - 1) : ch.lo;
+    const i64 wHi = g.ntw > 1 ? (pl.W - g.colLast) / (g.ntw - 1) : cw.lo;
+    if ((hHi - ch.lo + 1) * (wHi - cw.lo + 1) > kMaxPoints) return 0;
+    LD least = std::numeric_limits<LD>::infinity();
+    for (i64 h = ch.lo; h <= hHi; ++h)
+      for (i64 w = cw.lo; w <= wHi; ++w) {
+        Grid pt = g;
+        pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
+        if (ws(withK(pt, multiK ? 1 : kHi), kept) > p.capacity) continue;
+        least = std::min(least, stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}));
+      }
+    return least < std::numeric_limits<LD>::infinity() ? least : 0;
+  }
+
   void minimise(PartFloor& best) const {
     const i64 N = p.native;
     const LD B = static_cast<LD>(p.bandwidth);
@@ -401,8 +421,11 @@ struct ClassFloor {
           if (static_cast<double>(m + pen) >= best.value) continue;
           const i64 k = bestK(g, kept);
           const LD c = compute(withK(g, k));
-          const LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
-          const double v = static_cast<double>(std::max({c, m, steps}) + pen);
+          LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
+          double v = static_cast<double>(std::max({c, m, steps}) + pen);
+          if (v >= best.value) continue;
+          steps = std::max(steps, pointSteps(g, kept, k, cw, ch));
+          v = static_cast<double>(std::max({c, m, steps}) + pen);
           if (v >= best.value) continue;
           best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}, static_cast<double>(pen)};
           for (size_t i = 0; i < choices.size() && !relaxed; ++i)

@@ -101,7 +101,9 @@ class Marks {
 LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw);
 // The least excess over theta of the bands that runs of tiles start, nk = 1, over every
 // traversal (sizes in time; bound_joint.cpp states the argument).
-LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta);
+LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta, bool firstStep = true);
+// The run starts' excess over steps of several kinds (count, store) at compute u (bound_joint.cpp).
+LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pair<LD, LD>>& kinds, LD u);
 // One tile and k class of a joint MatMul that fits with its claimed slices (bound_joint.cpp):
 // compute, loads of the claimed sides (elements), the larger of compute and loads / B (with the
 // stores), and (stepFloor) with nk = 1 the step-by-step floor; with nk = 1 also the claimed bands per run start (time),
@@ -115,12 +117,15 @@ struct JointCfg {
   i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
   std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
   std::array<LD, 4> store{0, 0, 0, 0};  // per tile: full, last column, last row, corner
-  LD excess(LD theta) const { return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta); }
+  LD excess(LD theta, bool firstStep = true) const {
+    return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta, firstStep);
+  }
   // nk = 1, step by step, each of `together` such ops computing u per tile (bound_joint.cpp).
-  LD stepwise(LD u) const;
+  LD stepwise(LD u, bool convex = false) const;
   // The floor every subgraph pays per such op at this class: steps (the larger of compute and
   // loads / B with the stores), and with nk = 1 stepwise(perTile).
-  LD stepFloor() const { return one ? std::max(steps, stepwise(perTile)) : steps; }
+  // (Without the first step's joint excess: step mode needs stepwise convex, bound_joint.cpp.)
+  LD stepFloor() const { return one ? std::max(steps, stepwise(perTile, true)) : steps; }
 };
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);

@@ -27,6 +27,7 @@
 // tensor larger than C is never in the working set); so o's run counting stands. With nk > 1 a
 // row-and-column slice of another reader may equal o's next k-strip: such a side counts once.
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <map>
@@ -73,8 +74,8 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
 // starts the first run of its row and of its column (nothing is resident at a subgraph's first
 // step but tensors retained into it, whose bands are not counted here: L3), so it pays
 // max(0, r + c - theta) for the two, not e(r) + e(c): the least such gain over the band kinds its
-// tile may have is added.
-LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta) {
+// tile may have is added (firstStep; it is not convex in theta, which besideStepShare needs).
+LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta, bool firstStep) {
   auto e = [&](LD size) { return std::max<LD>(0, size - theta); };
   const bool rows = rowFull > 0 || rowLast > 0, cols = colFull > 0 || colLast > 0;
   LD sum = 0;
@@ -82,6 +83,7 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
   if (cols) sum += static_cast<LD>(ntw - 1) * e(colFull) + e(colLast);
   if (rows && cols) {
     sum += bandReloads(e(rowFull), e(rowLast), e(colFull), e(colLast), nth, ntw);
+    if (!firstStep) return sum;
     LD gain = std::numeric_limits<LD>::infinity();
     for (LD r : {rowLast, nth > 1 ? rowFull : rowLast})
       for (LD c : {colLast, ntw > 1 ? colFull : colLast}) gain = std::min(gain, e(r + c) - e(r) - e(c));
@@ -96,18 +98,34 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
 // of an output once for all m: it costs at least max(m u, m sum b + sigma) >= m max(u, s + sum b)
 // with s = sigma / M (m <= M), and max(u, s + sum b) >= max(u, s) + sum max(0, b - theta),
 // theta = max(0, u - s) (runExcess). So each pays, per tile, max(u, s) at its kind's region, and
-// per run start the excess at the corner's store (the least); or at the full tiles' store, less
-// what the run starts of the last row and column lose by their smaller store (at most two bands
-// per step, R + C - 1 steps, each band's excess moving by at most that store). Without stores
-// it is tiles u + E(u). For u >= store[0] (the largest) it is convex in u.
-LD JointCfg::stepwise(LD u) const {
+// the run starts' excess at one theta for all, less what the steps of the kinds with a larger
+// theta lose (kindsExcess). Without stores it is tiles u + E(u). For u >= store[0] (the largest)
+// it is convex in u when `convex` leaves out the first step's joint excess.
+LD JointCfg::stepwise(LD u, bool convex) const {
   const LD R = static_cast<LD>(nth), C = static_cast<LD>(ntw);
-  const LD perKind = (R - 1) * (C - 1) * std::max(u, store[0]) + (R - 1) * std::max(u, store[1]) +
-                     (C - 1) * std::max(u, store[2]) + std::max(u, store[3]);
-  const LD atCorner = excess(std::max<LD>(0, u - store[3]));
-  if (store[0] <= store[3]) return perKind + atCorner;  // one store for all (none, or even sides)
-  const LD atFull = excess(std::max<LD>(0, u - store[0])) - 2 * (R + C - 1) * store[0];
-  return perKind + std::max(atCorner, atFull);
+  const std::array<std::pair<LD, LD>, 4> kinds{
+      {{(R - 1) * (C - 1), store[0]}, {R - 1, store[1]}, {C - 1, store[2]}, {1, store[3]}}};
+  LD perKind = 0;
+  for (auto [count, sigma] : kinds) perKind += count * std::max(u, sigma);
+  std::vector<std::pair<LD, LD>> v(kinds.begin(), kinds.end());
+  return perKind + kindsExcess([&](LD theta) { return excess(theta, !convex); }, v, u);
+}
+
+// The run starts' excess over steps of several kinds (count, store sigma_i), compute u a step:
+// a step of kind i pays max(0, b - theta_i) beyond max(u, sigma_i) for the bands b it starts,
+// theta_i = max(0, u - sigma_i), which is at least max(0, b - t) - max(0, theta_i - t) for any t.
+// So the steps pay at least excessAt(t) - sum_i count_i max(0, theta_i - t) (excessAt: the run
+// accounting at one theta, runExcess); the best t among the kinds' thetas (the kind with the
+// least store loses nothing).
+LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pair<LD, LD>>& kinds, LD u) {
+  LD best = 0;
+  for (auto [countT, sigmaT] : kinds) {
+    const LD t = std::max<LD>(0, u - sigmaT);
+    LD lost = 0;
+    for (auto [count, sigma] : kinds) lost += count * std::max<LD>(0, std::max<LD>(0, u - sigma) - t);
+    best = std::max(best, excessAt(t) - lost);
+  }
+  return best;
 }
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
@@ -242,8 +260,8 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
       if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
       if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
       if (!c.one || c.perTile < c.store[0]) return none;  // stepwise is convex from perTile on
-      const LD F = std::max(c.memory, c.stepwise(c.perTile)), M = static_cast<LD>(c.together);
-      const LD G = M * (std::max(c.memory, c.stepwise(c.perTile + t / M)) - F);
+      const LD F = std::max(c.memory, c.stepwise(c.perTile, true)), M = static_cast<LD>(c.together);
+      const LD G = M * (std::max(c.memory, c.stepwise(c.perTile + t / M, true)) - F);
       return F >= y ? G + (F - y) / nn : none;
     };
     int term = -1;

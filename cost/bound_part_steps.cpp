@@ -28,14 +28,13 @@ ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin
 
 // With nk = 1 each step is a tile, and a tile that starts a run of its row loads the row's
 // bands in that step (traffic says when), one that starts a run of its column the column's:
-// beyond stepFloor's max(c, sigma) per tile, each run start adds its bands' excess over theta =
-// max(0, c - sigma) (runExcess in bound_joint.cpp states why), sigma at the least of the class.
-LD ClassFloor::bandExcess(const Grid& g, uint32_t kept, LD c, LD sigmaMin) const {
+// beyond stepFloor's max(c, sigma) per tile, each run start adds its bands' excess over theta
+// (runExcess in bound_joint.cpp states why; theta from the kinds' stores: kindsExcess).
+LD ClassFloor::bandExcess(const Grid& g, uint32_t kept, LD theta) const {
   Bands b;
   traffic(g, kept, &b);
   const LD B = static_cast<LD>(p.bandwidth);
-  return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, g.nth, g.ntw,
-                   std::max<LD>(0, c - sigmaMin));
+  return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, g.nth, g.ntw, theta);
 }
 
 // The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
@@ -63,18 +62,16 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
   constexpr i64 kMaxStepK = 256;
   const i64 n = g.nk > 1 ? (pl.Kacc + kfit - 1) / kfit : 1;
   if (n <= 1) {
-    LD sum = 0, sigmaMin = std::numeric_limits<LD>::infinity();
+    LD sum = 0;
+    std::vector<std::pair<LD, LD>> stores;  // per kind: count, its least store
     for (const TileKind& t : kinds) {
       sum += t.count * gl(t, K);
-      sigmaMin = std::min(sigmaMin, t.sigma);
+      stores.push_back({t.count, t.sigma});
     }
-    // The full tiles' stores (the first kind) hold for all but the last row and column:
-    // at most 2 (R + C - 1) run starts (two per step) fall on those, each losing at most that
-    // store from its excess (max(0, x - theta) moves by at most what theta does).
-    const LD c = a * K + b + last, sigmaFull = kinds.front().sigma;
-    const LD clipped = static_cast<LD>(2 * (g.nth + g.ntw - 1));
-    return sum + std::max(bandExcess(g, kept, c, sigmaMin),
-                          kinds.size() > 1 ? bandExcess(g, kept, c, sigmaFull) - clipped * sigmaFull : 0);
+    // Each kind's steps store at least its sigma (the class's least sides), so their theta is
+    // at most max(0, c - sigma): kindsExcess's loss is at most what it counts.
+    const LD c = a * K + b + last;
+    return sum + kindsExcess([&](LD theta) { return bandExcess(g, kept, theta); }, stores, c);
   }
   LD best = std::numeric_limits<LD>::infinity();
   if (kfit <= kMaxStepK) {

@@ -148,3 +148,22 @@ TEST(FullSpace, TheRunsOfAnAddReadByTwoGridsCoverTheWiderOne) {
   EXPECT_DOUBLE_EQ(lowerBound(wide, m).compute, 8 * 2000 + 4 * 5000 + 8 * 2000);
   EXPECT_GE(solveFull(wide, m).latency, 8 * 2000 + 4 * 5000 + 8 * 2000);
 }
+
+// The part floor at each pair of tile sides that fits (ClassFloor::pointSteps), with the run
+// starts' excess at the full tiles' store less what the clipped tiles' steps lose (kindsExcess):
+// mlsys-2026-5's MatMul + epilogue pairs (x: 1024 x 128, W: 128 x 512, capacity 30,000: tiles of
+// 86 to 88 a side, 6 x 12 of them, every step about as long in loads as in compute). At or below
+// the whole space's optimum (88,493.07 by the exact solver), both readings; and above 87,500 (it
+// was 86,561 with the class's least sides and stores: fails without either).
+TEST(FullSpace, APartFloorPricedAtEachPairOfSidesThatFits) {
+  const Problem p = test::problemFromJson(R"({"widths": [128, 512, 512, 512], "heights": [1024, 128, 1024, 1024],
+    "inputs": [[0, 1], [2]], "outputs": [[2], [3]], "base_costs": [1000, 200], "op_types": ["MatMul", "Pointwise"],
+    "fast_memory_capacity": 30000, "slow_memory_bandwidth": 15, "native_granularity": [128, 128]})");
+  for (bool reduction : {false, true}) {
+    const ModelOptions m = test::reading(reduction);
+    const ExactResult r = solveFull(p, m);
+    const double bound = lowerBound(p, m).value();
+    EXPECT_LE(bound, r.lower_bound * (1 + 1e-9));
+    EXPECT_GT(bound, 87500);
+  }
+}

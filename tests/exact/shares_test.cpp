@@ -271,6 +271,39 @@ TEST(ShareBound, TheRunExcessOfEveryTileOrder) {
   EXPECT_GE(tight, grids / 2);
 }
 
+// And with stores that differ by tile kind (full, last column, last row, corner: the clipped
+// tiles store less), compute u a step: sum over tiles of max(u, store) + kindsExcess (the run
+// starts' excess at one theta, less what the kinds with a larger theta lose) at or below
+// sum over steps of max(u, store + bands started) in every order. Fails if the loss is undercounted.
+TEST(ShareBound, TheRunExcessWithStoresByTileKind) {
+  int grids = 0, tight = 0;
+  const long double rowFull = 40, rowLast = 20, colFull = 35, colLast = 15, u = 60;
+  for (auto [nth, ntw] : std::vector<std::pair<i64, i64>>{{2, 2}, {2, 3}, {3, 2}, {2, 4}, {3, 3}})
+    for (auto st : std::vector<std::array<long double, 4>>{{40, 30, 25, 10}, {50, 45, 20, 5}, {30, 30, 30, 30}}) {
+      auto store = [&](i64 r, i64 c) { return st[(c == ntw - 1 ? 1 : 0) + (r == nth - 1 ? 2 : 0)]; };
+      const long double least = leastOverTileOrders(nth, ntw, [&](i64 r, i64 c, bool newRow, bool newCol) {
+        const long double loads =
+            (newRow ? (r == nth - 1 ? rowLast : rowFull) : 0) + (newCol ? (c == ntw - 1 ? colLast : colFull) : 0);
+        return std::max(u, store(r, c) + loads);
+      });
+      const long double R = static_cast<long double>(nth), C = static_cast<long double>(ntw);
+      const std::vector<std::pair<long double, long double>> kinds = {
+          {(R - 1) * (C - 1), st[0]}, {R - 1, st[1]}, {C - 1, st[2]}, {1, st[3]}};
+      long double bound = 0;
+      for (auto [count, sigma] : kinds) bound += count * std::max(u, sigma);
+      bound += bound_detail::kindsExcess(
+          [&](long double theta) {
+            return bound_detail::runExcess(rowFull, rowLast, colFull, colLast, nth, ntw, theta);
+          },
+          kinds, u);
+      EXPECT_LE(bound, least + 1e-9L) << nth << "x" << ntw << " stores " << static_cast<double>(st[0]);
+      ++grids;
+      tight += bound >= least - 1e-9L ? 1 : 0;
+    }
+  EXPECT_GE(grids, 15);
+  EXPECT_GE(tight, 3);
+}
+
 // The joint floor: x @ W1 -> Pointwise -> @ W2 -> Pointwise, every tensor 256 x 256 and above the
 // capacity, so that neither MatMul can feed the other (V9 forces k = 256 on the second, the
 // first would need W1 whole) and both accumulate on their own grids, every operand loaded for
