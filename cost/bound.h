@@ -134,10 +134,11 @@ LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOption
 
 // Per op, the fewest native tiles of any grid it can be charged on in a valid subgraph (every
 // run of it, recomputed or not, costs base_cost per tile of that grid), those summed over all
-// its runs (total_tiles: the compute floor is base_cost x total_tiles), and the least K among it and the MatMuls it can feed inside a subgraph
-// (the native_depth factor K/N of a MatMul). The argument is in bound_compute.cpp. (Tried as the
-// exact solver's per-op heuristic: on mlsys-2026-5 its lower bound after 120 s rose only from
-// 522,101.87 to 522,148.80; the retained-set transitions, not the heuristic, bound that search.)
+// its runs (total_tiles: the compute floor is base_cost x total_tiles), and the least K among it
+// and the MatMuls it can feed inside a subgraph (the native_depth factor K/N of a MatMul). The
+// argument is in bound_compute.cpp. (Tried as the exact solver's per-op heuristic: on mlsys-2026-5 its lower bound
+// after 120 s rose only from 522,101.87 to 522,148.80; the retained-set transitions, not the heuristic, bound that
+// search.)
 struct OpComputeFloor {
   std::vector<i64> min_tiles, min_k;
   // Per op, the fewest native tiles summed over all its runs (recomputations included): at least

@@ -155,13 +155,16 @@ struct ClassFloor {
     const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
       const Tensor& x = tensors[i];
-      i64 sum = 0, mx = 0;
+      // At step (0,0,0) every interval starts at 0, so two templates are the same slice exactly
+      // when their extents are equal: each distinct extent counts once.
+      i64 v = 0;
+      std::vector<std::pair<i64, i64>> seen;
       for (auto [r, k] : canon[i].tpl) {
-        const i64 sz = len0(r, p.heights[x.t], g) * len0(k, p.widths[x.t], g);
-        sum += sz;
-        mx = std::max(mx, sz);
+        const std::pair<i64, i64> ext{len0(r, p.heights[x.t], g), len0(k, p.widths[x.t], g)};
+        if (std::find(seen.begin(), seen.end(), ext) != seen.end()) continue;
+        seen.push_back(ext);
+        v += ext.first * ext.second;
       }
-      i64 v = canon[i].allNever ? sum : mx;
       if (relaxed && x.bit) v = std::min(v, p.size(x.t));
       else if (kept & x.bit) v = p.size(x.t);
       total += v;
@@ -308,6 +311,7 @@ struct ClassFloor {
   // One kind of tile (its smallest sides) for stepFloor: e and sigma, and how many such tiles.
   struct TileKind {
     LD e = 0, sigma = 0, count = 0;
+    LD tl = 0;  // the tile's own slices, loaded in its first k-step
   };
   TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const;
 

@@ -8,8 +8,17 @@ ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin
   const LD B = static_cast<LD>(p.bandwidth);
   TileKind tk;
   tk.count = static_cast<LD>(count);
+  const std::vector<Canon>& canon = canonFor(g);
+  // A slice of one tile (rows and columns of it: both axes with several intervals) is new in
+  // every tile, never a previous step's; it is needed from the tile's first k-step (spec,
+  // decision 4: an epilogue's inputs are loaded at k-step 0 and stay), so that step loads it,
+  // when no other template of its tensor may coincide with it.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (keptFor(tensors[i].bit, kept) || canon[i].whole || !canon[i].allNever) continue;
+    for (auto [r, k] : canon[i].tpl)
+      if (r == Ext::Rho && k == Ext::Gamma) tk.tl += static_cast<LD>(hmin) * static_cast<LD>(wmin) / B;
+  }
   if (g.nk > 1) {
-    const std::vector<Canon>& canon = canonFor(g);
     for (size_t i = 0; i < tensors.size(); ++i) {
       if (keptFor(tensors[i].bit, kept) || canon[i].whole) continue;
       const TensorId t = tensors[i].t;
@@ -51,12 +60,16 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
   const LD K = static_cast<LD>(pl.Kacc);
   auto f = [&](const TileKind& t, LD x) { return std::max(a * x + b, t.e * x); };
   auto gl = [&](const TileKind& t, LD x) { return std::max(a * x + b + last, t.e * x + t.sigma); };
-  // At one k, every tile: (n - 1) f(k) + g(r).
+  // The first k-step also loads the tile's slices (f1); a tile of one step does all (g1).
+  auto f1 = [&](const TileKind& t, LD x) { return std::max(a * x + b, t.e * x + t.tl); };
+  auto g1 = [&](const TileKind& t, LD x) { return std::max(a * x + b + last, t.e * x + t.sigma + t.tl); };
+  // At one k, every tile: (n - 2) f(k) + f1(k) + g(r), or g1(K) with n = 1.
   auto atK = [&](i64 k) {
     const i64 nk = (pl.Kacc + k - 1) / k;
     const LD x = static_cast<LD>(k), r = K - static_cast<LD>(nk - 1) * x;
     LD sum = 0;
-    for (const TileKind& t : kinds) sum += t.count * (static_cast<LD>(nk - 1) * f(t, x) + gl(t, r));
+    for (const TileKind& t : kinds)
+      sum += t.count * (nk == 1 ? g1(t, r) : static_cast<LD>(nk - 2) * f(t, x) + f1(t, x) + gl(t, r));
     return sum;
   };
   constexpr i64 kMaxStepK = 256;
@@ -65,11 +78,11 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
     LD sum = 0;
     std::vector<std::pair<LD, LD>> stores;  // per kind: count, its least store
     for (const TileKind& t : kinds) {
-      sum += t.count * gl(t, K);
-      stores.push_back({t.count, t.sigma});
+      sum += t.count * g1(t, K);
+      stores.push_back({t.count, t.sigma + t.tl});
     }
-    // Each kind's steps store at least its sigma (the class's least sides), so their theta is
-    // at most max(0, c - sigma): kindsExcess's loss is at most what it counts.
+    // Each kind's steps store and load at least its sigma + tl (the class's least sides), so their
+    // theta is at most max(0, c - sigma - tl): kindsExcess's loss is at most what it counts.
     const LD c = a * K + b + last;
     return sum + kindsExcess([&](LD theta) { return bandExcess(g, kept, theta); }, stores, c);
   }
@@ -78,7 +91,8 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
     for (i64 k = 1; k <= kfit; ++k) best = std::min(best, atK(k));
     return best;
   }
-  // The relaxation: per kind, the even split's least value at an end or a kink (see above).
+  // The relaxation: per kind, the even split's least value at an end or a kink (see above; the
+  // first step's tile slices left out).
   LD sum = 0;
   const LD m = static_cast<LD>(n - 1), hi = K / m;
   for (const TileKind& t : kinds) {
