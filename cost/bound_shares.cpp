@@ -307,14 +307,17 @@ struct Shares {
     return count;
   }
 
-  // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
-  // none of which can be retained (V6, W1), and S's outputs share its grid.
-  bool storesAlways(OpId o) {
+  // Whether every valid subgraph holding o writes or retains one of its forced outputs (then,
+  // where it writes one, it writes a tile's region in each step: S's outputs share its grid, A-6),
+  // and the least of them it may retain instead (0: none can be, V6, W1; jointFrontier prices that
+  // case apart: no store, the tensor whole in the working set).
+  std::pair<bool, i64> storesOf(OpId o) {
     const std::optional<std::vector<TensorId>>& F = outputsOf(o);
-    if (!F || F->empty()) return false;
+    if (!F || F->empty()) return {false, 0};
+    i64 kept = 0;
     for (TensorId t : *F)
-      if (retainable(p, t)) return false;
-    return true;
+      if (retainable(p, t)) kept = kept ? std::min(kept, p.size(t)) : p.size(t);
+    return {true, kept};
   }
 
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
@@ -364,6 +367,32 @@ struct Shares {
     }
   }
 
+  // Retention prices (bound.h: a subgraph pays its shares less price x (kept in - kept out), and
+  // in <= out over a schedule, so the shares still add up to a floor). A tensor t made by a closed
+  // op q (all of q's valid parts are listed, and floored with the prices), retainable, is priced
+  // |t| / B, and its load split among its open readers in the component: an S holding some of
+  // them and not q loads t unless t is retained into it, where its price covers their part; an S
+  // holding q is one of q's parts, whose share is at most that part's floor less the others'
+  // shares (theirs included); an S retaining t out holds q, and that part's floor counts - price
+  // for it. Closed readers' part floors count t themselves (loaded, or kept in at + price).
+  std::vector<std::pair<TensorId, std::vector<OpId>>> pricedReaders;
+  RetentionPrices retentionPrices() {
+    RetentionPrices prices;
+    for (OpId q : ops) {
+      if (open[q] || p.ops[q].outputs.size() != 1) continue;
+      const TensorId t = p.ops[q].outputs[0];
+      if (!retainable(p, t)) continue;
+      std::vector<OpId> readers;
+      for (OpId r : p.consumers[t])
+        if (inComp[r] && open[r] && std::find(readers.begin(), readers.end(), r) == readers.end()) readers.push_back(r);
+      if (readers.empty()) continue;
+      if (prices.empty()) prices.assign(p.numTensors(), 0);
+      prices[t] = static_cast<double>(p.size(t)) / static_cast<double>(p.bandwidth);
+      pricedReaders.push_back({t, std::move(readers)});
+    }
+    return prices;
+  }
+
   ShareBound run() {
     ShareBound res;
     inComp.assign(p.numOps(), 0);
@@ -375,51 +404,56 @@ struct Shares {
     outputsKnown.assign(p.numOps(), 0);
     outputs.assign(p.numOps(), std::nullopt);
     for (OpId o : ops) inComp[o] = open[o] = 1;
-    // Closed ops, and their parts' floors (each part priced once).
+    // Closed ops, and their parts' floors (each part priced once, with the retention prices).
     std::map<std::vector<OpId>, LD> floorOf;
     for (OpId o : ops) {
       if (stop()) break;
       std::vector<std::vector<OpId>> listed;
       if (!listParts(o, listed)) continue;
-      bool priced = true;
-      for (const std::vector<OpId>& S : listed) {
-        if (floorOf.count(S)) continue;
-        if (++floorsPriced > kMaxPartFloors) {
-          priced = false;
-          break;
-        }
-        std::vector<OpId> topo = S;
-        std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
-        floorOf[S] = static_cast<LD>(partFloor(p, m, topo).value);
-      }
-      if (!priced) break;
+      long fresh = 0;
+      for (const std::vector<OpId>& S : listed) fresh += floorOf.count(S) ? 0 : 1;
+      if (floorsPriced + fresh > kMaxPartFloors) break;
+      floorsPriced += fresh;
+      for (const std::vector<OpId>& S : listed) floorOf.emplace(S, 0);
       open[o] = 0;
       parts[o] = std::move(listed);
       ++res.closed;
     }
+    auto priceParts = [&](const RetentionPrices* prices) {
+      for (auto& [S, floor] : floorOf) {
+        if (stop()) break;  // a floor left at 0 is still a floor
+        std::vector<OpId> topo = S;
+        std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+        floor = static_cast<LD>(partFloor(p, m, topo, prices).value);
+      }
+    };
+    const RetentionPrices prices = retentionPrices();
+    priceParts(prices.empty() ? nullptr : &prices);
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
     claimer.assign(p.numTensors(), -1);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
+    std::map<std::tuple<i64, i64, i64, i64, int, int, bool, i64>, JointFrontier> frontiers;  // stable addresses
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
       const Op& op = p.ops[o];
-      const bool stores = storesAlways(o);
+      const auto [stores, kept] = storesOf(o);
       const auto key =
-          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
+          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores, kept);
       auto it = frontiers.find(key);
       if (it == frontiers.end())
-        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores, kept)).first;
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
+    for (auto [t, readers] : pricedReaders)
+      for (OpId r : readers) traffic[r] += static_cast<LD>(p.size(t)) / static_cast<LD>(readers.size());
     res.store_ops = forcedStores(traffic, joint);
     SharePricing sp{ops,
                     static_cast<LD>(p.bandwidth),
