@@ -393,6 +393,19 @@ struct Shares {
     return prices;
   }
 
+  // Whether every listed part's floor is at least the shares of its ops (shares: in ops' order).
+  bool partsPaid(const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf) const {
+    std::vector<LD> y(p.numOps(), 0);
+    for (size_t i = 0; i < ops.size(); ++i) y[ops[i]] = shares[i];
+    for (OpId o : ops)
+      for (const std::vector<OpId>& S : parts[o]) {
+        LD sum = 0;
+        for (OpId v : S) sum += y[v];
+        if (sum > floorOf.at(S) * (1 + 1e-12L) + 1e-9L) return false;
+      }
+    return true;
+  }
+
   ShareBound run() {
     ShareBound res;
     inComp.assign(p.numOps(), 0);
@@ -419,16 +432,28 @@ struct Shares {
       parts[o] = std::move(listed);
       ++res.closed;
     }
-    auto priceParts = [&](const RetentionPrices* prices) {
+    auto priceParts = [&](const RetentionPrices* prices, const std::vector<char>* touched = nullptr) {
       for (auto& [S, floor] : floorOf) {
         if (stop()) break;  // a floor left at 0 is still a floor
+        if (touched && std::none_of(S.begin(), S.end(), [&](OpId v) { return (*touched)[v]; })) continue;
         std::vector<OpId> topo = S;
         std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
         floor = static_cast<LD>(partFloor(p, m, topo, prices).value);
       }
     };
+    priceParts(nullptr);
+    // With the prices: the parts a priced tensor crosses (its maker's, a reader's) floored again.
     const RetentionPrices prices = retentionPrices();
-    priceParts(prices.empty() ? nullptr : &prices);
+    std::map<std::vector<OpId>, LD> plain;
+    if (!prices.empty()) {
+      plain = floorOf;
+      std::vector<char> touched(p.numOps(), 0);
+      for (const auto& [t, readers] : pricedReaders) {
+        touched[p.producer[t]] = 1;
+        for (OpId r : p.consumers[t]) touched[r] = 1;
+      }
+      priceParts(&prices, &touched);
+    }
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
     claimer.assign(p.numTensors(), -1);
@@ -480,6 +505,15 @@ struct Shares {
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
     res.value = bestShareTotal(sp, &res.op_shares);
+    if (!prices.empty() && !partsPaid(res.op_shares, floorOf)) {
+      // A part holding a priced tensor's maker and readers pays their attributions only through
+      // the closed op's share, which is never below 0: where that is not enough, no prices.
+      for (auto [t, readers] : pricedReaders)
+        for (OpId r : readers) sp.traffic[r] -= static_cast<LD>(p.size(t)) / static_cast<LD>(readers.size());
+      for (OpId o : ops)
+        for (auto& [floor, S] : sp.parts[o]) floor = plain.at(S);
+      res.value = bestShareTotal(sp, &res.op_shares);
+    }
     return res;
   }
 };
@@ -489,7 +523,7 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0,
+  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0, {},
                 {}, {}, {},  {},  {}}
       .run();
 }

@@ -187,6 +187,30 @@ TEST(ShareBound, Mlsys202613) {
   EXPECT_LE(red.value(), 15605140.56);
 }
 
+// The share bound's retention prices (retentionPrices) need the closed op's share to absorb its
+// readers' attributions in the parts that hold them both; where it cannot (a share is never below
+// 0), they are dropped. mixer-12-s2 (bench/exact_sweep.py) under k_limit=reduction: op 5 is closed
+// and its output priced, read by op 8, but the optimum runs ops 5 and 8 together (and keeps T7
+// for the next subgraph): 160,256, proven by the exact solver; the bound with prices and no cover
+// was 172,544.
+TEST(ShareBound, RetentionPricesStayBelowTheOptimum) {
+  const Problem p = test::problemFromJson(R"({"widths": [256, 256, 48, 256, 256, 48, 256, 256, 256, 256, 256, 256,
+    256, 256, 256], "heights": [48, 48, 48, 48, 48, 48, 48, 48, 48, 256, 48, 48, 256, 48, 48], "inputs": [[13, 7], [10],
+    [6, 0], [8, 9], [3], [0], [5, 4], [11, 12], [2, 1], [7]], "outputs": [[14], [11], [7], [10], [4], [1], [6], [13],
+    [3], [8]], "base_costs": [190, 270, 290, 2100, 280, 140, 3900, 891, 819, 90], "op_types": ["Pointwise",
+    "Pointwise", "Pointwise", "MatMul", "Pointwise", "Pointwise", "MatMul", "MatMul", "MatMul", "Pointwise"],
+    "fast_memory_capacity": 286000, "slow_memory_bandwidth": 1, "native_granularity": [128, 128]})");
+  const Schedule s = test::scheduleFromJson(R"({"subgraphs": [[5, 8, 4, 6, 2], [9, 3, 1, 7, 0]],
+    "granularities": [[128, 48, 48], [128, 48, 256]], "tensors_to_retain": [[7], []], "traversal_orders": [null, null],
+    "subgraph_latencies": [0, 0]})",
+                                            p);
+  const ModelOptions m = test::reading(true);
+  const Evaluation ev = evaluateSchedule(p, s, m);
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  EXPECT_DOUBLE_EQ(ev.total, 160256);
+  for (int parts : {2, 24}) EXPECT_LE(sharesOnly(p, m, parts).value(), ev.total * (1 + 1e-9)) << parts;
+}
+
 // gridPressure with the reloads of the consumers' other operands (bound_pressure.cpp): three
 // branches of the fan-out, K = 512, C = 125,000, so that three W1 readers fit one subgraph with
 // two tile rows (share 2/3 without reloads) while each tile row reloads every v_i. Every subgraph
