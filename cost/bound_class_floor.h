@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -158,12 +159,13 @@ struct ClassFloor {
       // At step (0,0,0) every interval starts at 0, so two templates are the same slice exactly
       // when their extents are equal: each distinct extent counts once.
       i64 v = 0;
-      std::vector<std::pair<i64, i64>> seen;
-      for (auto [r, k] : canon[i].tpl) {
-        const std::pair<i64, i64> ext{len0(r, p.heights[x.t], g), len0(k, p.widths[x.t], g)};
-        if (std::find(seen.begin(), seen.end(), ext) != seen.end()) continue;
-        seen.push_back(ext);
-        v += ext.first * ext.second;
+      const std::vector<std::pair<Ext, Ext>>& tpl = canon[i].tpl;
+      for (size_t a = 0; a < tpl.size(); ++a) {
+        const i64 rows = len0(tpl[a].first, p.heights[x.t], g), cols = len0(tpl[a].second, p.widths[x.t], g);
+        bool repeat = false;  // an earlier template with the same extents: the same slice
+        for (size_t b = 0; b < a && !repeat; ++b)
+          repeat = len0(tpl[b].first, p.heights[x.t], g) == rows && len0(tpl[b].second, p.widths[x.t], g) == cols;
+        if (!repeat) v += rows * cols;
       }
       if (relaxed && x.bit) v = std::min(v, p.size(x.t));
       else if (kept & x.bit) v = p.size(x.t);
@@ -316,7 +318,7 @@ struct ClassFloor {
   TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const;
 
   // The excess over compute of the bands that runs of tiles load, nk = 1 (bound_part_steps.cpp).
-  LD bandExcess(const Grid& g, uint32_t kept, LD theta) const;
+  std::function<LD(LD)> bandExcess(const Grid& g, uint32_t kept) const;
 
   // The step-by-step floor of the class at (w, h, k) (bound_part_steps.cpp states it).
   LD stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const;

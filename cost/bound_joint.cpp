@@ -119,8 +119,12 @@ LD JointCfg::stepwise(LD u, bool convex) const {
 // least store loses nothing).
 LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pair<LD, LD>>& kinds, LD u) {
   LD best = 0;
-  for (auto [countT, sigmaT] : kinds) {
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const auto [countT, sigmaT] = kinds[i];
     const LD t = std::max<LD>(0, u - sigmaT);
+    bool tried = !(countT > 0);  // skipping a t only weakens the floor: any t is valid
+    for (size_t j = 0; j < i && !tried; ++j) tried = kinds[j].first > 0 && std::max<LD>(0, u - kinds[j].second) == t;
+    if (tried) continue;
     LD lost = 0;
     for (auto [count, sigma] : kinds) lost += count * std::max<LD>(0, std::max<LD>(0, u - sigma) - t);
     best = std::max(best, excessAt(t) - lost);
@@ -267,13 +271,13 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
     i64 count = n;  // no tile slice fits: only the Pointwise ops that need none (besideStep)
     if (c.one && c.ws + c.tile > p.capacity) count = std::min(count, crowd.bound(c.together));
     const LD nn = static_cast<LD>(std::max<i64>(1, count));
+    const bool convex = c.one && c.perTile >= c.store[0];  // stepwise is convex from perTile on
+    const LD F = convex ? std::max(c.memory, c.stepwise(c.perTile, true)) : 0, M = static_cast<LD>(c.together);
     auto share = [&](int term, LD t) -> LD {
       if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
       if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
-      if (!c.one || c.perTile < c.store[0]) return none;  // stepwise is convex from perTile on
-      const LD F = std::max(c.memory, c.stepwise(c.perTile, true)), M = static_cast<LD>(c.together);
-      const LD G = M * (std::max(c.memory, c.stepwise(c.perTile + t / M, true)) - F);
-      return F >= y ? G + (F - y) / nn : none;
+      if (!convex || F < y) return none;
+      return M * (std::max(c.memory, c.stepwise(c.perTile + t / M, true)) - F) + (F - y) / nn;
     };
     int term = -1;
     LD top = none;

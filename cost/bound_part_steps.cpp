@@ -38,12 +38,15 @@ ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin
 // With nk = 1 each step is a tile, and a tile that starts a run of its row loads the row's
 // bands in that step (traffic says when), one that starts a run of its column the column's:
 // beyond stepFloor's max(c, sigma) per tile, each run start adds its bands' excess over theta
-// (runExcess in bound_joint.cpp states why; theta from the kinds' stores: kindsExcess).
-LD ClassFloor::bandExcess(const Grid& g, uint32_t kept, LD theta) const {
+// (runExcess in bound_joint.cpp states why; theta from the kinds' stores: kindsExcess). The
+// bands (time per band) do not depend on theta: one traffic pass gives them.
+std::function<LD(LD)> ClassFloor::bandExcess(const Grid& g, uint32_t kept) const {
   Bands b;
   traffic(g, kept, &b);
   const LD B = static_cast<LD>(p.bandwidth);
-  return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, g.nth, g.ntw, theta);
+  return [b, B, nth = g.nth, ntw = g.ntw](LD theta) {
+    return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, nth, ntw, theta);
+  };
 }
 
 // The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
@@ -84,7 +87,7 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
     // Each kind's steps store and load at least its sigma + tl (the class's least sides), so their
     // theta is at most max(0, c - sigma - tl): kindsExcess's loss is at most what it counts.
     const LD c = a * K + b + last;
-    return sum + kindsExcess([&](LD theta) { return bandExcess(g, kept, theta); }, stores, c);
+    return sum + kindsExcess(bandExcess(g, kept), stores, c);
   }
   LD best = std::numeric_limits<LD>::infinity();
   if (kfit <= kMaxStepK) {
