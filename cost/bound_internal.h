@@ -67,10 +67,9 @@ struct JointFrontier {
   LD step_floor = std::numeric_limits<LD>::infinity();
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
   bool stores = false;
-  i64 kept = 0;  // with stores: the least forced output S may retain instead of writing (0: none)
 };
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores, i64 kept = 0);
+                            std::array<bool, 2> shared, bool stores);
 inline bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
 
 // The ops one search has visited, marked in a per-op array shared by all searches (cleared on
@@ -128,12 +127,8 @@ struct JointCfg {
   // (Without the first step's joint excess: step mode needs stepwise convex, bound_joint.cpp.)
   LD stepFloor() const { return one ? std::max(steps, stepwise(perTile, true)) : steps; }
 };
-// kept > 0: S retains an output of that size (whole in the working set), and writes none.
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit,
-                     i64 kept = 0);
-void forEachFrontierCfg(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f,
-                        const std::function<void(const JointCfg&)>& visit);
+                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
 // A Pointwise op beside a class: its compute per tile cx, the class's reference compute cref
 // (which chooses the term at each granularity), and, when its output has the class's grid, the
 // tile slices of tensors S must hold to make its inputs (besideOf, bound_beside.cpp).

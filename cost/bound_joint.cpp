@@ -122,8 +122,8 @@ LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pai
   for (size_t i = 0; i < kinds.size(); ++i) {
     const auto [countT, sigmaT] = kinds[i];
     const LD t = std::max<LD>(0, u - sigmaT);
-    bool tried = !(countT > 0);  // skipping a t only weakens the floor: any t is valid
-    for (size_t j = 0; j < i && !tried; ++j) tried = kinds[j].first > 0 && std::max<LD>(0, u - kinds[j].second) == t;
+    bool tried = false;  // (any t is valid: each kind's is tried once)
+    for (size_t j = 0; j < i && !tried; ++j) tried = std::max<LD>(0, u - kinds[j].second) == t;
     if (tried) continue;
     LD lost = 0;
     for (auto [count, sigma] : kinds) lost += count * std::max<LD>(0, std::max<LD>(0, u - sigma) - t);
@@ -133,8 +133,7 @@ LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pai
 }
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit,
-                     i64 kept) {
+                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
@@ -151,7 +150,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
     // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
     if (K >= 2)
       for (i64 h = std::min(N, H); h >= 1; --h)
-        if ((claimL ? h : 0) + (claimR ? w : 0) + std::max(h * w, kept) <= p.capacity) {
+        if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           JointCfg c;
           c.tiles = ntw * nth;
@@ -166,7 +165,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
     if (K > kmax) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
       const i64 one = (claimL ? h * K : 0) + (claimR ? K * w : 0);  // the claimed bands
-      if (one + std::max(h * w, kept) > p.capacity) break;          // nor any larger h
+      if (one + h * w > p.capacity) break;                          // nor any larger h
       const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
       const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
       JointCfg c;
@@ -175,9 +174,9 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
       c.nth = nth;
       c.ntw = ntw;
       c.perTile = perTile;
-      c.together = one > 0 ? std::max<i64>(1, (p.capacity - kept) / one) : p.capacity;
+      c.together = one > 0 ? std::max<i64>(1, p.capacity / one) : p.capacity;
       c.tile = h * w;
-      c.ws = one + std::max(h * w, kept);
+      c.ws = one + h * w;
       c.compute = perTile * static_cast<LD>(c.tiles);
       c.loads = L + R +
                 (claimL && claimR ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
@@ -201,25 +200,15 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
   }
 }
 
-// The configurations of a frontier: with forced stores, those where S writes a forced output
-// (stores) and, when S may instead retain one (kept: the least such), those where it does: no
-// store, and that tensor whole in the working set (W1, A-8) instead of a tile.
-void forEachFrontierCfg(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f,
-                        const std::function<void(const JointCfg&)>& visit) {
-  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, visit);
-  if (f.kept > 0) forEachJointCfg(p, m, o, f.claimed, f.shared, false, visit, f.kept);
-}
-
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores, i64 kept) {
+                            std::array<bool, 2> shared, bool stores) {
   JointFrontier res;
   res.claimed = claimed;
   res.shared = shared;
   res.stores = stores;
-  res.kept = kept;
   std::map<i64, LD> least, leastOne;  // per tile count: the least loads (at nk = 1)
   LD perTile = 0;
-  forEachFrontierCfg(p, m, o, res, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
     for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : nullptr}) {
       if (!mp) continue;
       auto [it, fresh] = mp->emplace(c.tiles, c.loads);
@@ -263,7 +252,7 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
   const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
   const LD cx = x.cx, cref = x.cref;
   LD least = std::numeric_limits<LD>::infinity();
-  forEachFrontierCfg(p, m, o, f, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
     if (c.one) {  // x in S at g needs its forced slices beside the class's working set
       if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
     }

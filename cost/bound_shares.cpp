@@ -307,17 +307,14 @@ struct Shares {
     return count;
   }
 
-  // Whether every valid subgraph holding o writes or retains one of its forced outputs (then,
-  // where it writes one, it writes a tile's region in each step: S's outputs share its grid, A-6),
-  // and the least of them it may retain instead (0: none can be, V6, W1; jointFrontier prices that
-  // case apart: no store, the tensor whole in the working set).
-  std::pair<bool, i64> storesOf(OpId o) {
+  // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
+  // none of which can be retained (V6, W1), and S's outputs share its grid.
+  bool storesAlways(OpId o) {
     const std::optional<std::vector<TensorId>>& F = outputsOf(o);
-    if (!F || F->empty()) return {false, 0};
-    i64 kept = 0;
+    if (!F || F->empty()) return false;
     for (TensorId t : *F)
-      if (retainable(p, t)) kept = kept ? std::min(kept, p.size(t)) : p.size(t);
-    return {true, kept};
+      if (retainable(p, t)) return false;
+    return true;
   }
 
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
@@ -460,18 +457,18 @@ struct Shares {
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, int, int, bool, i64>, JointFrontier> frontiers;  // stable addresses
+    std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
     for (OpId o : ops) {
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
       const Op& op = p.ops[o];
-      const auto [stores, kept] = storesOf(o);
+      const bool stores = storesAlways(o);
       const auto key =
-          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores, kept);
+          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
       auto it = frontiers.find(key);
       if (it == frontiers.end())
-        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores, kept)).first;
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++res.joint_ops;
@@ -505,14 +502,19 @@ struct Shares {
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
     res.value = bestShareTotal(sp, &res.op_shares);
-    if (!prices.empty() && !partsPaid(res.op_shares, floorOf)) {
+    if (!prices.empty()) {
       // A part holding a priced tensor's maker and readers pays their attributions only through
-      // the closed op's share, which is never below 0: where that is not enough, no prices.
+      // the closed op's share, which is never below 0: where that is not enough, no prices. And
+      // prices move value from the maker's parts (keeping t out earns its price) to the readers,
+      // which may lose some: the shares without them are a bound too, the larger one counts.
+      const bool paid = partsPaid(res.op_shares, floorOf);
       for (auto [t, readers] : pricedReaders)
         for (OpId r : readers) sp.traffic[r] -= static_cast<LD>(p.size(t)) / static_cast<LD>(readers.size());
       for (OpId o : ops)
         for (auto& [floor, S] : sp.parts[o]) floor = plain.at(S);
-      res.value = bestShareTotal(sp, &res.op_shares);
+      std::vector<LD> shares;
+      const LD value = bestShareTotal(sp, &shares);
+      if (!paid || value >= res.value) res.value = value, res.op_shares = std::move(shares);
     }
     return res;
   }
