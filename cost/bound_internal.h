@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -214,6 +215,19 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
 void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp);
 void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
                const std::function<const std::optional<std::vector<Shape>>&(OpId)>& shapesOf);
+
+// The share bound's retention prices (bound_share_prices.cpp states the argument): per priced
+// tensor its open readers, who take its load (attributePrices: sign +1 adds it, -1 takes it back);
+// partsPaid: whether every listed part's floor covers its ops' shares (shares in ops' order).
+struct PricedTensor {
+  TensorId t;
+  std::vector<OpId> readers;
+};
+RetentionPrices retentionPrices(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
+                                const std::vector<char>& inComp, std::vector<PricedTensor>& priced);
+void attributePrices(const Problem& p, const std::vector<PricedTensor>& priced, std::vector<LD>& traffic, int sign);
+bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector<std::vector<std::vector<OpId>>>& parts,
+               const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf);
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,

@@ -364,44 +364,7 @@ struct Shares {
     }
   }
 
-  // Retention prices (bound.h: a subgraph pays its shares less price x (kept in - kept out), and
-  // in <= out over a schedule, so the shares still add up to a floor). A tensor t made by a closed
-  // op q (all of q's valid parts are listed, and floored with the prices), retainable, is priced
-  // |t| / B, and its load split among its open readers in the component: an S holding some of
-  // them and not q loads t unless t is retained into it, where its price covers their part; an S
-  // holding q is one of q's parts, whose share is at most that part's floor less the others'
-  // shares (theirs included); an S retaining t out holds q, and that part's floor counts - price
-  // for it. Closed readers' part floors count t themselves (loaded, or kept in at + price).
-  std::vector<std::pair<TensorId, std::vector<OpId>>> pricedReaders;
-  RetentionPrices retentionPrices() {
-    RetentionPrices prices;
-    for (OpId q : ops) {
-      if (open[q] || p.ops[q].outputs.size() != 1) continue;
-      const TensorId t = p.ops[q].outputs[0];
-      if (!retainable(p, t)) continue;
-      std::vector<OpId> readers;
-      for (OpId r : p.consumers[t])
-        if (inComp[r] && open[r] && std::find(readers.begin(), readers.end(), r) == readers.end()) readers.push_back(r);
-      if (readers.empty()) continue;
-      if (prices.empty()) prices.assign(p.numTensors(), 0);
-      prices[t] = static_cast<double>(p.size(t)) / static_cast<double>(p.bandwidth);
-      pricedReaders.push_back({t, std::move(readers)});
-    }
-    return prices;
-  }
-
-  // Whether every listed part's floor is at least the shares of its ops (shares: in ops' order).
-  bool partsPaid(const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf) const {
-    std::vector<LD> y(p.numOps(), 0);
-    for (size_t i = 0; i < ops.size(); ++i) y[ops[i]] = shares[i];
-    for (OpId o : ops)
-      for (const std::vector<OpId>& S : parts[o]) {
-        LD sum = 0;
-        for (OpId v : S) sum += y[v];
-        if (sum > floorOf.at(S) * (1 + 1e-12L) + 1e-9L) return false;
-      }
-    return true;
-  }
+  std::vector<PricedTensor> pricedReaders;  // retentionPrices (bound_share_prices.cpp)
 
   ShareBound run() {
     ShareBound res;
@@ -440,7 +403,7 @@ struct Shares {
     };
     priceParts(nullptr);
     // With the prices: the parts a priced tensor crosses (its maker's, a reader's) floored again.
-    const RetentionPrices prices = retentionPrices();
+    RetentionPrices prices = retentionPrices(p, ops, open, inComp, pricedReaders);
     std::map<std::vector<OpId>, LD> plain;
     if (!prices.empty()) {
       plain = floorOf;
@@ -450,6 +413,11 @@ struct Shares {
         for (OpId r : p.consumers[t]) touched[r] = 1;
       }
       priceParts(&prices, &touched);
+      if (stop()) {  // a part left with its plain floor may not earn a price it keeps out: none
+        floorOf = plain;
+        prices.clear();
+        pricedReaders.clear();
+      }
     }
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
     claimed.assign(p.numTensors(), 0);
@@ -474,8 +442,7 @@ struct Shares {
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
-    for (auto [t, readers] : pricedReaders)
-      for (OpId r : readers) traffic[r] += static_cast<LD>(p.size(t)) / static_cast<LD>(readers.size());
+    attributePrices(p, pricedReaders, traffic, 1);
     res.store_ops = forcedStores(traffic, joint);
     SharePricing sp{ops,
                     static_cast<LD>(p.bandwidth),
@@ -507,9 +474,8 @@ struct Shares {
       // the closed op's share, which is never below 0: where that is not enough, no prices. And
       // prices move value from the maker's parts (keeping t out earns its price) to the readers,
       // which may lose some: the shares without them are a bound too, the larger one counts.
-      const bool paid = partsPaid(res.op_shares, floorOf);
-      for (auto [t, readers] : pricedReaders)
-        for (OpId r : readers) sp.traffic[r] -= static_cast<LD>(p.size(t)) / static_cast<LD>(readers.size());
+      const bool paid = partsPaid(p, ops, parts, res.op_shares, floorOf);
+      attributePrices(p, pricedReaders, sp.traffic, -1);
       for (OpId o : ops)
         for (auto& [floor, S] : sp.parts[o]) floor = plain.at(S);
       std::vector<LD> shares;
