@@ -70,7 +70,7 @@ class Ruler {
   }
 
  private:
-  i64 nativeTiles(TensorId t) const { return ((p_.widths[t] + N_ - 1) / N_) * ((p_.heights[t] + N_ - 1) / N_); }
+  i64 nativeTiles(TensorId t) const { return bound_detail::nativeTiles(p_, t); }
   // Whether edge e links its ops at the current theta (edges with a floor >= theta are cut).
   bool linked(const std::pair<OpId, LD>& e) const { return !(e.second > 0 && e.second >= theta_); }
 

@@ -183,7 +183,6 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
 void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp) {
   sp.meets_compute.assign(p.numOps(), {});
   sp.free_compute.assign(p.numOps(), 0);
-  const i64 N = p.native;
   std::vector<char> mark(p.numOps(), 0);
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;
@@ -209,8 +208,7 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
     }
     if (!allJoint) continue;
     i64 tiles = std::numeric_limits<i64>::max();
-    for (TensorId t : p.ops[x].outputs)
-      tiles = std::min(tiles, ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N));
+    for (TensorId t : p.ops[x].outputs) tiles = std::min(tiles, nativeTiles(p, t));
     const LD alone = std::max(c, static_cast<LD>(tiles) * static_cast<LD>(p.ops[x].base_cost));
     sp.free_compute[x] = alone;
     for (size_t i = 0; i < sp.meets[x].size(); ++i)

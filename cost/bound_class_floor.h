@@ -3,7 +3,6 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -318,7 +317,8 @@ struct ClassFloor {
   TileKind tileKind(const Grid& g, uint32_t kept, i64 hmin, i64 wmin, i64 count) const;
 
   // The excess over compute of the bands that runs of tiles load, nk = 1 (bound_part_steps.cpp).
-  std::function<LD(LD)> bandExcess(const Grid& g, uint32_t kept) const;
+  // The bands' times (elements / B) for the run excess (bound_part_steps.cpp).
+  Bands bandTimes(const Grid& g, uint32_t kept) const;
 
   // The step-by-step floor of the class at (w, h, k) (bound_part_steps.cpp states it).
   LD stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const;

@@ -72,7 +72,6 @@ bool fusableEdge(const Problem& p, const ModelOptions& m, OpId producer, OpId co
 // sum feeds a MatMul with K = 512 (charged on its 4-tile grid under k_limit=reduction, fused
 // with k = K) and the next residual add (512 wide: 8 tiles) is charged 8 tiles in all.
 static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, const std::vector<i64>& minTiles) {
-  const i64 N = p.native;
   std::vector<i64> H(minTiles);
   for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
     const OpId x = *it;
@@ -80,8 +79,7 @@ static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, co
       i64 served = p.consumers[u].empty() ? std::numeric_limits<i64>::max() : 0;
       for (OpId d : p.consumers[u])
         served = bound_detail::fusableEdge(p, m, x, d) ? std::max(served, H[d]) : std::numeric_limits<i64>::max();
-      const i64 own = ((p.widths[u] + N - 1) / N) * ((p.heights[u] + N - 1) / N);
-      H[x] = std::max(H[x], std::min(own, served));
+      H[x] = std::max(H[x], std::min(bound_detail::nativeTiles(p, u), served));
     }
   }
   return H;
@@ -96,7 +94,6 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   };
   const int no = p.numOps();
   const i64 N = p.native;
-  auto nativeTiles = [&](TensorId t) { return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N); };
   const i64 modelCap = m.k_limit == ModelOptions::KLimit::Reduction ? std::numeric_limits<i64>::max() : N;
   std::vector<std::vector<PathEnd>> ends(no);
   auto add = [&](std::vector<PathEnd>& v, PathEnd e) {
@@ -135,7 +132,7 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
     const i64 capO = op.type == OpType::MatMul ? std::min(op.K, modelCap) : modelCap;
     if (op.type == OpType::MatMul) f.min_k[o] = op.K;
     for (TensorId t : op.outputs) {
-      add(ends[o], {nativeTiles(t), 0, capO});
+      add(ends[o], {bound_detail::nativeTiles(p, t), 0, capO});
       for (OpId c : p.consumers[t]) {
         if (bound_detail::fusableEdge(p, m, o, c)) f.min_k[o] = std::min(f.min_k[o], f.min_k[c]);
         const Op& C = p.ops[c];

@@ -1,6 +1,7 @@
 // Internal to the lower bound (cost/bound.cpp, the component bound; cost/bound_part.cpp, the
 // floor of one part): what both files price with.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -25,6 +26,12 @@ using LD = long double;
 // relaxation, so sound; it costs tightness only where capacity allows retention.
 inline bool retainable(const Problem& p, TensorId t) {
   return !p.is_graph_input[t] && !p.is_graph_output[t] && p.size(t) <= p.capacity;
+}
+
+// The fewest tiles (w, h <= N: V8) of a grid with t's shape.
+inline i64 nativeTiles(const Problem& p, TensorId t) {
+  const i64 N = p.native;
+  return ((p.widths[t] + N - 1) / N) * ((p.heights[t] + N - 1) / N);
 }
 
 // The ops each part (bit j: ops[j], a group in topological order) counts as covering: its ops
@@ -103,8 +110,27 @@ LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw)
 // The least excess over theta of the bands that runs of tiles start, nk = 1, over every
 // traversal (sizes in time; bound_joint.cpp states the argument).
 LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta, bool firstStep = true);
-// The run starts' excess over steps of several kinds (count, store) at compute u (bound_joint.cpp).
-LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pair<LD, LD>>& kinds, LD u);
+// The run starts' excess over steps of several kinds (count, store sigma_i), compute u a step:
+// a step of kind i pays max(0, b - theta_i) beyond max(u, sigma_i) for the bands b it starts,
+// theta_i = max(0, u - sigma_i), which is at least max(0, b - t) - max(0, theta_i - t) for any t.
+// So the steps pay at least excessAt(t) - sum_i count_i max(0, theta_i - t) (excessAt: the run
+// accounting at one theta, runExcess); the best t among the kinds' thetas (the kind with the
+// least store loses nothing).
+// kinds: (count, store) pairs; excessAt(theta): the run accounting at one theta (runExcess).
+template <class ExcessAt, class Kinds>
+LD kindsExcess(const ExcessAt& excessAt, const Kinds& kinds, LD u) {
+  LD best = 0;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const LD t = std::max<LD>(0, u - kinds[i].second);
+    bool tried = false;  // (any t is valid: each kind's is tried once)
+    for (size_t j = 0; j < i && !tried; ++j) tried = std::max<LD>(0, u - kinds[j].second) == t;
+    if (tried) continue;
+    LD lost = 0;
+    for (const auto& [count, sigma] : kinds) lost += count * std::max<LD>(0, std::max<LD>(0, u - sigma) - t);
+    best = std::max(best, excessAt(t) - lost);
+  }
+  return best;
+}
 // One tile and k class of a joint MatMul that fits with its claimed slices (bound_joint.cpp):
 // compute, loads of the claimed sides (elements), the larger of compute and loads / B (with the
 // stores), and (stepFloor) with nk = 1 the step-by-step floor; with nk = 1 also the claimed bands per run start (time),

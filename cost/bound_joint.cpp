@@ -107,29 +107,7 @@ LD JointCfg::stepwise(LD u, bool convex) const {
       {{(R - 1) * (C - 1), store[0]}, {R - 1, store[1]}, {C - 1, store[2]}, {1, store[3]}}};
   LD perKind = 0;
   for (auto [count, sigma] : kinds) perKind += count * std::max(u, sigma);
-  std::vector<std::pair<LD, LD>> v(kinds.begin(), kinds.end());
-  return perKind + kindsExcess([&](LD theta) { return excess(theta, !convex); }, v, u);
-}
-
-// The run starts' excess over steps of several kinds (count, store sigma_i), compute u a step:
-// a step of kind i pays max(0, b - theta_i) beyond max(u, sigma_i) for the bands b it starts,
-// theta_i = max(0, u - sigma_i), which is at least max(0, b - t) - max(0, theta_i - t) for any t.
-// So the steps pay at least excessAt(t) - sum_i count_i max(0, theta_i - t) (excessAt: the run
-// accounting at one theta, runExcess); the best t among the kinds' thetas (the kind with the
-// least store loses nothing).
-LD kindsExcess(const std::function<LD(LD)>& excessAt, const std::vector<std::pair<LD, LD>>& kinds, LD u) {
-  LD best = 0;
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    const auto [countT, sigmaT] = kinds[i];
-    const LD t = std::max<LD>(0, u - sigmaT);
-    bool tried = false;  // (any t is valid: each kind's is tried once)
-    for (size_t j = 0; j < i && !tried; ++j) tried = std::max<LD>(0, u - kinds[j].second) == t;
-    if (tried) continue;
-    LD lost = 0;
-    for (auto [count, sigma] : kinds) lost += count * std::max<LD>(0, std::max<LD>(0, u - sigma) - t);
-    best = std::max(best, excessAt(t) - lost);
-  }
-  return best;
+  return perKind + kindsExcess([&](LD theta) { return excess(theta, !convex); }, kinds, u);
 }
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,

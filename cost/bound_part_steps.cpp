@@ -1,5 +1,7 @@
 // The step-by-step terms of a part's floor (bound_class_floor.h, ClassFloor): L1 and L2 make a
 // subgraph pay the sum of its steps' maxima, not the larger of its sums.
+#include <array>
+
 #include "cost/bound_class_floor.h"
 
 namespace mlsys::bound_detail {
@@ -39,14 +41,12 @@ ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin
 // bands in that step (traffic says when), one that starts a run of its column the column's:
 // beyond stepFloor's max(c, sigma) per tile, each run start adds its bands' excess over theta
 // (runExcess in bound_joint.cpp states why; theta from the kinds' stores: kindsExcess). The
-// bands (time per band) do not depend on theta: one traffic pass gives them.
-std::function<LD(LD)> ClassFloor::bandExcess(const Grid& g, uint32_t kept) const {
+// bands' times do not depend on theta: one traffic pass gives them.
+ClassFloor::Bands ClassFloor::bandTimes(const Grid& g, uint32_t kept) const {
   Bands b;
   traffic(g, kept, &b);
   const LD B = static_cast<LD>(p.bandwidth);
-  return [b, B, nth = g.nth, ntw = g.ntw](LD theta) {
-    return runExcess(b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B, nth, ntw, theta);
-  };
+  return {b.rowFull / B, b.rowLast / B, b.colFull / B, b.colLast / B};
 }
 
 // The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
@@ -79,15 +79,20 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
   const i64 n = g.nk > 1 ? (pl.Kacc + kfit - 1) / kfit : 1;
   if (n <= 1) {
     LD sum = 0;
-    std::vector<std::pair<LD, LD>> stores;  // per kind: count, its least store
-    for (const TileKind& t : kinds) {
-      sum += t.count * g1(t, K);
-      stores.push_back({t.count, t.sigma + t.tl});
+    std::array<std::pair<LD, LD>, 4> stores{};  // per kind: count, its least store (at most 4 kinds)
+    for (size_t i = 0; i < stores.size(); ++i) {
+      const TileKind& t = kinds[std::min(i, kinds.size() - 1)];
+      if (i < kinds.size()) sum += t.count * g1(t, K);
+      stores[i] = {i < kinds.size() ? t.count : 0, t.sigma + t.tl};  // a repeat: no count, same theta
     }
     // Each kind's steps store and load at least its sigma + tl (the class's least sides), so their
     // theta is at most max(0, c - sigma - tl): kindsExcess's loss is at most what it counts.
     const LD c = a * K + b + last;
-    return sum + kindsExcess(bandExcess(g, kept), stores, c);
+    const Bands bt = bandTimes(g, kept);
+    auto excessAt = [&](LD theta) {
+      return runExcess(bt.rowFull, bt.rowLast, bt.colFull, bt.colLast, g.nth, g.ntw, theta);
+    };
+    return sum + kindsExcess(excessAt, stores, c);
   }
   LD best = std::numeric_limits<LD>::infinity();
   if (kfit <= kMaxStepK) {
