@@ -36,7 +36,7 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
                 const std::vector<OpId>& claimer, const SharePricing& sp, LD cref) {
   constexpr int kMaxSliceDepth = 4;
   constexpr i64 kMaxSlots = 8;  // k beyond: as many as the tree's class-made tensors
-  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}, {}, false};
+  Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}, {}, false, {}};
   const TensorId grid = p.ops[f].outputs[0];
   auto gridShaped = [&](OpId v) {
     const Op& V = p.ops[v];
@@ -104,21 +104,28 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
   std::vector<i64> slices = inputsOf(x, 0, free);
   if (repeated) return b;
   b.free = free;
+  std::sort(seen.begin(), seen.end());
+  b.tree = std::move(seen);
   std::sort(b.needs.begin(), b.needs.end());
   b.needs.erase(std::unique(b.needs.begin(), b.needs.end()), b.needs.end());
   // Slots beyond kMaxSlots: the tree has at most as many class-made tensors as it has tensors.
-  if (static_cast<i64>(seen.size()) > kMaxSlots) slices.push_back(0);
+  if (static_cast<i64>(b.tree.size()) > kMaxSlots) slices.push_back(0);
   b.slices = std::move(slices);
   return b;
 }
 
 // Per open Pointwise op and class of one frontier it may meet: its share beside that class in
 // step mode (besideStepShare; 0 for other ops and classes).
-// The count n of besideStepShare, where no tile slice fits beside the class (Crowd): the
-// Pointwise ops of S then all take no slice (with the m <= M ops of the class in S), and each one
-// that is not free needs one op of its Beside::needs in S (needs outside the class: counted as
-// free). So at most M x (the most such ops needing one class op) + the free ones (and the ones
-// whose slices are unknown) are in S.
+// The count n of besideStepShare, where s tile slices fit beside the class (Crowd). A Pointwise
+// op of S that takes no slice (with the m <= M ops of the class in S) needs, unless it is free,
+// one op of its Beside::needs in S (needs outside the class: counted as free): at most M x (the
+// most such ops needing one class op) + the free ones (and the ones whose slices are unknown).
+// One that takes a slice has a tensor of its input tree (Beside::tree, what besideOf visits: a
+// slice it takes is one of them) loaded, a tile slice in the first step's working set (W1; its
+// h x w region, or whole if retained: at least a tile) beside the class's bands and output tile:
+// at most s such tensors, each in the trees of at most perSlot such ops. (With s = 0: none.)
+// And at nk > 1 (k < K), none of those that force a class op to nk = 1 (besideFed: every S
+// holding one and an op of the class holds such a fed op, V9): at most n - nkOne.
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
                 const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop) {
   const size_t classes = sp.class_first.size();
@@ -129,6 +136,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   std::vector<std::vector<Beside>> besides(p.numOps());
   std::vector<Crowd> crowd(classes);
   std::vector<std::vector<std::map<OpId, i64>>> needing(classes);
+  std::vector<std::map<TensorId, i64>> readers(classes);  // per tensor: the known ops whose trees hold it
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x] || isMatMul(p, x)) continue;
     for (int c : sp.meets[x]) {
@@ -137,23 +145,27 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
         continue;
       }
       Beside b = besideOf(p, x, c, sp.class_first[c], claimed, claimer, sp, static_cast<LD>(cref[c]));
+      b.nkOne = !sp.fed[x][besides[x].size()].empty();
+      crowd[c].nkOne += b.nkOne ? 1 : 0;
       const bool outside = std::any_of(b.needs.begin(), b.needs.end(), [&](OpId q) { return sp.joint_class[q] != c; });
       Crowd& cr = crowd[c];
       cr.most.resize(Crowd::kSlots, 0), cr.free.resize(Crowd::kSlots, 0), needing[c].resize(Crowd::kSlots);
-      if (b.slices.empty()) ++cr.unknown;
-      else
+      if (b.slices.empty()) {
+        ++cr.unknown;
+      } else {
+        for (TensorId u : b.tree) cr.perSlot = std::max(cr.perSlot, ++readers[c][u]);
         for (size_t k = 0; k < Crowd::kSlots; ++k)  // with at most k ops of the class in S
           if (b.slicesAt(static_cast<i64>(k)) > 0) continue;
           else if (b.free || outside || b.needs.empty()) ++cr.free[k];
           else
             for (OpId q : b.needs) cr.most[k] = std::max(cr.most[k], ++needing[c][k][q]);
+      }
       besides[x].push_back(std::move(b));
     }
   }
   // By frontier (it fixes everything besideStepShare reads of the class), count and what it
   // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
-  std::map<std::tuple<const JointFrontier*, i64, decltype(crowd[0].key()), std::tuple<LD, LD, std::vector<i64>>>, LD>
-      memo;
+  std::map<std::tuple<const JointFrontier*, i64, decltype(crowd[0].key()), decltype(Beside{}.key())>, LD> memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     if (!sp.open[x] || sp.joint[x]) continue;

@@ -167,27 +167,34 @@ struct Beside {
   // The ops one of which S must hold for no slice at all, unless free (besideOf).
   std::vector<OpId> needs;
   bool free = false;
+  // The tensors of its input tree (one of which S loads when x takes a slice).
+  std::vector<TensorId> tree;
+  // Every S holding it and an op of the class runs at nk = 1 (SharePricing::fed).
+  bool nkOne = false;
   i64 slicesAt(i64 k) const {
     return slices.empty() ? 0 : slices[static_cast<size_t>(std::min<i64>(k, static_cast<i64>(slices.size()) - 1))];
   }
-  auto key() const { return std::make_tuple(cx, cref, slices); }
+  auto key() const { return std::make_tuple(cx, cref, slices, nkOne); }
 };
 // The share of Pointwise op x beside step-priced joint MatMuls of o's frontier f, each taking
 // its step floor, n such Pointwise ops at most (bound_joint.cpp).
-// Where no tile slice fits beside the class, the Pointwise ops of S are at most M most + free
-// (M: the class's ops that fit side by side; besideStep states it).
+// Where s tile slices fit beside the class, the Pointwise ops of S are at most M most + free +
+// s perSlot (M: the class's ops that fit side by side), and at nk > 1 at most n - nkOne
+// (besideStep states both).
 struct Crowd {
   // Per number k of the class's ops in S (the last for more): the most Pointwise ops that need
-  // one given op of the class, and the free ones; unknown: those whose slices are unknown.
+  // one given op of the class, and the free ones; unknown: those whose slices are unknown;
+  // perSlot: the most known ones with one tensor in their input trees; nkOne: those that are
+  // never in S beside the class at nk > 1 (Beside::nkOne).
   static constexpr size_t kSlots = 10;  // beyond besideOf's slot counts
   std::vector<i64> most, free;
-  i64 unknown = 0;
-  i64 bound(i64 M) const {
+  i64 unknown = 0, perSlot = 0, nkOne = 0;
+  i64 bound(i64 M, i64 slots) const {
     if (most.empty()) return unknown;
     const size_t k = static_cast<size_t>(std::min<i64>(M, static_cast<i64>(most.size()) - 1));
-    return M * most[k] + free[k] + unknown;
+    return M * most[k] + free[k] + unknown + slots * perSlot;
   }
-  auto key() const { return std::make_tuple(most, free, unknown); }
+  auto key() const { return std::make_tuple(most, free, unknown, perSlot, nkOne); }
 };
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
                    const Crowd& crowd);
@@ -251,6 +258,11 @@ struct PricedTensor {
 };
 RetentionPrices retentionPrices(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
                                 const std::vector<char>& inComp, std::vector<PricedTensor>& priced);
+void closedLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
+                 const std::vector<char>& inComp, const std::vector<char>& claimed, std::vector<PricedTensor>& priced,
+                 std::vector<PricedTensor>& beside);
+void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside, const std::vector<OpId>& claimer,
+                        SharePricing& sp, int sign);
 void attributePrices(const Problem& p, const std::vector<PricedTensor>& priced, std::vector<LD>& traffic, int sign);
 bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector<std::vector<std::vector<OpId>>>& parts,
                const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf);

@@ -233,10 +233,13 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
   forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
     if (c.one) {  // x in S at g needs its forced slices beside the class's working set
       if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
+    } else if (x.nkOne) {
+      return;  // never at nk > 1 beside the class
     }
     const LD tiles = static_cast<LD>(c.tiles);
-    i64 count = n;  // no tile slice fits: only the Pointwise ops that need none (besideStep)
-    if (c.one && c.ws + c.tile > p.capacity) count = std::min(count, crowd.bound(c.together));
+    i64 count = n;  // s tile slices fit: those that need none and s perSlot more (besideStep)
+    if (c.one && c.ws <= p.capacity) count = std::min(count, crowd.bound(c.together, (p.capacity - c.ws) / c.tile));
+    if (!c.one) count -= crowd.nkOne;  // those never beside the class at nk > 1
     const LD nn = static_cast<LD>(std::max<i64>(1, count));
     const bool convex = c.one && c.perTile >= c.store[0];  // stepwise is convex from perTile on
     const LD F = convex ? std::max(c.memory, c.stepwise(c.perTile, true)) : 0, M = static_cast<LD>(c.together);

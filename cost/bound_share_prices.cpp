@@ -16,22 +16,69 @@
 
 namespace mlsys::bound_detail {
 
-RetentionPrices retentionPrices(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
-                                const std::vector<char>& inComp, std::vector<PricedTensor>& priced) {
-  RetentionPrices prices;
+namespace {
+
+// Per closed op's output t (one output) that `take` accepts, its open readers in the component,
+// when there are some.
+template <class Take, class Visit>
+void madeByClosed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
+                  const std::vector<char>& inComp, const Take& take, const Visit& visit) {
   for (OpId q : ops) {
     if (open[q] || p.ops[q].outputs.size() != 1) continue;
     const TensorId t = p.ops[q].outputs[0];
-    if (!retainable(p, t)) continue;
+    if (!take(t)) continue;
     std::vector<OpId> readers;
     for (OpId r : p.consumers[t])
       if (inComp[r] && open[r] && std::find(readers.begin(), readers.end(), r) == readers.end()) readers.push_back(r);
-    if (readers.empty()) continue;
-    if (prices.empty()) prices.assign(p.numTensors(), 0);
-    prices[t] = static_cast<double>(p.size(t)) / static_cast<double>(p.bandwidth);
-    priced.push_back({t, std::move(readers)});
+    if (!readers.empty()) visit(t, std::move(readers));
   }
+}
+
+}  // namespace
+
+RetentionPrices retentionPrices(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
+                                const std::vector<char>& inComp, std::vector<PricedTensor>& priced) {
+  RetentionPrices prices;
+  madeByClosed(
+      p, ops, open, inComp, [&](TensorId t) { return retainable(p, t); },
+      [&](TensorId t, std::vector<OpId> readers) {
+        if (prices.empty()) prices.assign(p.numTensors(), 0);
+        prices[t] = static_cast<double>(p.size(t)) / static_cast<double>(p.bandwidth);
+        priced.push_back({t, std::move(readers)});
+      });
   return prices;
+}
+
+// The same without a price for a tensor too large to retain (V6, W1: never resident at S's first
+// step), so every S holding readers and not its maker loads it whole (every element of an input
+// is used), once for all of them; one holding the maker is one of its parts (partsPaid). A claimed
+// one (its claimer's joint floor counts its loads where the claimer is in S) goes to `beside`
+// instead: its readers take it only where the claimer is not in S (closedClaimedLoads).
+void closedLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
+                 const std::vector<char>& inComp, const std::vector<char>& claimed, std::vector<PricedTensor>& priced,
+                 std::vector<PricedTensor>& beside) {
+  madeByClosed(
+      p, ops, open, inComp, [&](TensorId t) { return !retainable(p, t); },
+      [&](TensorId t, std::vector<OpId> readers) {
+        (claimed[t] ? beside : priced).push_back({t, std::move(readers)});
+      });
+}
+
+// The loads of closedLoads' claimed tensors, added (sign +1) or taken back (-1): each of its
+// open readers that is not joint takes its share with no joint op beside it and beside every
+// class but its claimer's (classes never meet, so there the claimer is not in S).
+void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside, const std::vector<OpId>& claimer,
+                        SharePricing& sp, int sign) {
+  for (const PricedTensor& x : beside) {
+    const LD share = static_cast<LD>(sign) * static_cast<LD>(p.size(x.t)) / static_cast<LD>(x.readers.size());
+    const int away = sp.joint_class[claimer[x.t]];
+    for (OpId r : x.readers) {
+      if (sp.joint[r]) continue;
+      sp.free_loads[r] += share;
+      for (size_t i = 0; i < sp.meets[r].size(); ++i)
+        if (sp.meets[r][i] != away || away < 0) sp.meets_loads[r][i] += share;
+    }
+  }
 }
 
 void attributePrices(const Problem& p, const std::vector<PricedTensor>& priced, std::vector<LD>& traffic, int sign) {

@@ -281,10 +281,9 @@ struct Shares {
     return t;
   }
 
-  // Per open op (joint ones first), the elements of a forced store (forcedOutputs: S holding it
-  // writes or retains one of those tensors; none can be retained, so it writes at least the least
-  // of them), when none of those tensors is another op's: traffic(S) >= the sum of the stores
-  // attributed to its ops. Returns how many ops took one.
+  // Per open op (joint ones first), a forced store (forcedOutputs: S holding it writes or retains
+  // one of them; none retainable, so at least the least), when none of those tensors is another
+  // op's: traffic(S) >= the stores attributed to its ops. Returns how many ops took one.
   int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
     std::vector<char> taken(p.numTensors(), 0);
     int count = 0;
@@ -364,7 +363,7 @@ struct Shares {
     }
   }
 
-  std::vector<PricedTensor> pricedReaders;  // retentionPrices (bound_share_prices.cpp)
+  std::vector<PricedTensor> pricedReaders, claimedReaders;  // retentionPrices, closedLoads (bound_share_prices.cpp)
 
   ShareBound run() {
     ShareBound res;
@@ -442,6 +441,7 @@ struct Shares {
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
+    closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
     attributePrices(p, pricedReaders, traffic, 1);
     res.store_ops = forcedStores(traffic, joint);
     SharePricing sp{ops,
@@ -462,22 +462,23 @@ struct Shares {
                     {},
                     {}};
     jointClasses(sp);
+    besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
     besideStep(p, m, ops, claimed, claimer, sp, [&] { return stop(); });
     besideCompute(p, ops, inComp, sp);
     besideLoads(p, ops, claimed, sp);
-    besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
+    closedClaimedLoads(p, claimedReaders, claimer, sp, 1);
     for (OpId o : ops)
       for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
     res.value = bestShareTotal(sp, &res.op_shares);
-    if (!prices.empty()) {
-      // A part holding a priced tensor's maker and readers pays their attributions only through
-      // the closed op's share, which is never below 0: where that is not enough, no prices. And
-      // prices move value from the maker's parts (keeping t out earns its price) to the readers,
-      // which may lose some: the shares without them are a bound too, the larger one counts.
+    if (!pricedReaders.empty() || !claimedReaders.empty()) {
+      // A part holding a priced (or closedLoads') tensor's maker and readers pays their shares only
+      // through the closed op's, never below 0: where that is not enough, none. Prices move value
+      // from the maker's parts to the readers: the shares without them count if larger.
       const bool paid = partsPaid(p, ops, parts, res.op_shares, floorOf);
       attributePrices(p, pricedReaders, sp.traffic, -1);
+      closedClaimedLoads(p, claimedReaders, claimer, sp, -1);
       for (OpId o : ops)
-        for (auto& [floor, S] : sp.parts[o]) floor = plain.at(S);
+        for (auto& [floor, S] : sp.parts[o]) floor = prices.empty() ? floor : plain.at(S);
       std::vector<LD> shares;
       const LD value = bestShareTotal(sp, &shares);
       if (!paid || value >= res.value) res.value = value, res.op_shares = std::move(shares);
@@ -491,7 +492,7 @@ struct Shares {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0, {},
+  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0, {}, {},
                 {}, {}, {},  {},  {}}
       .run();
 }
