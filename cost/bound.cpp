@@ -433,16 +433,18 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
 
 // Step 6: tie the two sides of retention (bound.h, RetentionPrices). For any prices >= 0 the
 // bound stays a lower bound; this looks for good ones by subgradient steps from 0: a tensor the
-// covers keep in more often than out gets dearer, one kept out more often cheaper (steps of
-// |t| / B, one move of it, shrinking as 1 / (i + 1)), for at most kTieSteps passes and at most
-// half the first pass's work, keeping the best total. Prices go only to tensors whose producer and consumers all lie
-// in components priced by one exact cover: there every part's price is the minimum over its choices of floor + prices,
-// so the cover is a lower bound on the subgraphs' floors plus their price terms, whose sum is <= 0
-// in every schedule. (A component priced by "floors" or an edge floor ignores the terms: right for
+// covers keep in more often than out gets dearer, one kept out more often cheaper (a first move
+// of |t| / B, then per tensor twice its last while the subgradient keeps its sign and half of it
+// when it turns: keeping a tensor in can be worth several of its loads), for at most kTieSteps
+// passes and at most half the first pass's work (or kTieParts parts), keeping the best total. Prices go only to tensors
+// whose producer and consumers all lie in components priced by one exact cover: there every part's price is the minimum
+// over its choices of floor + prices, so the cover is a lower bound on the subgraphs' floors plus their price terms,
+// whose sum is <= 0 in every schedule. (A component priced by "floors" or an edge floor ignores the terms: right for
 // the +price of a tensor kept in, which only lowers it, but it could not answer for the -price of
 // one kept out.) A pass in which the time runs out (a component's method changes) is dropped.
 int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
   constexpr int kTieSteps = 12;
+  constexpr long kTieParts = 600;  // parts the priced passes may price in any case
   std::vector<int> g = bound_detail::keptBalance(p_, components);
   std::vector<char> exact(no_, 0), touched(no_, 0);
   for (const BoundComponent& c : components)
@@ -463,9 +465,10 @@ int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
   prices_.assign(p_.numTensors(), 0);
   // Work budget: the priced passes together price at most half as many parts as the first pass
   // did (deterministic, unlike a clock, so seeded runs stay reproducible).
-  const long budget = partsPriced_ + partsPriced_ / 2;
+  const long budget = partsPriced_ + std::max<long>(partsPriced_ / 2, kTieParts);
   long lastStep = 0;
   int passes = 0;
+  std::vector<double> stride(p_.numTensors(), 0);  // per tensor: its last move (signed)
   for (int step = 0; step < kTieSteps && !(bo_.give_up && bo_.give_up()); ++step) {
     if (partsPriced_ + lastStep > budget) break;
     const long before = partsPriced_;
@@ -473,7 +476,11 @@ int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
     for (TensorId t : eligible) {
       if (g[t] == 0) continue;
       const double unit = static_cast<double>(p_.size(t)) / static_cast<double>(p_.bandwidth);
-      const double next = std::max(0.0, prices_[t] + unit * g[t] / (step + 1));
+      // The move doubles while the subgradient keeps its sign and halves when it turns.
+      const double last = stride[t], dir = g[t] > 0 ? 1.0 : -1.0;
+      const double size = last == 0 ? unit : (last * dir > 0 ? 2 * std::abs(last) : std::abs(last) / 2);
+      const double next = std::max(0.0, prices_[t] + dir * size * std::abs(g[t]));
+      stride[t] = dir * size;
       moved = moved || next != prices_[t];
       prices_[t] = next;
     }

@@ -186,3 +186,22 @@ TEST(FullSpace, ATileSliceLoadsInItsTilesFirstKStep) {
     EXPECT_NEAR(lowerBound(p, ModelOptions{}).value(), r.latency, 1e-6 * r.latency) << capacity;
   }
 }
+
+// The retention prices (bound.cpp, tieRetention) where keeping a tensor in is worth several of its
+// loads: shared-weight, 7 ops, seed 4 (capacity 40,000; every 256 x 128 tensor fits alone). A part
+// that keeps its LHS in computes on small tiles beside it for 35,685 instead of 60,621, so the
+// price that ties it to the producer keeping it out must reach about 5 |t| / B. Steps that double
+// while the subgradient keeps its sign, and passes not cut by the first pass's work on a small
+// graph, take the bound from 250,316 (23.7% below the optimum, 309,657.6) to 308,019 under
+// k_limit=reduction, and from 439,091 (11.9% below, 491,520) to 484,966 under the spec.
+TEST(FullSpace, RetentionPricesReachSeveralLoads) {
+  const Problem p = generateProblem("shared-weight", 7, 4);
+  for (bool reduction : {false, true}) {
+    const ModelOptions m = test::reading(reduction);
+    const ExactResult r = solveFull(p, m);
+    ASSERT_TRUE(r.proven_optimal);
+    const double bound = lowerBound(p, m).value();
+    EXPECT_LE(bound, r.latency * (1 + 1e-9));
+    EXPECT_GT(bound, (reduction ? 0.99 : 0.98) * r.latency) << (reduction ? "reduction" : "spec");
+  }
+}
