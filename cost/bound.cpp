@@ -253,10 +253,11 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
 }
 
 // The cheapest cover of a group's ops by its connected parts (parts may overlap:
-// recomputation), each priced by partFloor and counted for its unforced ops (coverMasks): a dp
-// over covered sets, where the lowest uncovered op is covered next. Sets bg's method, value, parts
-// and cover; false when no cover is finite.
+// recomputation), each priced by partFloor and counted for its unforced ops (coverMasks) and the
+// readers it serves (readerMasks): a dp over covered sets, where the lowest uncovered bit is
+// covered next. Sets bg's method, value, parts and cover; false when no cover is finite.
 bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const {
+  constexpr int kMaxCoverBits = 20;  // ops and readers served: the dp's states (2^bits)
   const int n = static_cast<int>(ops.size());
   auto opsOf = [&](uint32_t mask) {
     std::vector<OpId> part;
@@ -267,13 +268,15 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
   std::vector<PartFloor> f(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_);
   partsPriced_ += static_cast<long>(parts.size());
-  const std::vector<uint32_t> covers = bound_detail::coverMasks(p_, ops, parts);
-  std::vector<std::vector<int>> byLow(n);
+  std::vector<uint32_t> covers = bound_detail::coverMasks(p_, ops, parts), served;
+  const int bits = n + bound_detail::readerMasks(p_, ops, parts, kMaxCoverBits, served);
+  for (size_t i = 0; i < parts.size(); ++i) covers[i] |= served[i];
+  std::vector<std::vector<int>> byLow(bits);
   for (size_t i = 0; i < parts.size(); ++i)
     if (std::isfinite(f[i].value))
-      for (int j = 0; j < n; ++j)
+      for (int j = 0; j < bits; ++j)
         if (covers[i] >> j & 1) byLow[j].push_back(static_cast<int>(i));
-  const uint32_t full = n == 32 ? ~0u : (1u << n) - 1;
+  const uint32_t full = bits == 32 ? ~0u : (1u << bits) - 1;
   std::vector<LD> dp(size_t{full} + 1, std::numeric_limits<LD>::infinity());
   std::vector<int> how(size_t{full} + 1, -1);
   std::vector<uint32_t> from(size_t{full} + 1, 0);

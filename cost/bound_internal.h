@@ -37,6 +37,10 @@ inline i64 nativeTiles(const Problem& p, TensorId t) {
 // The ops each part (bit j: ops[j], a group in topological order) counts as covering: its ops
 // less the forced ones (bound_sequence.cpp states the argument).
 std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts);
+// The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
+// retained (bound_sequence.cpp states it); returns how many bits, n + bits <= maxBits.
+int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
+                std::vector<uint32_t>& served);
 
 // Retention in (+1) and out (-1) per tensor over the cover parts of `components`.
 std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components);

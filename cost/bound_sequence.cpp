@@ -71,6 +71,48 @@ std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
   return masks;
 }
 
+// Who serves each reader (availability, V5). An op o of the group whose one output t cannot be
+// retained (V6, W1) and has two readers or more: the first subgraph to run a reader d needs t,
+// so it runs o too, or loads t, written (c) by an earlier subgraph that runs o and no reader of
+// t (t in O(S): a tensor consumed inside S is ephemeral, never written). So each pair (o, d) is
+// served by a part holding o and d, or o and no reader (readers outside the group never share a
+// subgraph with o: one bit for all of them). A bit per pair, beyond the ops' n bits, while
+// n + bits <= maxBits; per part the bits it serves (a part holding o serves them whether o is
+// forced there or not). Returns how many bits.
+int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
+                std::vector<uint32_t>& served) {
+  const int n = static_cast<int>(ops.size());
+  served.assign(parts.size(), 0);
+  int bits = 0;
+  for (int j = 0; j < n; ++j) {
+    const Op& O = p.ops[ops[j]];
+    if (O.outputs.size() != 1 || retainable(p, O.outputs[0])) continue;
+    std::vector<OpId> readers = p.consumers[O.outputs[0]];
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    if (readers.size() < 2) continue;
+    uint32_t inside = 0;  // the readers in the group, as op bits
+    bool outside = false;
+    for (OpId d : readers) {
+      const auto at = std::find(ops.begin(), ops.end(), d);
+      if (at == ops.end()) outside = true;
+      else inside |= 1u << (at - ops.begin());
+    }
+    const int mine = __builtin_popcount(inside) + (outside ? 1 : 0);
+    if (n + bits + mine > maxBits) break;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!(parts[i] >> j & 1)) continue;
+      const uint32_t in = parts[i] & inside;
+      int b = n + bits;
+      for (int d = 0; d < n; ++d)
+        if (inside >> d & 1) served[i] |= (in == 0 || (in >> d & 1)) ? 1u << b : 0, ++b;
+      if (outside && in == 0) served[i] |= 1u << b;
+    }
+    bits += mine;
+  }
+  return bits;
+}
+
 // Retention in (+1) and out (-1) per tensor over the cover parts of `components`: the
 // subgradient of the bound in the prices (bound.h, RetentionPrices).
 std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>& components) {
