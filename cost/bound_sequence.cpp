@@ -99,7 +99,7 @@ int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vecto
       else inside |= 1u << (at - ops.begin());
     }
     const int mine = __builtin_popcount(inside) + (outside ? 1 : 0);
-    if (n + bits + mine > maxBits) break;
+    if (n + bits + mine > maxBits) continue;
     for (size_t i = 0; i < parts.size(); ++i) {
       if (!(parts[i] >> j & 1)) continue;
       const uint32_t in = parts[i] & inside;
