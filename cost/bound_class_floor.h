@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,11 @@ struct ClassFloor {
   // Under prices, the tensors made and read inside the part that a later part also reads: kept
   // out (V6 allows it), one counts |t| in the working set instead of 0 and earns its price.
   std::vector<std::pair<TensorId, uint32_t>> inner;
+
+  // With nk = 1, set by partFloor: each side pair pointSteps visits is also priced by the plan
+  // at those sides with the choice's retained sets, over every tile order (cost/any_order.h).
+  const ModelOptions* orders = nullptr;
+  const std::vector<OpId>* partOps = nullptr;
 
   ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
              const std::vector<OpId>& ops)
@@ -390,55 +397,48 @@ struct ClassFloor {
   // bands and tile stores, not the class's least of each), the least of them; when the sides that
   // fit are at most kMaxPoints pairs (else the class's: +infinity here, the caller keeps that).
   // Each is a floor of every schedule at those sides, and every side that fits is visited.
-  LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch) const {
+  LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch, bool withOrders) const {
     constexpr i64 kMaxPoints = 64;
     const i64 hHi = g.nth > 1 ? (pl.H - g.rowLast) / (g.nth - 1) : ch.lo;
     const i64 wHi = g.ntw > 1 ? (pl.W - g.colLast) / (g.ntw - 1) : cw.lo;
     if ((hHi - ch.lo + 1) * (wHi - cw.lo + 1) > kMaxPoints) return 0;
-    LD least = std::numeric_limits<LD>::infinity();
+    std::vector<std::tuple<LD, i64, i64>> points;  // (step floor, w, h)
     for (i64 h = ch.lo; h <= hHi; ++h)
       for (i64 w = cw.lo; w <= wHi; ++w) {
         Grid pt = g;
         pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
         if (ws(withK(pt, multiK ? 1 : kHi), kept) > p.capacity) continue;
-        least = std::min(least, stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}));
+        points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}), w, h);
       }
+    // The least over the points of the larger of the two floors: by step floor, until it alone
+    // reaches the least so far.
+    std::sort(points.begin(), points.end());
+    LD least = std::numeric_limits<LD>::infinity();
+    for (const auto& [steps, w, h] : points) {
+      if (steps >= least) break;
+      least = std::min(least, withOrders ? std::max(steps, orderFloor(w, h, kept)) : steps);
+    }
     return least < std::numeric_limits<LD>::infinity() ? least : 0;
   }
-
-  void minimise(PartFloor& best) const {
-    const i64 N = p.native;
-    const LD B = static_cast<LD>(p.bandwidth);
-    const std::vector<SideClass> ws_ = sideClasses(pl.W, N), hs_ = sideClasses(pl.H, N);
-    const uint32_t nChoices = relaxed ? 1u : 1u << choices.size();
-    // Largest tiles first: they give the least compute, so the pruning below bites early.
-    for (const SideClass& cw : ws_)
-      for (const SideClass& ch : hs_) {
-        const Grid g0 = gridOf(cw, ch);
-        // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
-        // the best.
-        if (static_cast<double>(compute(withK(g0, kHi)) + minPen) >= best.value) break;
-        for (uint32_t kept = 0; kept < nChoices; ++kept) {
-          // Cheapest test first: the choice must fit at k = 1 (or the class's k).
-          if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
-          const Grid g = fitted(g0, cw, ch, kept);
-          const LD m = traffic(withK(g, kHi), kept) / B;  // the same for every k of the class
-          const LD pen = penalty(kept);
-          if (static_cast<double>(m + pen) >= best.value) continue;
-          const i64 k = bestK(g, kept);
-          const LD c = compute(withK(g, k));
-          LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
-          double v = static_cast<double>(std::max({c, m, steps}) + pen);
-          if (v >= best.value) continue;
-          steps = std::max(steps, pointSteps(g, kept, k, cw, ch));
-          v = static_cast<double>(std::max({c, m, steps}) + pen);
-          if (v >= best.value) continue;
-          best = {v, static_cast<double>(c), static_cast<double>(m), {cw.hi, ch.hi, k}, {}, static_cast<double>(pen)};
-          for (size_t i = 0; i < choices.size() && !relaxed; ++i)
-            if (kept >> i & 1) best.retained.push_back(choices[i]);
-        }
-      }
-  }
+  // Every tile order of the plan at sides (w, h), nk = 1, with the choice's retained sets
+  // (bound_part.cpp): the any-order floor, +infinity where no order is valid, 0 when not known.
+  LD orderFloor(i64 w, i64 h, uint32_t kept) const;
+  // One class and retention choice: its floor without and (refine) with the order floors.
+  struct Candidate {
+    double v;
+    LD c, m, pen, steps;
+    i64 k;
+    SideClass cw, ch;
+    uint32_t kept;
+    Grid g;
+  };
+  // Every class and choice whose floor is below cap, in `take` (bound_part.cpp).
+  template <class Take>
+  void scan(const double& cap, const Take& take) const;
+  // The candidate's floor with the order floors at its side pairs (orderFloor).
+  double refine(const Candidate& x) const;
+  // The least over the classes and choices (bound_part.cpp says how, lazily with orders).
+  void minimise(PartFloor& best) const;
 };
 
 }  // namespace mlsys::bound_detail
