@@ -103,9 +103,12 @@ int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vecto
     for (size_t i = 0; i < parts.size(); ++i) {
       if (!(parts[i] >> j & 1)) continue;
       const uint32_t in = parts[i] & inside;
-      int b = n + bits;
-      for (int d = 0; d < n; ++d)
-        if (inside >> d & 1) served[i] |= (in == 0 || (in >> d & 1)) ? 1u << b : 0, ++b;
+      int b = n + bits;  // this op's first bit
+      for (int d = 0; d < n; ++d) {
+        if (!(inside >> d & 1)) continue;
+        if (in == 0 || (in >> d & 1)) served[i] |= 1u << b;
+        ++b;
+      }
       if (outside && in == 0) served[i] |= 1u << b;
     }
     bits += mine;

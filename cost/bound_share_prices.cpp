@@ -66,7 +66,8 @@ void closedLoads(const Problem& p, const std::vector<OpId>& ops, const std::vect
 
 // The loads of closedLoads' claimed tensors, added (sign +1) or taken back (-1): each of its
 // open readers that is not joint takes its share with no joint op beside it and beside every
-// class but its claimer's (classes never meet, so there the claimer is not in S).
+// class but its claimer's (classes never meet, so there the claimer is not in S; a claimer no
+// valid subgraph holds, in no class, is never in S).
 void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside, const std::vector<OpId>& claimer,
                         SharePricing& sp, int sign) {
   for (const PricedTensor& x : beside) {
