@@ -281,9 +281,8 @@ struct Shares {
     return t;
   }
 
-  // Per open op (joint ones first), a forced store (forcedOutputs: S holding it writes or retains
-  // one of them; none retainable, so at least the least), when none of those tensors is another
-  // op's: traffic(S) >= the stores attributed to its ops. Returns how many ops took one.
+  // Per open op (joint ones first), a forced store (forcedOutputs: S holding it writes or retains one
+  // of them; none retainable: at least the least), when none is another op's. Returns how many.
   int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
     std::vector<char> taken(p.numTensors(), 0);
     int count = 0;
@@ -319,10 +318,11 @@ struct Shares {
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
   // one class (bound_share_modes.cpp says why).
   void jointClasses(SharePricing& sp) {
-    std::map<std::optional<std::vector<Shape>>, std::vector<OpId>> bySet;
+    // Joint ops accumulate in every valid S; two of different K never share one (E2): one K a class.
+    std::map<std::pair<i64, std::optional<std::vector<Shape>>>, std::vector<OpId>> bySet;
     for (OpId o : ops)
-      if (sp.joint[o]) bySet[shapesOf(o)].push_back(o);
-    std::vector<const std::optional<std::vector<Shape>>*> sets;
+      if (sp.joint[o]) bySet[{p.ops[o].K, shapesOf(o)}].push_back(o);
+    std::vector<const std::pair<i64, std::optional<std::vector<Shape>>>*> sets;
     for (const auto& e : bySet) sets.push_back(&e.first);
     std::vector<int> root(sets.size());
     for (size_t i = 0; i < root.size(); ++i) root[i] = static_cast<int>(i);
@@ -332,7 +332,8 @@ struct Shares {
     };
     for (size_t i = 0; i < sets.size(); ++i)
       for (size_t j = i + 1; j < sets.size(); ++j)
-        if (mayShareSubgraph(*sets[i], *sets[j])) root[find(static_cast<int>(i))] = find(static_cast<int>(j));
+        if (sets[i]->first == sets[j]->first && mayShareSubgraph(sets[i]->second, sets[j]->second))
+          root[find(static_cast<int>(i))] = find(static_cast<int>(j));
     std::map<int, int> classOf;  // root set -> class
     size_t s = 0;
     std::vector<std::vector<const std::optional<std::vector<Shape>>*>> classSets;
@@ -344,7 +345,7 @@ struct Shares {
         sp.class_single_kind.push_back(1);
         classSets.emplace_back();
       }
-      classSets[it->second].push_back(&e.first);
+      classSets[it->second].push_back(&e.first.second);
       for (OpId o : e.second) {
         sp.joint_class[o] = it->second;
         if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
