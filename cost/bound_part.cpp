@@ -93,8 +93,12 @@ void ClassFloor::minimise(PartFloor& best) const {
   std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.v < b.v; });
   std::optional<std::pair<Candidate, double>> least;
   if (cap < best.value) least = {*first, cap};
+  auto isFirst = [&](const Candidate& x) {
+    return x.kept == first->kept && x.k == first->k && x.cw.hi == first->cw.hi && x.ch.hi == first->ch.hi;
+  };
   for (const Candidate& x : all) {
     if (least && x.v >= least->second) break;
+    if (isFirst(x)) continue;  // refined above
     const double r = refine(x);
     if (!least || r < least->second) least = {x, r};
   }
