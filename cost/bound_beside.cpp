@@ -228,30 +228,67 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
   }
 }
 
-// Per open op that is not joint, the loads of its inputs (elements) that every S holding it pays
-// with no joint op beside it, and beside each class it may meet: an input u that is made by a
-// joint op q (no graph input: those are attributed; not claimed: joint floors count those), read
-// by this op alone and too large to be retained (V6, W1: never resident at S's first step) is
-// needed whole (every element of an input is used) and loaded whenever q is not in S: with no
-// joint op in S, or beside a class q is not in (classes never meet).
+// Per open op that is not joint, the loads of its inputs (elements) it takes with no joint op
+// beside it, and beside each class it may meet (a context: which joint ops may be in S). An input
+// u too large to be retained (V6, W1: never resident at S's first step; no graph input: those are
+// attributed; not claimed: joint floors count those) is needed whole (every element of an input
+// is used) and loaded in every S that reads it and does not make it; once for all its readers
+// there, so each reader takes |u| / readers(u) (times w(u) below). Its maker q:
+// - a joint op: in S only beside q's class; elsewhere u is loaded (w = 1), beside it nobody takes u;
+// - an open op that is not joint: q may be in S, and then u is not loaded; so q gives back what
+//   its readers there could take, w(u) |u| (its open readers that are not joint and may be in S in
+//   this context) / readers(u), out of what its own inputs give it, and w(u) is the most that
+//   keeps q's take >= 0 (at most 1). Summed over an S, each tensor u that S reads is taken by
+//   its readers in S at most w(u) |u|, which S loads when q is not in S and q gave back when it
+//   is (a maker never in S in this context, as one that does not meet the class: w = 1);
+// - any other op (closed: closedLoads counts its outputs): nobody takes u (w = 0).
+// So the takes of the ops of any S in the context add up to at most its loads of such tensors,
+// and each is >= 0. (Until the sixth session of 2026-11-25 only an input made by a joint op and read by this op
+// alone counted: a residual add of two adds took nothing where it ran with no MatMul.)
 void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp) {
   sp.free_loads.assign(p.numOps(), 0);
   sp.meets_loads.assign(p.numOps(), {});
-  for (OpId x : ops) {
-    if (!sp.open[x] || sp.joint[x]) continue;
+  auto takes = [&](OpId d) { return d >= 0 && d < p.numOps() && sp.open[d] && !sp.joint[d]; };
+  auto meetsClass = [&](OpId d, int c) {
+    return c < 0 || std::find(sp.meets[d].begin(), sp.meets[d].end(), c) != sp.meets[d].end();
+  };
+  auto distinctReaders = [&](TensorId t) {
+    std::vector<OpId> r = p.consumers[t];
+    std::sort(r.begin(), r.end());
+    return static_cast<LD>(std::unique(r.begin(), r.end()) - r.begin());
+  };
+  // w per (tensor made by an open op that is not joint, context): -1 no joint op, else the class.
+  std::map<std::pair<TensorId, int>, LD> given;
+  auto weight = [&](TensorId u, int c) -> LD {
+    const OpId q = p.producer[u];
+    if (q < 0 || claimed[u] || retainable(p, u)) return 0;
+    if (sp.joint_class[q] >= 0) return sp.joint_class[q] != c ? 1 : 0;
+    if (!takes(q)) return 0;
+    if (!meetsClass(q, c)) return 1;
+    auto it = given.find({u, c});
+    return it == given.end() ? 0 : it->second;
+  };
+  for (OpId x : ops) {  // topological order: makers first
+    if (!takes(x)) continue;
     sp.meets_loads[x].assign(sp.meets[x].size(), 0);
-    std::vector<TensorId> seen;
-    for (TensorId u : p.ops[x].inputs) {
-      const OpId q = p.producer[u];
-      if (q < 0 || sp.joint_class[q] < 0 || claimed[u] || retainable(p, u) ||
-          std::find(seen.begin(), seen.end(), u) != seen.end())
-        continue;
-      seen.push_back(u);
-      if (std::any_of(p.consumers[u].begin(), p.consumers[u].end(), [&](OpId r) { return r != x; })) continue;
-      const LD size = static_cast<LD>(p.size(u));
-      sp.free_loads[x] += size;
-      for (size_t i = 0; i < sp.meets[x].size(); ++i)
-        if (sp.meets[x][i] != sp.joint_class[q]) sp.meets_loads[x][i] += size;
+    std::vector<TensorId> ins = p.ops[x].inputs;
+    std::sort(ins.begin(), ins.end());
+    ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
+    for (size_t i = 0; i <= sp.meets[x].size(); ++i) {
+      const int c = i < sp.meets[x].size() ? sp.meets[x][i] : -1;
+      LD avail = 0, need = 0;
+      for (TensorId u : ins) avail += weight(u, c) * static_cast<LD>(p.size(u)) / distinctReaders(u);
+      std::vector<TensorId> outs;
+      for (TensorId t : p.ops[x].outputs) {
+        if (claimed[t] || retainable(p, t)) continue;
+        LD n = 0;
+        for (OpId d : p.consumers[t]) n += takes(d) && meetsClass(d, c) ? 1 : 0;
+        if (n > 0) need += static_cast<LD>(p.size(t)) * n / static_cast<LD>(p.consumers[t].size()), outs.push_back(t);
+      }
+      const LD w = need > 0 ? std::min<LD>(1, avail / need) : 1;
+      for (TensorId t : outs) given[{t, c}] = w;
+      const LD take = std::max<LD>(0, avail - w * need);
+      (i < sp.meets[x].size() ? sp.meets_loads[x][i] : sp.free_loads[x]) = take;
     }
   }
 }
