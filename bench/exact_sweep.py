@@ -69,6 +69,8 @@ def main():
                          "and flag it above the exact schedule or the solve: column 'bnd@N'")
     ap.add_argument("--share-parts", type=int, default=None, metavar="N",
                     help="with --cover-limit: also pass --share-parts N to that bound")
+    ap.add_argument("--lp-parts", type=int, default=None, metavar="N",
+                    help="with --cover-limit: also pass --lp-parts N to that bound (0: the share bound alone)")
     ap.add_argument("--reuse", action="store_true",
                     help="reuse the exact solver's results kept in --workdir (STEM.exact-stats.json) instead of "
                          "running it again: re-checks bounds against earlier sweeps")
@@ -135,7 +137,8 @@ def main():
                 low = None
                 if args.cover_limit is not None:
                     low = ml.bound(prob, timeout=120, extra=["--cover-limit", str(args.cover_limit)]
-                                   + (["--share-parts", str(args.share_parts)] if args.share_parts is not None else []))
+                                   + (["--share-parts", str(args.share_parts)] if args.share_parts is not None else [])
+                                   + (["--lp-parts", str(args.lp_parts)] if args.lp_parts is not None else []))
                     if low is not None and exact is not None and low > exact * (1 + 1e-9):
                         flag_low = " LOWCOVER-BOUND-ABOVE-EXACT"
                     elif low is not None and solve is not None and low > solve * (1 + 1e-9):

@@ -63,6 +63,9 @@ class Ruler {
           c.by_shares = true;
         }
     }
+    t = Clock::now();
+    total += relaxedCovers(lb.components);
+    lb.timing.lp_s = since(t);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
     // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
     lb.parts = static_cast<double>(total * (1 - 1e-12L));
@@ -89,6 +92,7 @@ class Ruler {
                      const std::vector<char>* touched = nullptr);
   int tieRetention(std::vector<BoundComponent>& components, LD& total);
   LD sharesOf(std::vector<BoundComponent>& components) const;
+  LD relaxedCovers(std::vector<BoundComponent>& components);
 
   const Problem& p_;
   const ModelOptions& m_;
@@ -432,6 +436,49 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
     total += std::max<LD>(c.value, c.shares);
   }
   return total;
+}
+
+// Step 7: the cover's linear relaxation (bound_lp.cpp) for each group of 21 to 64 ops that has
+// only its floors, last so that it never takes the time of the steps above. A component's value
+// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
+// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
+// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
+// these: prices go to tensors of exact covers only.)
+LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
+  LD rise = 0;
+  for (BoundComponent& c : components) {
+    bool raised = false;
+    for (BoundGroup& g : c.groups) {
+      const int n = static_cast<int>(g.ops.size());
+      if (g.method != BoundMethod::Floors || n <= bo_.max_cover_ops || n > 64 || (bo_.give_up && bo_.give_up()))
+        continue;
+      std::vector<uint64_t> around(n, 0);
+      for (int i = 0; i < n; ++i) idx_[g.ops[i]] = i;
+      for (int i = 0; i < n; ++i)
+        for (const auto& e : adj_[g.ops[i]])
+          if (idx_[e.first] >= 0) around[i] |= uint64_t{1} << idx_[e.first];
+      for (int i = 0; i < n; ++i) idx_[g.ops[i]] = -1;
+      const bound_detail::LpCover lp =
+          bound_detail::lpCover(p_, m_, g.ops, around, opCompute_, bo_.lp_parts, bo_.give_up);
+      if (!lp.done || !(static_cast<double>(lp.value) > g.value)) continue;
+      g.method = BoundMethod::Lp;
+      g.value = static_cast<double>(lp.value);
+      g.parts = lp.parts;
+      for (const auto& part : lp.cover)
+        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops), forcedOps(p_, part.ops), part.weight});
+      raised = true;
+    }
+    if (!raised) continue;
+    LD sum = 0;
+    for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
+    const LD value = std::min(sum, static_cast<LD>(c.edge_floor));
+    if (value > static_cast<LD>(c.value)) {
+      rise += value - static_cast<LD>(c.value);
+      c.value = static_cast<double>(value);
+      c.by_shares = false;
+    }
+  }
+  return rise;
 }
 
 // Step 6: tie the two sides of retention (bound.h, RetentionPrices). For any prices >= 0 the

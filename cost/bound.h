@@ -32,6 +32,7 @@ struct BoundOptions {
   int max_cover_ops = 20;         // components up to this many ops get the exact cover (a dp over 2^n sets)
   int share_parts = 24;           // an op with at most this many possible parts is closed (bound_shares.cpp)
   long max_parts = 20000;         // connected parts enumerated per component, else "floors"
+  long lp_parts = 300000;         // sets grown for a group's linear relaxation (bound_lp.cpp), else none; 0: off
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };
 
@@ -68,12 +69,14 @@ std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part);
 enum class BoundMethod : uint8_t {
   Cover,   // "cover"   the cheapest cover of its ops by connected parts
   Floors,  // "floors"  max(its ops' compute, its forced traffic)
+  Lp,      // "lp"      the cover's linear relaxation over every valid part (a group of up to 64 ops)
 };
-// The name printed by `bound` and in `bound --json`: "cover", "floors".
+// The name printed by `bound` and in `bound --json`: "cover", "floors", "lp".
 inline const char* boundMethodName(BoundMethod m) {
   switch (m) {
     case BoundMethod::Cover: return "cover";
     case BoundMethod::Floors: return "floors";
+    case BoundMethod::Lp: return "lp";
   }
   return "?";
 }
@@ -85,6 +88,7 @@ struct CoverPart {
   // The ops of the part that every schedule running it also ran before it (forced: a path leaves
   // the part and comes back); the part counts as covering only its other ops.
   std::vector<OpId> recomputed;
+  double weight = 1;  // its weight in the cover: 1 in the exact one, a fraction in the linear relaxation ("lp")
 };
 
 // A group of ops that every subgraph of theirs stays inside, and its floor.
@@ -92,8 +96,8 @@ struct BoundGroup {
   std::vector<OpId> ops;
   BoundMethod method = BoundMethod::Floors;
   double value = 0;
-  long parts = 0;                // connected parts priced (cover)
-  std::vector<CoverPart> cover;  // the cheapest cover's parts
+  long parts = 0;                // connected parts priced (cover, lp)
+  std::vector<CoverPart> cover;  // the cheapest cover's parts (lp: the relaxed cover's, weighted)
 };
 
 // A fusion component: value = min(sum of its groups, edge_floor). The groups are what is left
@@ -124,7 +128,7 @@ struct LowerBound {
   // Where the time went (wall clock, seconds): the global floors and the components' edges, the
   // first pass over the components, the priced passes (and how many ran).
   struct Timing {
-    double floors_s = 0, components_s = 0, prices_s = 0, shares_s = 0;
+    double floors_s = 0, components_s = 0, prices_s = 0, shares_s = 0, lp_s = 0;
     int price_passes = 0;
   } timing;
   double value() const;

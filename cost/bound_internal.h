@@ -37,6 +37,7 @@ inline i64 nativeTiles(const Problem& p, TensorId t) {
 // The ops each part (bit j: ops[j], a group in topological order) counts as covering: its ops
 // less the forced ones (bound_sequence.cpp states the argument).
 std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts);
+std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts);
 // The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
 // retained (bound_sequence.cpp states it); returns how many bits, n + bits <= maxBits.
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
@@ -207,6 +208,24 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
 // with the reloads of their consumers' other operands (rhsReload, elements; bound_pressure.cpp);
 // 0 when the readers differ.
 LD gridPressure(const Problem& p, const std::vector<OpId>& readers, const std::function<LD(OpId)>& rhsReload);
+
+// The linear relaxation of the cheapest cover over every valid connected part of a group of at
+// most 64 ops (bound_lp.cpp states the argument); around[j]: the group's ops adjacent to ops[j].
+// done is false when the parts are more than maxVisited, the time ran out or the solver failed.
+struct LpCover {
+  bool done = false;
+  LD value = 0;
+  std::vector<LD> shares;  // per op of the group: its y
+  long visited = 0, parts = 0;
+  struct Part {
+    std::vector<OpId> ops;
+    double weight = 0, floor = 0;
+  };
+  std::vector<Part> cover;  // the parts with a positive weight in the relaxed cover
+};
+LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
+                const std::function<bool()>& stop);
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);

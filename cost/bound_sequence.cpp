@@ -21,7 +21,10 @@ namespace bound_detail {
 // The ops between (reachable from the group and reaching it) lie between the group's first and
 // last op in topological order; a window past kMaxWindow ops, or past kMaxPairs distinct
 // (ancestors, descendants) pairs, keeps the plain masks (sound, only weaker).
-std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) {
+namespace {
+
+template <class Mask>
+std::vector<Mask> coverMasksOf(const Problem& p, const std::vector<OpId>& ops, const std::vector<Mask>& parts) {
   constexpr int kMaxWindow = 1 << 16;
   constexpr size_t kMaxPairs = 4096;
   int lo = p.numOps(), hi = -1;
@@ -30,10 +33,10 @@ std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
     hi = std::max(hi, p.topo_pos[o]);
   }
   if (hi - lo + 1 > kMaxWindow) return parts;
-  std::vector<uint32_t> self(hi - lo + 1, 0), anc(hi - lo + 1, 0), desc(hi - lo + 1, 0);
-  for (size_t j = 0; j < ops.size(); ++j) self[p.topo_pos[ops[j]] - lo] = 1u << j;
+  std::vector<Mask> self(hi - lo + 1, 0), anc(hi - lo + 1, 0), desc(hi - lo + 1, 0);
+  for (size_t j = 0; j < ops.size(); ++j) self[p.topo_pos[ops[j]] - lo] = Mask{1} << j;
   for (int q = lo; q <= hi; ++q) {  // anc: the group's ops that reach this op (itself included)
-    uint32_t a = self[q - lo];
+    Mask a = self[q - lo];
     for (TensorId t : p.ops[p.topo[q]].inputs) {
       const OpId pr = p.producer[t];
       if (pr >= 0 && p.topo_pos[pr] >= lo) a |= anc[p.topo_pos[pr] - lo];
@@ -41,34 +44,43 @@ std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
     anc[q - lo] = a;
   }
   for (int q = hi; q >= lo; --q) {  // desc: the group's ops this op reaches (itself included)
-    uint32_t d = self[q - lo];
+    Mask d = self[q - lo];
     for (TensorId t : p.ops[p.topo[q]].outputs)
       for (OpId c : p.consumers[t])
         if (p.topo_pos[c] <= hi) d |= desc[p.topo_pos[c] - lo];
     desc[q - lo] = d;
   }
   struct Between {
-    uint32_t self, anc, desc;
+    Mask self, anc, desc;
     bool operator<(const Between& o) const { return std::tie(self, anc, desc) < std::tie(o.self, o.anc, o.desc); }
     bool operator==(const Between& o) const { return self == o.self && anc == o.anc && desc == o.desc; }
   };
   std::vector<Between> between;
   for (int q = 0; q <= hi - lo; ++q) {
-    const uint32_t a = anc[q] & ~self[q], d = desc[q] & ~self[q];
+    const Mask a = anc[q] & ~self[q], d = desc[q] & ~self[q];
     if (a && d) between.push_back({self[q], a, d});
   }
   std::sort(between.begin(), between.end());
   between.erase(std::unique(between.begin(), between.end()), between.end());
   if (between.size() > kMaxPairs) return parts;
-  std::vector<uint32_t> masks(parts.size());
+  std::vector<Mask> masks(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
-    const uint32_t S = parts[i];
-    uint32_t forced = 0;
+    const Mask S = parts[i];
+    Mask forced = 0;
     for (const Between& b : between)
       if (!(b.self & S) && (b.anc & S) && (b.desc & S)) forced |= b.anc & S;
     masks[i] = S & ~forced;
   }
   return masks;
+}
+
+}  // namespace
+
+std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) {
+  return coverMasksOf(p, ops, parts);
+}
+std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts) {
+  return coverMasksOf(p, ops, parts);
 }
 
 // Who serves each reader (availability, V5). An op o of the group whose one output t cannot be

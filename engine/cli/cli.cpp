@@ -215,7 +215,12 @@ int cmdBound(int argc, char** argv) {
       "share-parts",
       "The share bound treats an op as closed when it lies in at most N possible parts (lower values "
       "check the open ops' arguments on small graphs)",
-      cxxopts::value<int>()->default_value("24"));
+      cxxopts::value<int>()->default_value("24"))(
+      "lp-parts",
+      "A group of ops beyond the cover limit (up to 64 ops) gets the cover's linear relaxation when at most N "
+      "sets of its ops are grown to list its valid parts (0: none; with --cover-limit 0 it checks that "
+      "argument on small graphs)",
+      cxxopts::value<long>()->default_value("300000"));
   auto r = parseFileCommand(o, argc, argv, "PROBLEM.json", true);
   if (r.count("help"))
     return printHelp(
@@ -238,6 +243,9 @@ int cmdBound(int argc, char** argv) {
   bo.share_parts = r["share-parts"].as<int>();
   if (bo.share_parts < 0 || bo.share_parts > 1000)
     throw UsageError("--share-parts must be an integer from 0 to 1000, got " + std::to_string(bo.share_parts));
+  bo.lp_parts = r["lp-parts"].as<long>();
+  if (bo.lp_parts < 0 || bo.lp_parts > 100'000'000)
+    throw UsageError("--lp-parts must be an integer from 0 to 100000000, got " + std::to_string(bo.lp_parts));
   LowerBound lb = lowerBound(p, m, bo);
   if (r.count("json")) {
     std::cout << boundJson(lb, m);
@@ -245,9 +253,10 @@ int cmdBound(int argc, char** argv) {
   }
   auto count = [](size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
   auto ms = [](double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : humanSeconds(s); };
-  int covers = 0, floors = 0, shares = 0;
+  int covers = 0, floors = 0, lps = 0, shares = 0;
   for (const BoundComponent& c : lb.components) {
-    for (const BoundGroup& g : c.groups) (g.method == BoundMethod::Cover ? covers : floors)++;
+    for (const BoundGroup& g : c.groups)
+      (g.method == BoundMethod::Cover ? covers : g.method == BoundMethod::Lp ? lps : floors)++;
     shares += c.by_shares ? 1 : 0;
   }
   std::cout << "model: " << m.describe() << "\n"
@@ -255,13 +264,14 @@ int cmdBound(int argc, char** argv) {
             << "  (each op: base_cost per native tile of the smallest grid it can be charged on)\n"
             << "traffic: " << humanLatency(lb.traffic) << "  (graph inputs loaded once + graph outputs stored once)\n"
             << "parts: " << humanLatency(lb.parts) << "  (" << count(lb.components.size(), "fusion component") << "; "
-            << count(covers, "group") << " priced by the cheapest cover, " << floors << " by floors"
+            << count(covers, "group") << " priced by the cheapest cover, "
+            << (lps ? std::to_string(lps) + " by its linear relaxation, " : std::string()) << floors << " by floors"
             << (shares ? "; " + count(shares, "component") + " raised by the share bound" : std::string())
             << "; --json lists them)\n"
             << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
             << "time: floors " << ms(lb.timing.floors_s) << ", components " << ms(lb.timing.components_s) << ", shares "
             << ms(lb.timing.shares_s) << ", priced passes " << ms(lb.timing.prices_s) << " (" << lb.timing.price_passes
-            << ")\n";
+            << "), linear relaxations " << ms(lb.timing.lp_s) << "\n";
   return 0;
 }
 

@@ -180,6 +180,7 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   field(w, "priced_passes", lb.timing.prices_s);
   field(w, "priced_pass_count", lb.timing.price_passes);
   field(w, "shares", lb.timing.shares_s);
+  field(w, "linear_relaxations", lb.timing.lp_s);
   w.EndObject();
   objects(w, "components", lb.components, [&](const BoundComponent& c) {
     array(w, "ops", c.ops, true);
@@ -199,10 +200,11 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
       array(w, "ops", g.ops, true);
       field(w, "method", std::string(boundMethodName(g.method)));
       field(w, "value", g.value);
-      if (g.method == BoundMethod::Cover) {
+      if (g.method == BoundMethod::Cover || g.method == BoundMethod::Lp) {
         field(w, "parts_priced", g.parts);
         objects(w, "cover", g.cover, [&](const CoverPart& part) {
           array(w, "ops", part.ops, true);
+          if (g.method == BoundMethod::Lp) field(w, "weight", part.weight);
           field(w, "floor", part.floor.value);
           field(w, "compute", part.floor.compute);
           field(w, "traffic", part.floor.traffic);

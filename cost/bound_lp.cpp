@@ -1,0 +1,199 @@
+// The cover's linear relaxation over every valid part of a group too large for the exact cover
+// (bound_internal.h, lpCover; bound.cpp's groupBound calls it).
+//
+// The argument. A schedule runs every op in some subgraph, the first one that runs it, where the
+// op is not forced (bound_sequence.cpp, coverMasks), and each subgraph S is a connected part of
+// the group (a group holds every subgraph of its ops) that pays at least partFloor(S). So for any
+// shares y >= 0 with sum over S's unforced ops of y <= partFloor(S) for *every* valid connected
+// part S, latency = sum over subgraphs of their latencies >= sum over ops of y. The best such y
+// is a linear programme (the dual of the cover's relaxation), solved here by COIN-OR CLP over the
+// parts; it needs every valid part, so the parts are enumerated whole: grown one adjacent op at a
+// time from every op, as the exact cover does, leaving out the sets that hold an upward-closed
+// invalidity (forcedInvalid, or two ops whose forced output shapes never meet, A-6: every superset
+// is invalid too, so no valid part is reached only through them) and every part whose floor is
+// infinite (no granularity is valid: no constraint). When there are more than maxVisited sets the
+// group gets nothing from here.
+// The solver's y is repaired before it counts: negative entries go to 0 and, where a part's
+// unforced shares exceed its floor (the solver's tolerance), all of y is scaled down by the worst
+// ratio, so the constraints hold in the arithmetic the bound reports.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+
+#include "cost/bound.h"
+#include "cost/bound_internal.h"
+
+namespace mlsys::bound_detail {
+
+namespace {
+
+// Any subgraph S pays at least its ops' compute floors and its loads of the tensors it reads and
+// does not make that cannot be retained (V6, W1: never resident at its first step): a cheap floor
+// that lets most parts' constraints be checked without partFloor.
+LD quickFloor(const Problem& p, const std::vector<OpId>& part, const std::vector<LD>& opCompute,
+              std::vector<char>& in) {
+  for (OpId o : part) in[o] = 1;
+  LD compute = 0, loads = 0;
+  std::vector<TensorId> seen;
+  for (OpId o : part) {
+    compute += opCompute[o];
+    for (TensorId t : p.ops[o].inputs) {
+      const OpId pr = p.producer[t];
+      if ((pr >= 0 && in[pr]) || retainable(p, t) || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      seen.push_back(t);
+      loads += static_cast<LD>(p.size(t));
+    }
+  }
+  for (OpId o : part) in[o] = 0;
+  return std::max(compute, loads / static_cast<LD>(p.bandwidth));
+}
+
+}  // namespace
+
+LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
+                const std::function<bool()>& stop) {
+  LpCover res;
+  const int n = static_cast<int>(ops.size());
+  if (n == 0 || n > 64 || maxVisited <= 0) return res;
+  // Pairs of ops that never share a valid subgraph (A-6, forced shapes).
+  std::vector<std::optional<std::vector<Shape>>> shapes(n);
+  for (int i = 0; i < n; ++i) shapes[i] = forcedShapes(p, ops[i]);
+  std::vector<uint64_t> never(n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j && !mayShareSubgraph(shapes[i], shapes[j])) never[i] |= uint64_t{1} << j;
+  auto opsOf = [&](uint64_t mask) {
+    std::vector<OpId> part;
+    for (int j = 0; j < n; ++j)
+      if (mask >> j & 1) part.push_back(ops[j]);  // topological, as ops is
+    return part;
+  };
+  // Every set that no upward-closed invalidity rules out, smallest first.
+  std::vector<char> in(p.numOps(), 0);
+  std::unordered_set<uint64_t> seen;
+  std::vector<uint64_t> queue, parts;
+  for (int v = 0; v < n; ++v) queue.push_back(uint64_t{1} << v), seen.insert(uint64_t{1} << v);
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if ((i & 255) == 0 && stop && stop()) return res;
+    const uint64_t S = queue[i];
+    bool invalid = false;
+    for (int j = 0; j < n && !invalid; ++j) invalid = (S >> j & 1) && (never[j] & S);
+    if (!invalid) {
+      const std::vector<OpId> part = opsOf(S);
+      for (OpId o : part) in[o] = 1;
+      invalid = forcedInvalid(p, in, part);
+      for (OpId o : part) in[o] = 0;
+    }
+    if (invalid) continue;  // and no superset is valid
+    parts.push_back(S);
+    uint64_t grow = 0;
+    for (int j = 0; j < n; ++j)
+      if (S >> j & 1) grow |= around[j];
+    grow &= ~S;
+    for (; grow; grow &= grow - 1) {
+      const uint64_t next = S | (grow & (~grow + 1));
+      if (!seen.insert(next).second) continue;
+      queue.push_back(next);
+      if (static_cast<long>(queue.size()) > maxVisited) return res;
+    }
+  }
+  res.visited = static_cast<long>(queue.size());
+  const std::vector<uint64_t> covers = coverMasks(p, ops, parts);
+  const size_t np = parts.size();
+  std::vector<LD> quick(np);
+  for (size_t i = 0; i < np; ++i) quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
+  const LD unknown = -1;
+  std::vector<LD> floor(np, unknown);
+  auto floorOf = [&](size_t i) {
+    if (floor[i] == unknown) {
+      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i])).value);
+      ++res.parts;
+    }
+    return floor[i];
+  };
+  auto finite = [](LD v) { return v < std::numeric_limits<LD>::infinity(); };
+  // Rows: first the parts of one or two ops and, for each op they leave out, the first valid part
+  // that counts it; then the parts the solution breaks, until it breaks none (row generation:
+  // a part whose quick floor already pays the shares holds without its partFloor).
+  std::vector<char> active(np, 0);
+  uint64_t covered = 0;
+  for (size_t i = 0; i < np; ++i)
+    if (covers[i] && __builtin_popcountll(parts[i]) <= 2 && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  for (size_t i = 0; i < np; ++i) {
+    if ((i & 255) == 0 && stop && stop()) return res;
+    if (!active[i] && (covers[i] & ~covered) && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  }
+  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  if (covered != all) return res;  // some op in no valid part: no schedule; leave it to the floors
+  std::vector<LD> y(n, 0);
+  ClpSimplex lp;
+  for (int round = 0;; ++round) {
+    if (stop && stop()) return res;
+    std::vector<size_t> rows;
+    for (size_t i = 0; i < np; ++i)
+      if (active[i]) rows.push_back(i);
+    std::vector<int> rowIndex, colIndex;
+    std::vector<double> elements, rowUpper;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (int j = 0; j < n; ++j)
+        if (covers[rows[r]] >> j & 1)
+          rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1);
+      rowUpper.push_back(static_cast<double>(floor[rows[r]]));
+    }
+    CoinPackedMatrix matrix(true, rowIndex.data(), colIndex.data(), elements.data(),
+                            static_cast<CoinBigIndex>(elements.size()));
+    const double inf = COIN_DBL_MAX;
+    std::vector<double> colLower(n, 0), colUpper(n, inf), objective(n, -1), rowLower(rows.size(), -inf);
+    lp = ClpSimplex();
+    lp.setLogLevel(0);
+    lp.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());
+    lp.dual();
+    if (lp.status() != 0) return res;  // not solved: nothing from here
+    const double* sol = lp.primalColumnSolution();
+    for (int j = 0; j < n; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
+    // Repair: the rows hold exactly (scaled by the worst ratio).
+    LD scale = 1;
+    for (size_t i : rows) {
+      LD sum = 0;
+      for (int j = 0; j < n; ++j)
+        if (covers[i] >> j & 1) sum += y[j];
+      if (sum > floor[i]) scale = std::min(scale, floor[i] / sum);
+    }
+    if (scale < 1)
+      for (LD& v : y) v *= scale * (1 - 1e-12L);
+    // The parts the shares break.
+    long added = 0;
+    for (size_t i = 0; i < np; ++i) {
+      if (active[i] || !covers[i]) continue;
+      if ((i & 255) == 0 && stop && stop()) return res;
+      LD sum = 0;
+      for (int j = 0; j < n; ++j)
+        if (covers[i] >> j & 1) sum += y[j];
+      if (sum <= quick[i] || sum <= floorOf(i)) continue;
+      active[i] = 1, ++added;
+    }
+    if (!added) break;
+  }
+  res.shares = y;
+  for (LD v : y) res.value += v;
+  // The parts the relaxation's cover uses (positive row duals: the parts it would run).
+  const double* duals = lp.dualRowSolution();
+  int r = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (!active[i]) continue;
+    if (std::fabs(duals[r]) > 1e-9)
+      res.cover.push_back({opsOf(parts[i]), std::fabs(duals[r]), static_cast<double>(floor[i])});
+    ++r;
+  }
+  res.done = true;
+  return res;
+}
+
+}  // namespace mlsys::bound_detail
