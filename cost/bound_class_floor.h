@@ -396,20 +396,31 @@ struct ClassFloor {
   // The step-by-step floor at each pair of sides of the class that fits (every side's own last
   // bands and tile stores, not the class's least of each), the least of them; when the sides that
   // fit are at most kMaxPoints pairs (else the class's: +infinity here, the caller keeps that).
+  // (Until the sixth session of 2026-11-25 the whole box had to be within kMaxPoints pairs: a class
+  // of two tile rows, whose second may be one row high, never got there.)
   // Each is a floor of every schedule at those sides, and every side that fits is visited.
   LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch, bool withOrders) const {
-    constexpr i64 kMaxPoints = 64;
+    constexpr i64 kMaxPoints = 64, kMaxBox = 1024;
     const i64 hHi = g.nth > 1 ? (pl.H - g.rowLast) / (g.nth - 1) : ch.lo;
     const i64 wHi = g.ntw > 1 ? (pl.W - g.colLast) / (g.ntw - 1) : cw.lo;
-    if ((hHi - ch.lo + 1) * (wHi - cw.lo + 1) > kMaxPoints) return 0;
-    std::vector<std::tuple<LD, i64, i64>> points;  // (step floor, w, h)
+    if ((hHi - ch.lo + 1) * (wHi - cw.lo + 1) > kMaxBox) return 0;
+    // The pairs of the box that fit (a box of up to kMaxBox pairs; at most kMaxPoints of them
+    // fitting: a class whose largest sides do not fit often has few pairs that do).
+    std::vector<std::pair<i64, i64>> fit;
     for (i64 h = ch.lo; h <= hHi; ++h)
       for (i64 w = cw.lo; w <= wHi; ++w) {
         Grid pt = g;
         pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
         if (ws(withK(pt, multiK ? 1 : kHi), kept) > p.capacity) continue;
-        points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}), w, h);
+        if (static_cast<i64>(fit.size()) == kMaxPoints) return 0;
+        fit.emplace_back(w, h);
       }
+    std::vector<std::tuple<LD, i64, i64>> points;  // (step floor, w, h)
+    for (const auto& [w, h] : fit) {
+      Grid pt = g;
+      pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
+      points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}), w, h);
+    }
     // The least over the points of the larger of the two floors: by step floor, until it alone
     // reaches the least so far.
     std::sort(points.begin(), points.end());

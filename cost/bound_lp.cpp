@@ -17,6 +17,7 @@
 // unforced shares exceed its floor (the solver's tolerance), all of y is scaled down by the worst
 // ratio, so the constraints hold in the arithmetic the bound reports.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -25,6 +26,8 @@
 
 #include <coin/ClpSimplex.hpp>
 #include <coin/CoinPackedMatrix.hpp>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "cost/bound.h"
 #include "cost/bound_internal.h"
@@ -168,17 +171,33 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     }
     if (scale < 1)
       for (LD& v : y) v *= scale * (1 - 1e-12L);
-    // The parts the shares break.
-    long added = 0;
+    // The parts the shares break: those above their cheap floor get their partFloor (in
+    // parallel: each floor is a pure function of its part, so the rows are the same at any
+    // thread count), and those above it become rows.
+    std::vector<size_t> check, fresh;
+    std::vector<LD> sums(np, 0);
     for (size_t i = 0; i < np; ++i) {
       if (active[i] || !covers[i]) continue;
-      if ((i & 255) == 0 && stop && stop()) return res;
-      LD sum = 0;
       for (int j = 0; j < n; ++j)
-        if (covers[i] >> j & 1) sum += y[j];
-      if (sum <= quick[i] || sum <= floorOf(i)) continue;
-      active[i] = 1, ++added;
+        if (covers[i] >> j & 1) sums[i] += y[j];
+      if (sums[i] <= quick[i]) continue;
+      check.push_back(i);
+      if (floor[i] == unknown) fresh.push_back(i);
     }
+    std::atomic<bool> stopped = false;
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, fresh.size(), 16), [&](const tbb::blocked_range<size_t>& r) {
+      if (stopped || (stop && stop())) {
+        stopped = true;
+        return;
+      }
+      for (size_t c = r.begin(); c != r.end(); ++c)
+        floor[fresh[c]] = static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]])).value);
+    });
+    if (stopped) return res;
+    res.parts += static_cast<long>(fresh.size());
+    long added = 0;
+    for (size_t i : check)
+      if (sums[i] > floor[i]) active[i] = 1, ++added;
     if (!added) break;
   }
   res.shares = y;

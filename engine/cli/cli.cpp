@@ -13,6 +13,7 @@
 
 #include <cxxopts.hpp>
 #include <fmt/format.h>
+#include <oneapi/tbb/global_control.h>
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
@@ -216,6 +217,8 @@ int cmdBound(int argc, char** argv) {
       "The share bound treats an op as closed when it lies in at most N possible parts (lower values "
       "check the open ops' arguments on small graphs)",
       cxxopts::value<int>()->default_value("24"))(
+      "t,threads", "Threads for the linear relaxations' part floors, 0 = every CPU this process may use",
+      cxxopts::value<int>()->default_value("0"))(
       "lp-parts",
       "A group of ops beyond the cover limit (up to 64 ops) gets the cover's linear relaxation when at most N "
       "sets of its ops are grown to list its valid parts (0: none; with --cover-limit 0 it checks that "
@@ -243,6 +246,9 @@ int cmdBound(int argc, char** argv) {
   bo.share_parts = r["share-parts"].as<int>();
   if (bo.share_parts < 0 || bo.share_parts > 1000)
     throw UsageError("--share-parts must be an integer from 0 to 1000, got " + std::to_string(bo.share_parts));
+  if (r["threads"].as<int>() < 0) throw UsageError("--threads must be >= 0");
+  tbb::global_control gc(tbb::global_control::max_allowed_parallelism,
+                         static_cast<size_t>(resolveThreads(r["threads"].as<int>())));
   bo.lp_parts = r["lp-parts"].as<long>();
   if (bo.lp_parts < 0 || bo.lp_parts > 100'000'000)
     throw UsageError("--lp-parts must be an integer from 0 to 100000000, got " + std::to_string(bo.lp_parts));

@@ -223,11 +223,12 @@ class SolveRun {
   }
 
   // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
-  // fusion components get their quick floors).
+  // fusion components get their quick floors), on the run's threads.
   void bound(bool spentAtFirst) {
     const Deadline boundDl = dl_.child(spentAtFirst ? 0 : 0.05 * budget_);
     BoundOptions bo;
     bo.give_up = [&] { return boundDl.expired(); };
+    tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r_.threads));
     r_.lower_bound = lowerBound(p_, cfg_.model, bo).value();
     live_bound_ = r_.lower_bound;
   }
