@@ -2,11 +2,16 @@
 #include "cost/any_order.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/successive_shortest_path_nonnegative_weights.hpp>
 // (after the algorithm: it relies on the named-parameter headers that one includes)
+#include <cmath>
+
 #include <boost/graph/find_flow_cost.hpp>
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
 
 #include "cost/step.h"
 
@@ -135,7 +140,8 @@ struct SavingsNet {
   std::vector<Saving> sv;
   std::vector<i64> rowCap, colCap;
 };
-i128 maxSavings(const SavingsNet& n) {
+// used: per group, the units it sends to its row set and to its column set (R and C arcs).
+i128 maxSavings(const SavingsNet& n, std::vector<std::pair<i64, i64>>* used = nullptr) {
   i128 M = 0, units = 0;
   for (size_t i = 0; i < n.units.size(); ++i) {
     M = std::max({M, n.sv[i].sR, n.sv[i].sC});
@@ -157,8 +163,10 @@ i128 maxSavings(const SavingsNet& n) {
   auto cap = boost::get(boost::edge_capacity, g);
   auto rev = boost::get(boost::edge_reverse, g);
   auto wt = boost::get(boost::edge_weight, g);
-  auto arc = [&](long u, long v, long c, long w) {
-    if (c <= 0) return;
+  using Edge = Traits::edge_descriptor;
+  std::vector<std::pair<std::optional<Edge>, std::optional<Edge>>> toSets(static_cast<size_t>(G));
+  auto arc = [&](long u, long v, long c, long w) -> std::optional<Edge> {
+    if (c <= 0) return std::nullopt;
     auto e = boost::add_edge(u, v, g).first, r = boost::add_edge(v, u, g).first;
     cap[e] = c;
     cap[r] = 0;
@@ -166,39 +174,147 @@ i128 maxSavings(const SavingsNet& n) {
     wt[r] = -w;
     rev[e] = r;
     rev[r] = e;
+    return e;
   };
   const long m = static_cast<long>(M), all = static_cast<long>(units);
   for (long i = 0; i < G; ++i) {
     const long u = static_cast<long>(n.units[i]);
     arc(src, i, u, 0);
-    arc(i, G + n.row[i], u, m - static_cast<long>(n.sv[i].sR));
-    arc(i, G + nr + n.col[i], u, m - static_cast<long>(n.sv[i].sC));
+    toSets[static_cast<size_t>(i)].first = arc(i, G + n.row[i], u, m - static_cast<long>(n.sv[i].sR));
+    toSets[static_cast<size_t>(i)].second = arc(i, G + nr + n.col[i], u, m - static_cast<long>(n.sv[i].sC));
     arc(i, none, u, m);
   }
   for (long j = 0; j < nr; ++j) arc(G + j, snk, static_cast<long>(n.rowCap[j]), 0);
   for (long j = 0; j < nc; ++j) arc(G + nr + j, snk, static_cast<long>(n.colCap[j]), 0);
   arc(none, snk, all, 0);
   boost::successive_shortest_path_nonnegative_weights(g, src, snk);
+  if (used) {
+    auto res = boost::get(boost::edge_residual_capacity, g);
+    auto sent = [&](const std::optional<Edge>& e) { return e ? static_cast<i64>(cap[*e] - res[*e]) : i64{0}; };
+    used->clear();
+    for (const auto& [toRow, toCol] : toSets) used->push_back({sent(toRow), sent(toCol)});
+  }
   return units * M - boost::find_flow_cost(g);
+}
+
+// The same choice of relations with what the savings problem leaves out, as a linear programme
+// (COIN-OR CLP), for the four tile classes of a grid with one template per tensor (any_order.h,
+// 5): every tile is the predecessor of at most one tile (an order is a path). So the arcs whose
+// predecessor lies in a row before the last (R arcs of tiles there; C and X arcs of last-row
+// tiles, whose predecessors lie in another row) are at most (R - 1) C, and likewise for columns;
+// with R = 2 the arcs into the last row's tiles (R arcs there; C and X arcs of the first row's)
+// are at most C, and likewise with C = 2. On a grid of two tile rows the savings problem lets
+// every second-row tile follow the tile above it and every first-row tile its left neighbour at
+// once; no path does. The programme's least cost is a floor of every order (a relaxation of
+// them); its value in floating point is taken 1e-9 lower (relative) so that the rounding of the
+// solver cannot lift it above that least cost. -1 where not solved.
+i128 slotsFloor(const SavingsNet& n, const std::vector<TileCosts>& tc, i64 R, i64 C) {
+  const int G = static_cast<int>(n.units.size());
+  // Columns: per group R, C, X arcs (3g, 3g+1, 3g+2).
+  std::vector<double> obj(static_cast<size_t>(3 * G)), lo(static_cast<size_t>(3 * G), 0),
+      up(static_cast<size_t>(3 * G), COIN_DBL_MAX);
+  for (int g = 0; g < G; ++g) {
+    const TileCosts& x = tc[static_cast<size_t>(g)];
+    const Saving s = n.sv[static_cast<size_t>(g)];
+    obj[3 * g] = static_cast<double>(s.cX - s.sR);
+    obj[3 * g + 1] = static_cast<double>(s.cX - s.sC);
+    obj[3 * g + 2] = static_cast<double>(s.cX);
+    if (x.r == kNo) up[3 * g] = 0;
+    if (x.c == kNo) up[3 * g + 1] = 0;
+  }
+  std::vector<int> rowIdx, colIdx;
+  std::vector<double> el, rlo, rup;
+  int r = 0;
+  auto row = [&](const std::vector<std::pair<int, double>>& terms, double l, double u) {
+    for (const auto& [c, v] : terms) rowIdx.push_back(r), colIdx.push_back(c), el.push_back(v);
+    rlo.push_back(l), rup.push_back(u), ++r;
+  };
+  const double inf = COIN_DBL_MAX;
+  for (int g = 0; g < G; ++g) {
+    const double u = static_cast<double>(n.units[static_cast<size_t>(g)]);
+    row({{3 * g, 1}, {3 * g + 1, 1}, {3 * g + 2, 1}}, u, u);
+  }
+  for (size_t j = 0; j < n.rowCap.size(); ++j) {
+    std::vector<std::pair<int, double>> t;
+    for (int g = 0; g < G; ++g)
+      if (n.row[static_cast<size_t>(g)] == static_cast<i64>(j)) t.push_back({3 * g, 1});
+    row(t, -inf, static_cast<double>(n.rowCap[j]));
+  }
+  for (size_t j = 0; j < n.colCap.size(); ++j) {
+    std::vector<std::pair<int, double>> t;
+    for (int g = 0; g < G; ++g)
+      if (n.col[static_cast<size_t>(g)] == static_cast<i64>(j)) t.push_back({3 * g + 1, 1});
+    row(t, -inf, static_cast<double>(n.colCap[j]));
+  }
+  // Predecessor slots: in the rows before the last (and the last row, when R = 2); columns alike.
+  auto slots = [&](bool rows, int set, double cap) {
+    std::vector<std::pair<int, double>> t;
+    for (int g = 0; g < G; ++g) {
+      const i64 mine = rows ? n.row[static_cast<size_t>(g)] : n.col[static_cast<size_t>(g)];
+      if (mine == set) t.push_back({3 * g + (rows ? 0 : 1), 1});                   // same row (column): R (C)
+      else t.push_back({3 * g + (rows ? 1 : 0), 1}), t.push_back({3 * g + 2, 1});  // the other: C/X (R/X)
+    }
+    row(t, -inf, cap);
+  };
+  if (R >= 2) slots(true, 0, static_cast<double>((R - 1) * C));
+  if (R == 2) slots(true, 1, static_cast<double>(C));
+  if (C >= 2) slots(false, 0, static_cast<double>((C - 1) * R));
+  if (C == 2) slots(false, 1, static_cast<double>(R));
+  CoinPackedMatrix m(true, rowIdx.data(), colIdx.data(), el.data(), static_cast<CoinBigIndex>(el.size()));
+  ClpSimplex lp;
+  lp.setLogLevel(0);
+  lp.loadProblem(m, lo.data(), up.data(), obj.data(), rlo.data(), rup.data());
+  lp.dual();
+  if (lp.status() != 0) return -1;
+  const double v = lp.objectiveValue();
+  if (!(v > 0) || v > 1e30) return -1;
+  return static_cast<i128>(std::floor(v * (1 - 1e-9)));
+}
+
+// Whether a choice of relations (per group its R and C arcs, the rest X) keeps slotsFloor's
+// predecessor slots.
+bool slotsHold(const SavingsNet& n, const std::vector<std::pair<i64, i64>>& used, i64 R, i64 C) {
+  auto slots = [&](bool rows, i64 set, i64 cap) {
+    i64 arcs = 0;
+    for (size_t g = 0; g < n.units.size(); ++g) {
+      const auto [r, c] = used[g];
+      const i64 x = n.units[g] - r - c;
+      if ((rows ? n.row[g] : n.col[g]) == set) arcs += rows ? r : c;
+      else arcs += (rows ? c : r) + x;
+    }
+    return arcs <= cap;
+  };
+  return (R < 2 || slots(true, 0, (R - 1) * C)) && (R != 2 || slots(true, 1, C)) &&
+         (C < 2 || slots(false, 0, (C - 1) * R)) && (C != 2 || slots(false, 1, R));
 }
 
 // The floor for first tile(s) of group `f`: c_N(f) + sum of c_X over the other tiles - the most
 // savings (exactly, or bounded by each unit's best saving when the flow could overflow).
-i128 floorWithFirst(SavingsNet n, size_t f, i128 cN) {
+// With the classes' costs (`classes`, fast_ok), also the predecessor slots' programme
+// (slotsFloor), the larger of the two.
+i128 floorWithFirst(SavingsNet n, size_t f, i128 cN, const std::vector<TileCosts>* classes = nullptr, i64 R = 0,
+                    i64 C = 0) {
   --n.units[f];
   i128 sumX = 0, loose = 0;
   for (size_t i = 0; i < n.units.size(); ++i) {
     sumX += n.sv[i].cX * n.units[i];
     loose += std::max(n.sv[i].sR, n.sv[i].sC) * n.units[i];
   }
-  i128 u = maxSavings(n);
+  std::vector<std::pair<i64, i64>> used;
+  i128 u = maxSavings(n, &used);
+  const bool exact = u >= 0;
   if (u < 0) u = loose;
-  return cN + sumX - u;
+  i128 floor = cN + sumX - u;
+  // The programme only where the savings problem's choice takes some predecessor twice (else
+  // that choice is also the programme's optimum).
+  if (classes && (R == 2 || C == 2) && (!exact || !slotsHold(n, used, R, C)))
+    floor = std::max(floor, cN + slotsFloor(n, *classes, R, C));
+  return floor;
 }
 
 }  // namespace
 
-AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pairs_tiles) {
+AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pairs_tiles, bool slots) {
   AnyOrderFloor out;
   if (!pl.valid) {
     out.kind = AnyOrderFloor::Kind::Invalid;
@@ -208,7 +324,8 @@ AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pa
   if (!pl.fast_ok && T > max_pairs_tiles) return out;
   FloorOf fo(p, pl);
   SavingsNet net;
-  std::vector<i128> firstCost;  // c_N per group
+  std::vector<i128> firstCost;        // c_N per group
+  std::vector<TileCosts> groupCosts;  // per group, with one template per tensor
   if (pl.fast_ok) {
     // Groups: the four tile classes; row sets: the rows before the last (capacity (R-1)(C-1))
     // and the last row (C-1); column sets likewise. Rows of one set are interchangeable, so the
@@ -216,6 +333,7 @@ AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pa
     // exists; with the first tile taken out the sums are a relaxation: still a lower bound).
     TileCosts cls[4];
     classCosts(fo, R, C, cls);
+    groupCosts.clear();
     net.rowCap = {(R - 1) * (C - 1), C - 1};
     net.colCap = {(C - 1) * (R - 1), R - 1};
     for (int k = 0; k < 4; ++k) {
@@ -226,6 +344,7 @@ AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pa
       net.col.push_back(cl ? 1 : 0);
       net.sv.push_back(savingOf(cls[k]));
       firstCost.push_back(cls[k].n);
+      groupCosts.push_back(cls[k]);
     }
   } else {
     std::vector<TileCosts> tc(static_cast<size_t>(T));
@@ -246,7 +365,7 @@ AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pa
   }
   bool any = false;
   for (size_t f = 0; f < net.units.size(); ++f) {
-    const i128 lb = floorWithFirst(net, f, firstCost[f]);
+    const i128 lb = floorWithFirst(net, f, firstCost[f], slots && pl.fast_ok ? &groupCosts : nullptr, R, C);
     if (!any || lb < out.num) out.num = lb;
     any = true;
   }

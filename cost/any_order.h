@@ -31,6 +31,15 @@
 //     rows before the last are interchangeable, so a symmetric optimum exists and the summed
 //     capacities give the same minimum (with the first tile taken out of its class, a
 //     relaxation: still a lower bound). Its size does not depend on the number of tiles.
+//  6. In an order every tile is the predecessor of at most one tile. The arcs whose predecessor
+//     lies in a row before the last (R arcs of tiles there; C and X arcs of last-row tiles,
+//     whose predecessors lie in another row) are at most (R - 1) C; with R = 2 the arcs whose
+//     predecessor lies in the last row (R arcs there; C and X arcs of first-row tiles) at most
+//     C; columns alike. The savings problem of 4 ignores this: on two tile rows it lets every
+//     second-row tile follow the tile above it while every first-row tile follows its left
+//     neighbour, which no order does. With these constraints the choice of relations is a linear
+//     programme over the four classes of 5 (a relaxation of the orders, so its least is a floor),
+//     solved by CLP, its floating-point value taken 1e-9 lower; the floor is the larger of the two.
 //  Raster and snake orders meet this floor on uniform grids (a row snake: R everywhere but the
 //  first tile of each row, which is C), so it is tight where they are optimal.
 #pragma once
@@ -50,6 +59,9 @@ struct AnyOrderFloor {
 
 // Plans whose templates may coincide by value (fast_ok false) need every predecessor of every
 // tile: computed only up to `max_pairs_tiles` tiles (else Unknown).
-AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pairs_tiles = 64);
+// With `slots` (the lower bound's part floors; the exact solver leaves it off, for speed), a grid
+// of two tile rows or two tile columns with one template per tensor also counts that each tile
+// is the predecessor of at most one tile (6 below), a linear programme (COIN-OR CLP).
+AnyOrderFloor anyOrderFloor(const Problem& p, const SubgraphPlan& pl, i64 max_pairs_tiles = 64, bool slots = false);
 
 }  // namespace mlsys

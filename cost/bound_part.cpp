@@ -27,7 +27,7 @@ LD ClassFloor::orderFloor(i64 w, i64 h, uint32_t kept) const {
     if (bit & kept) rout.push_back(t);
   const SubgraphPlan at = planSubgraph(p, *orders, *partOps, {w, h, kHi}, rin, rout);
   if (!at.valid) return std::numeric_limits<LD>::infinity();
-  const AnyOrderFloor f = anyOrderFloor(p, at, 0);
+  const AnyOrderFloor f = anyOrderFloor(p, at, 0, true);
   if (f.kind == AnyOrderFloor::Kind::Invalid) return std::numeric_limits<LD>::infinity();
   if (f.kind != AnyOrderFloor::Kind::Floor) return 0;
   return static_cast<LD>(f.num) / (static_cast<LD>(at.D) * static_cast<LD>(p.bandwidth));
