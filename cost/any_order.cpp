@@ -197,6 +197,31 @@ i128 maxSavings(const SavingsNet& n, std::vector<std::pair<i64, i64>>* used = nu
   return units * M - boost::find_flow_cost(g);
 }
 
+// slotsFloor's predecessor slots: per row set (the rows before the last; the last row, when
+// R = 2; columns alike) the arcs whose predecessor lies there, as columns 3 g + relation (R 0,
+// C 1, X 2) of group g, and the set's tiles.
+struct SlotRow {
+  std::vector<int> arcs;
+  i64 cap;
+};
+std::vector<SlotRow> slotRows(const SavingsNet& n, i64 R, i64 C) {
+  std::vector<SlotRow> out;
+  auto slots = [&](bool rows, i64 set, i64 cap) {
+    SlotRow sr{{}, cap};
+    for (int g = 0; g < static_cast<int>(n.units.size()); ++g) {
+      const i64 mine = rows ? n.row[static_cast<size_t>(g)] : n.col[static_cast<size_t>(g)];
+      if (mine == set) sr.arcs.push_back(3 * g + (rows ? 0 : 1));                    // same row (column): R (C)
+      else sr.arcs.push_back(3 * g + (rows ? 1 : 0)), sr.arcs.push_back(3 * g + 2);  // the other: C/X (R/X)
+    }
+    out.push_back(std::move(sr));
+  };
+  if (R >= 2) slots(true, 0, (R - 1) * C);
+  if (R == 2) slots(true, 1, C);
+  if (C >= 2) slots(false, 0, (C - 1) * R);
+  if (C == 2) slots(false, 1, R);
+  return out;
+}
+
 // The same choice of relations with what the savings problem leaves out, as a linear programme
 // (COIN-OR CLP), for the four tile classes of a grid with one template per tensor (any_order.h,
 // 5): every tile is the predecessor of at most one tile (an order is a path). So the arcs whose
@@ -246,20 +271,11 @@ i128 slotsFloor(const SavingsNet& n, const std::vector<TileCosts>& tc, i64 R, i6
       if (n.col[static_cast<size_t>(g)] == static_cast<i64>(j)) t.push_back({3 * g + 1, 1});
     row(t, -inf, static_cast<double>(n.colCap[j]));
   }
-  // Predecessor slots: in the rows before the last (and the last row, when R = 2); columns alike.
-  auto slots = [&](bool rows, int set, double cap) {
+  for (const SlotRow& sr : slotRows(n, R, C)) {
     std::vector<std::pair<int, double>> t;
-    for (int g = 0; g < G; ++g) {
-      const i64 mine = rows ? n.row[static_cast<size_t>(g)] : n.col[static_cast<size_t>(g)];
-      if (mine == set) t.push_back({3 * g + (rows ? 0 : 1), 1});                   // same row (column): R (C)
-      else t.push_back({3 * g + (rows ? 1 : 0), 1}), t.push_back({3 * g + 2, 1});  // the other: C/X (R/X)
-    }
-    row(t, -inf, cap);
-  };
-  if (R >= 2) slots(true, 0, static_cast<double>((R - 1) * C));
-  if (R == 2) slots(true, 1, static_cast<double>(C));
-  if (C >= 2) slots(false, 0, static_cast<double>((C - 1) * R));
-  if (C == 2) slots(false, 1, static_cast<double>(R));
+    for (int c : sr.arcs) t.push_back({c, 1});
+    row(t, -inf, static_cast<double>(sr.cap));
+  }
   CoinPackedMatrix m(true, rowIdx.data(), colIdx.data(), el.data(), static_cast<CoinBigIndex>(el.size()));
   ClpSimplex lp;
   lp.setLogLevel(0);
@@ -274,18 +290,15 @@ i128 slotsFloor(const SavingsNet& n, const std::vector<TileCosts>& tc, i64 R, i6
 // Whether a choice of relations (per group its R and C arcs, the rest X) keeps slotsFloor's
 // predecessor slots.
 bool slotsHold(const SavingsNet& n, const std::vector<std::pair<i64, i64>>& used, i64 R, i64 C) {
-  auto slots = [&](bool rows, i64 set, i64 cap) {
+  for (const SlotRow& sr : slotRows(n, R, C)) {
     i64 arcs = 0;
-    for (size_t g = 0; g < n.units.size(); ++g) {
-      const auto [r, c] = used[g];
-      const i64 x = n.units[g] - r - c;
-      if ((rows ? n.row[g] : n.col[g]) == set) arcs += rows ? r : c;
-      else arcs += (rows ? c : r) + x;
+    for (int c : sr.arcs) {
+      const auto [r, col] = used[static_cast<size_t>(c / 3)];
+      arcs += c % 3 == 0 ? r : c % 3 == 1 ? col : n.units[static_cast<size_t>(c / 3)] - r - col;
     }
-    return arcs <= cap;
-  };
-  return (R < 2 || slots(true, 0, (R - 1) * C)) && (R != 2 || slots(true, 1, C)) &&
-         (C < 2 || slots(false, 0, (C - 1) * R)) && (C != 2 || slots(false, 1, R));
+    if (arcs > sr.cap) return false;
+  }
+  return true;
 }
 
 // The floor for first tile(s) of group `f`: c_N(f) + sum of c_X over the other tiles - the most

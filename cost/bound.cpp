@@ -83,6 +83,19 @@ class Ruler {
   void buildComponents();
   LD floors(const std::vector<OpId>& ops);
   bool connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts);
+  // Per op of a group (bit j: ops[j]), its neighbours in the group: along the edges linked at the
+  // current theta (linkedOnly), or along all of them.
+  template <class Mask>
+  std::vector<Mask> neighbours(const std::vector<OpId>& ops, bool linkedOnly) {
+    const int n = static_cast<int>(ops.size());
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
+    std::vector<Mask> nb(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (const auto& e : adj_[ops[i]])
+        if (idx_[e.first] >= 0 && (!linkedOnly || linked(e))) nb[i] |= Mask{1} << idx_[e.first];
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+    return nb;
+  }
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
   BoundGroup groupBound(const std::vector<OpId>& ops);
   std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
@@ -224,12 +237,7 @@ LD Ruler::floors(const std::vector<OpId>& ops) {
 // remembering those seen. False when there are more than BoundOptions::max_parts.
 bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts) {
   const int n = static_cast<int>(ops.size());
-  for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
-  std::vector<uint32_t> nb(n, 0);
-  for (int i = 0; i < n; ++i)
-    for (const auto& e : adj_[ops[i]])
-      if (idx_[e.first] >= 0 && linked(e)) nb[i] |= 1u << idx_[e.first];
-  for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+  const std::vector<uint32_t> nb = neighbours<uint32_t>(ops, true);
   bool tooMany = false;
   std::vector<char> seen(size_t{1} << n, 0);
   for (int v = 0; v < n; ++v) {
@@ -452,14 +460,8 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
       const int n = static_cast<int>(g.ops.size());
       if (g.method != BoundMethod::Floors || n <= bo_.max_cover_ops || n > 64 || (bo_.give_up && bo_.give_up()))
         continue;
-      std::vector<uint64_t> around(n, 0);
-      for (int i = 0; i < n; ++i) idx_[g.ops[i]] = i;
-      for (int i = 0; i < n; ++i)
-        for (const auto& e : adj_[g.ops[i]])
-          if (idx_[e.first] >= 0) around[i] |= uint64_t{1} << idx_[e.first];
-      for (int i = 0; i < n; ++i) idx_[g.ops[i]] = -1;
-      const bound_detail::LpCover lp =
-          bound_detail::lpCover(p_, m_, g.ops, around, opCompute_, bo_.lp_parts, bo_.give_up);
+      const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
+                                                             opCompute_, bo_.lp_parts, bo_.give_up);
       if (!lp.done || !(static_cast<double>(lp.value) > g.value)) continue;
       g.method = BoundMethod::Lp;
       g.value = static_cast<double>(lp.value);

@@ -406,21 +406,18 @@ struct ClassFloor {
     if ((hHi - ch.lo + 1) * (wHi - cw.lo + 1) > kMaxBox) return 0;
     // The pairs of the box that fit (a box of up to kMaxBox pairs; at most kMaxPoints of them
     // fitting: a class whose largest sides do not fit often has few pairs that do).
-    std::vector<std::pair<i64, i64>> fit;
+    std::vector<Grid> fit;
     for (i64 h = ch.lo; h <= hHi; ++h)
       for (i64 w = cw.lo; w <= wHi; ++w) {
         Grid pt = g;
         pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
         if (ws(withK(pt, multiK ? 1 : kHi), kept) > p.capacity) continue;
         if (static_cast<i64>(fit.size()) == kMaxPoints) return 0;
-        fit.emplace_back(w, h);
+        fit.push_back(pt);
       }
     std::vector<std::tuple<LD, i64, i64>> points;  // (step floor, w, h)
-    for (const auto& [w, h] : fit) {
-      Grid pt = g;
-      pt.w = w, pt.h = h, pt.rowLast = pl.H - (g.nth - 1) * h, pt.colLast = pl.W - (g.ntw - 1) * w;
-      points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, w, w}, {ch.count, h, h}), w, h);
-    }
+    for (const Grid& pt : fit)
+      points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, pt.w, pt.w}, {ch.count, pt.h, pt.h}), pt.w, pt.h);
     // The least over the points of the larger of the two floors: by step floor, until it alone
     // reaches the least so far.
     std::sort(points.begin(), points.end());
