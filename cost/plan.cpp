@@ -10,9 +10,10 @@
 //   accumulatingMatMuls,  E2 (decisions 1, 2): which MatMuls accumulate; nk and the compute
 //   kLoop                         denominator D
 //   checkFusedOperands    V9      a Pointwise producing a MatMul operand under split-K
-//   requiredRegions       E3, L5 (decision 4): the slice templates and compute coefficients
+//   requiredRegions       E3: the slice templates, and the regions each op must produce
 //   matmulChains          decision 3: chains of three or more MatMuls
 //   storesAndWorkingSet   L4, W1 (decisions 6, 8): stores, accumulators, retained tensors
+//   regionCharges         L5 (decision 4), A-14: compute, once per distinct region in a step
 //   classesExact          whether the step classes are exact (SubgraphPlan::fast_ok)
 #include <algorithm>
 #include <numeric>
@@ -243,23 +244,23 @@ Check checkFusedOperands(const Problem& p, const OpSets& s, const Granularity& g
 // E3: the regions each op must produce in a step, from the output tile backwards (consumers
 // before producers). A region of a tensor produced outside S and not retained into S is a slice
 // template (identical templates count once); one produced inside S recurses into its producer.
-// L5 and decision 4: MatMul base costs form the per-k-step coefficient; a Pointwise is charged
-// every k-step if its region depends on the k-strip, otherwise once per tile.
+// What each op is charged for its regions is regionCharges' (below).
+struct Need {
+  Ext rk, ck;
+  bool operator==(const Need&) const = default;
+};
+using Needs = std::vector<std::vector<Need>>;  // per op of S (listed order): the regions demanded of its output
+
 Check requiredRegions(const Problem& p, const OpSets& s, const std::vector<TensorId>& ne,
-                      const std::vector<TensorId>& rin, const std::vector<char>& acc, SubgraphPlan& pl) {
+                      const std::vector<TensorId>& rin, const std::vector<char>& acc, SubgraphPlan& pl, Needs& needs) {
   const auto& ops = s.ops;
-  struct Need {
-    Ext rk, ck;
-    bool operator==(const Need&) const = default;
-  };
-  std::vector<std::vector<Need>> needs(ops.size());  // demanded regions of each op's output(s)
+  needs.assign(ops.size(), {});
   auto addNeed = [&](std::vector<Need>& v, Need n) {
     if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
   };
   for (size_t i = 0; i < ops.size(); ++i)
     for (TensorId t : p.ops[ops[i]].outputs)
       if (contains(ne, t)) addNeed(needs[i], {Ext::Rho, Ext::Gamma});
-  auto dependsOnJ = [&](Need n) { return pl.nk > 1 && (n.rk == Ext::Kappa || n.ck == Ext::Kappa); };
   auto needInput = [&](TensorId t, Need n) -> void {
     OpId pr = p.producer[t];
     if (pr >= 0 && s.inS(pr)) {
@@ -274,7 +275,6 @@ Check requiredRegions(const Problem& p, const OpSets& s, const std::vector<Tenso
     for (const Need& n : needs[i]) {
       if (op.type == OpType::Pointwise) {
         for (TensorId t : op.inputs) needInput(t, n);
-        (dependsOnJ(n) ? pl.pw_every : pl.pw_last) += op.base_cost;
       } else if (acc[i]) {
         if (pl.nk > 1 && !(n.rk == Ext::Rho && n.ck == Ext::Gamma))
           return Fail{Rule::E2, opName(p, ops[i]) +
@@ -282,11 +282,9 @@ Check requiredRegions(const Problem& p, const OpSets& s, const std::vector<Tenso
                                     "the subgraph (its output would be needed before its reduction is complete)"};
         needInput(op.inputs[0], {n.rk, Ext::Kappa});
         needInput(op.inputs[1], {Ext::Kappa, n.ck});
-        pl.mm_coef += op.base_cost;
       } else {
         needInput(op.inputs[0], {n.rk, Ext::Full});
         needInput(op.inputs[1], {Ext::Full, n.ck});
-        pl.mm_coef += op.base_cost;
       }
     }
     if (needs[i].empty())
@@ -335,29 +333,96 @@ void storesAndWorkingSet(const Problem& p, const OpSets& s, const std::vector<Te
   pl.produced = s.produced;
 }
 
+// Whether two interval kinds of one axis (of length dim) give the same interval in every step
+// (Always), in none (Never), or in some only (Maybe). A kind with one interval (Full, or a tile or
+// k kind with one tile or k-step) is [0, its length); one with several intervals has none that
+// is longer than its step, the first being [0, step). Equal kinds are always the same; two single
+// intervals exactly when their lengths are; a single interval and several only when it is the
+// first of them (maybe); two different kinds of several intervals maybe.
+enum class AxisRel { Always, Never, Maybe };
+AxisRel axisRel(const SubgraphPlan& pl, Ext x, Ext y, i64 dim) {
+  auto count = [&](Ext e) { return e == Ext::Full ? 1 : e == Ext::Rho ? pl.nth : e == Ext::Gamma ? pl.ntw : pl.nk; };
+  auto length = [&](Ext e) {  // of a single interval
+    return e == Ext::Full ? dim : e == Ext::Rho ? pl.H : e == Ext::Gamma ? pl.W : pl.Kacc;
+  };
+  if (x == y) return AxisRel::Always;
+  const bool sx = count(x) == 1, sy = count(y) == 1;
+  if (sx && sy) return length(x) == length(y) ? AxisRel::Always : AxisRel::Never;
+  if (sx != sy) {  // [0, L) is one of the several intervals only if it is the first, [0, step)
+    const Ext single = sx ? x : y, multi = sx ? y : x;
+    const i64 step = multi == Ext::Rho ? pl.g.h : multi == Ext::Gamma ? pl.g.w : pl.g.k;
+    return length(single) == step ? AxisRel::Maybe : AxisRel::Never;
+  }
+  return AxisRel::Maybe;
+}
+// The same for two regions (rows, columns) of tensor t: the same slice in every step, in none, or
+// in some.
+AxisRel regionRel(const Problem& p, const SubgraphPlan& pl, TensorId t, Ext r1, Ext c1, Ext r2, Ext c2) {
+  const AxisRel a = axisRel(pl, r1, r2, p.heights[t]), b = axisRel(pl, c1, c2, p.widths[t]);
+  if (a == AxisRel::Never || b == AxisRel::Never) return AxisRel::Never;
+  if (a == AxisRel::Maybe || b == AxisRel::Maybe) return AxisRel::Maybe;
+  return AxisRel::Always;
+}
+
+// L5 and A-14: the compute of each op, once per distinct region of its output needed in a step.
+// A MatMul is charged base_cost x |k_j| / D per region in every k-step; a Pointwise base_cost per
+// region, in every k-step for a region that changes with the k-step (a k-strip: nk > 1), else once
+// per tile in its last k-step (decision 4). Regions that are the same slice in every step count
+// once; those that differ in every step each count. Where two regions coincide in some steps
+// only, the coefficients take the fewest regions any step can have (a set of regions pairwise
+// never equal, greedily) and the op is listed in pl.regions, priced step by step (step.h).
+void regionCharges(const Problem& p, const OpSets& s, const Needs& needs, SubgraphPlan& pl) {
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = p.ops[s.ops[i]];
+    const bool mm = op.type == OpType::MatMul;
+    for (int phase = 0; phase < 2; ++phase) {  // 0: every k-step, 1: the last one
+      std::vector<Need> in;
+      for (const Need& n : needs[i]) {
+        const bool every = mm || (pl.nk > 1 && (n.rk == Ext::Kappa || n.ck == Ext::Kappa));
+        if (every == (phase == 0)) in.push_back(n);
+      }
+      if (in.empty()) continue;
+      const TensorId t = op.outputs.front();
+      auto rel = [&](const Need& a, const Need& b) { return regionRel(p, pl, t, a.rk, a.ck, b.rk, b.ck); };
+      std::vector<Need> classes;  // one need per class of needs that are the same slice in every step
+      for (const Need& n : in) {
+        bool same = false;
+        for (const Need& c : classes) same = same || rel(n, c) == AxisRel::Always;
+        if (!same) classes.push_back(n);
+      }
+      bool maybe = false;
+      std::vector<Need> distinct;  // pairwise never the same slice: distinct in every step
+      for (const Need& c : classes) {
+        bool never = true;
+        for (const Need& d : distinct) {
+          const AxisRel r = rel(c, d);
+          never = never && r == AxisRel::Never;
+        }
+        for (const Need& d : classes) maybe = maybe || (&d != &c && rel(c, d) == AxisRel::Maybe);
+        if (never) distinct.push_back(c);
+      }
+      const i64 counted = static_cast<i64>(distinct.size());
+      (mm ? pl.mm_coef : phase == 0 ? pl.pw_every : pl.pw_last) += op.base_cost * counted;
+      if (!maybe) continue;
+      SubgraphPlan::OpRegions r{op.base_cost, mm, phase == 0, counted, {}};
+      for (const Need& c : classes) r.regions.push_back({t, c.rk, c.ck});
+      pl.regions.push_back(std::move(r));
+    }
+  }
+}
+
 // The step classes price one representative step per class; that is exact when, for every
 // two templates of one tensor, whether they coincide is the same in every step. Per axis the
 // two interval kinds are equal ("always"), decided by the grid ("always"/"never": a Full axis
 // against a kind with one interval or several), or value-dependent ("maybe", e.g. rows vs
 // k-strip). A pair is safe if some axis is "never" or no axis is "maybe".
+// An op's regions that coincide in some steps only (pl.regions) make its compute vary the same way.
 bool classesExact(const Problem& p, const SubgraphPlan& pl) {
-  auto count = [&](Ext e) { return e == Ext::Rho ? pl.nth : e == Ext::Gamma ? pl.ntw : pl.nk; };
-  auto extent = [&](Ext e) { return e == Ext::Rho ? pl.H : e == Ext::Gamma ? pl.W : pl.Kacc; };
-  enum Rel { Always, Never, Maybe };
-  auto rel = [&](Ext x, Ext y, i64 dim) {
-    if (x == y) return Always;
-    if (y == Ext::Full) std::swap(x, y);
-    if (x != Ext::Full) return Maybe;
-    if (count(y) > 1) return Never;
-    return extent(y) == dim ? Always : Never;
-  };
+  if (!pl.regions.empty()) return false;
   for (size_t a = 0; a < pl.slices.size(); ++a)
     for (size_t b = a + 1; b < pl.slices.size(); ++b) {
       const SliceTpl &x = pl.slices[a], &y = pl.slices[b];
-      if (x.t != y.t) continue;
-      Rel r1 = rel(x.rk, y.rk, p.heights[x.t]), r2 = rel(x.ck, y.ck, p.widths[x.t]);
-      if (r1 == Never || r2 == Never) continue;
-      if (r1 == Maybe || r2 == Maybe) return false;
+      if (x.t == y.t && regionRel(p, pl, x.t, x.rk, x.ck, y.rk, y.ck) == AxisRel::Maybe) return false;
     }
   return true;
 }
@@ -399,11 +464,13 @@ SubgraphPlan planSubgraph(const Problem& p, const ModelOptions& m, const std::ve
   const std::vector<char> acc = accumulatingMatMuls(p, s, ne);
   if (Check f = kLoop(p, m, s, acc, pl)) return failed(*f);
   if (Check f = checkFusedOperands(p, s, g)) return failed(*f);
-  if (Check f = requiredRegions(p, s, ne, rin, acc, pl)) return failed(*f);
+  Needs needs;
+  if (Check f = requiredRegions(p, s, ne, rin, acc, pl, needs)) return failed(*f);
   if (Check f = matmulChains(p, m, s, acc, pl)) return failed(*f);
   storesAndWorkingSet(p, s, ne, rin, rout, acc, pl);
   pl.ntw = (pl.W + g.w - 1) / g.w;  // E1
   pl.nth = (pl.H + g.h - 1) / g.h;
+  regionCharges(p, s, needs, pl);
   pl.fast_ok = classesExact(p, pl);
   return pl;
 }

@@ -80,6 +80,22 @@ class StepPricer {
     }
   }
 
+  // how many distinct regions of an op's output (SubgraphPlan::regions) step s needs.
+  i64 distinctRegions(const SubgraphPlan::OpRegions& o, const StepIdx& s) const {
+    i64 d = 0;
+    for (size_t a = 0; a < o.regions.size(); ++a) {
+      const auto& x = o.regions[a];
+      const Iv r = iv(x.rk, true, x.t, s), c = iv(x.ck, false, x.t, s);
+      bool seen = false;
+      for (size_t b = 0; b < a && !seen; ++b) {
+        const auto& y = o.regions[b];
+        seen = iv(y.rk, true, y.t, s) == r && iv(y.ck, false, y.t, s) == c;
+      }
+      d += seen ? 0 : 1;
+    }
+    return d;
+  }
+
   struct Result {
     i128 num;
     i64 ws;
@@ -110,9 +126,11 @@ class StepPricer {
     i64 tile = rho.len() * gam.len();
     ws += pl_.ws_const + tile * (pl_.n_store + (pl_.nk > 1 ? pl_.n_acc : 0));
     i64 store = last ? tile * pl_.n_store : 0;
-    i128 kap = pl_.mm_coef ? iv(Ext::Kappa, true, 0, cur).len() : 0;
-    i128 compute =
-        static_cast<i128>(pl_.mm_coef) * kap + static_cast<i128>(pl_.pw_every + (last ? pl_.pw_last : 0)) * pl_.D;
+    i64 mm = pl_.mm_coef, pw = pl_.pw_every + (last ? pl_.pw_last : 0);
+    for (const SubgraphPlan::OpRegions& o : pl_.regions)
+      if (o.every || last) (o.matmul ? mm : pw) += o.cost * (distinctRegions(o, cur) - o.counted);
+    i128 kap = mm ? iv(Ext::Kappa, true, 0, cur).len() : 0;
+    i128 compute = static_cast<i128>(mm) * kap + static_cast<i128>(pw) * pl_.D;
     i128 c = compute * p_.bandwidth;
     i128 m = static_cast<i128>(load + store) * pl_.D;
     return {std::max(c, m), ws, c >= m};

@@ -51,13 +51,30 @@ struct SubgraphPlan {
   i64 nk = 1, Kacc = 0;                   // k-steps per tile, reduction length of the accumulating MatMul(s)
   i64 D = 1;                              // compute denominator
   std::vector<SliceTpl> slices;           // boundary-input slices loaded each step (not retained-in)
+  // Compute (L5, A-14: an op runs once per distinct region of its output needed in a step). The
+  // coefficients count, per op, the regions that are distinct in every step (all of them when no
+  // two of its needed regions can coincide in some steps and differ in others); `regions` lists
+  // the ops whose regions coincide in some steps only, priced step by step (step.h).
   i64 mm_coef = 0;                        // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
   i64 pw_every = 0;                       // Pointwise base costs charged every k-step (k-strip prologues)
   i64 pw_last = 0;                        // Pointwise base costs charged once per tile, in the last k-step
+  struct Region {
+    TensorId t;  // the op's output (its axis lengths for Full)
+    Ext rk, ck;
+  };
+  struct OpRegions {
+    i64 cost = 0;                 // the op's base cost
+    bool matmul = false;          // x |k_j| / D per region (MatMul), else x 1 per region (Pointwise)
+    bool every = false;           // charged in every k-step (MatMul, k-strip Pointwise), else in the last one
+    i64 counted = 0;              // regions already in the coefficients above
+    std::vector<Region> regions;  // its needed regions in that phase (two or more, some may coincide)
+  };
+  std::vector<OpRegions> regions;
   i64 n_store = 0;                        // outputs written per tile (non-retained O(S))
   i64 n_acc = 0;                          // ephemeral split-K accumulators (counted when nk > 1)
   i64 ws_const = 0;                       // sum |t| over retained-in and retained-out tensors
-  bool fast_ok = true;                    // no tensor has two different slice templates
+  bool fast_ok = true;                    // step classes are exact: no two slice templates of a tensor, nor two
+                                          // regions of an op, coincide in some steps and differ in others
   std::vector<TensorId> written;          // O(S) minus retained-out: land in slow memory
   std::vector<TensorId> boundary_inputs;  // consumed, not produced in S (sorted, unique)
   std::vector<TensorId> produced;         // P(S) (sorted, unique)
