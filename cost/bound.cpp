@@ -122,6 +122,7 @@ class Ruler {
   std::vector<int> idx_;                               // scratch: position in the group being covered
   std::vector<int> sub_;                               // scratch: union-find inside one component
   RetentionPrices prices_;                             // empty, or a priced pass's (tieRetention)
+  mutable std::vector<TensorId> negativeOut_;          // kept by a part whose priced floor fell below 0
   mutable long partsPriced_ = 0;                       // partFloor calls so far (the priced passes' budget)
 };
 
@@ -132,6 +133,7 @@ LD Ruler::computeFloor() {
   const OpComputeFloor f = opComputeFloor(p_, m_);
   opCompute_.assign(no_, 0);
   mayFeedMatMul_ = f.may_feed_matmul;
+  if (!bo_.args.on(BoundArg::ComputeFloor)) return 0;
   LD compute = 0;
   for (int o = 0; o < no_; ++o) {
     const Op& op = p_.ops[o];
@@ -148,6 +150,7 @@ LD Ruler::computeFloor() {
 // never produced, so never ephemeral, and never retained: V6), and every graph output is written
 // at least once (V7). Transfers are elements / B (L3, L4).
 LD Ruler::trafficFloor() const {
+  if (!bo_.args.on(BoundArg::TrafficFloor)) return 0;
   LD elems = 0;
   for (int t = 0; t < p_.numTensors(); ++t)
     if (p_.is_graph_input[t] || p_.is_graph_output[t]) elems += p_.size(t);
@@ -173,7 +176,7 @@ LD Ruler::trafficFloor() const {
 // k-steps, which left mlsys-2026-13 under k_limit=reduction with no edge floor at all).
 LD Ruler::edgeFloor(OpId q, OpId c, TensorId t) const {
   const Op &Q = p_.ops[q], &Cc = p_.ops[c];
-  if (Q.type != OpType::MatMul || Cc.type != OpType::MatMul) return 0;
+  if (Q.type != OpType::MatMul || Cc.type != OpType::MatMul || !bo_.args.on(BoundArg::EdgeFloors)) return 0;
   const TensorId u = t == Cc.inputs[0] ? Q.inputs[1] : t == Cc.inputs[1] ? Q.inputs[0] : -1;
   if (u < 0 || !p_.is_graph_input[u] || p_.size(u) <= p_.capacity) return 0;
   return static_cast<LD>(nativeTiles(Cc.outputs[0])) * static_cast<LD>(p_.size(u)) / static_cast<LD>(p_.bandwidth);
@@ -278,10 +281,20 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
     return part;
   };
   std::vector<PartFloor> f(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_);
+  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_, bo_.args);
   partsPriced_ += static_cast<long>(parts.size());
-  std::vector<uint32_t> covers = bound_detail::coverMasks(p_, ops, parts), served;
-  const int bits = n + bound_detail::readerMasks(p_, ops, parts, kMaxCoverBits, served);
+  // Under prices a part that keeps a priced tensor out earns its price, and could go below 0:
+  // then a schedule could run it again and again (recomputation), earning each time, and the
+  // cover, which counts each op's first run only, would be above it. Such prices prove nothing
+  // (tieRetention drops the pass and lowers them).
+  if (!prices_.empty())
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (f[i].value < 0)
+        for (TensorId t : f[i].retained) negativeOut_.push_back(t);
+  std::vector<uint32_t> covers = bo_.args.on(BoundArg::ForcedOps) ? bound_detail::coverMasks(p_, ops, parts) : parts,
+                        served(parts.size(), 0);
+  const int bits =
+      n + (bo_.args.on(BoundArg::Readers) ? bound_detail::readerMasks(p_, ops, parts, kMaxCoverBits, served) : 0);
   for (size_t i = 0; i < parts.size(); ++i) covers[i] |= served[i];
   std::vector<std::vector<int>> byLow(bits);
   for (size_t i = 0; i < parts.size(); ++i)
@@ -327,7 +340,7 @@ BoundGroup Ruler::groupBound(const std::vector<OpId>& ops) {
   bg.ops = ops;
   const int n = static_cast<int>(ops.size());
   bool covered = false;
-  if (n <= bo_.max_cover_ops && !(bo_.give_up && bo_.give_up())) {
+  if (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover) && !(bo_.give_up && bo_.give_up())) {
     std::vector<uint32_t> parts;
     if (connectedParts(ops, parts)) covered = cheapestCover(ops, parts, bg);
   }
@@ -429,10 +442,10 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
   LD total = 0;
   for (BoundComponent& c : components) {
     const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
-    if (!cover && !(bo_.give_up && bo_.give_up())) {
+    if (!cover && bo_.args.on(BoundArg::Shares) && !(bo_.give_up && bo_.give_up())) {
       const auto t = Clock::now();
-      const bound_detail::ShareBound sb =
-          bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_, bo_.give_up, bo_.share_parts);
+      const bound_detail::ShareBound sb = bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_,
+                                                                   bo_.give_up, bo_.share_parts, bo_.args);
       c.shares = static_cast<double>(sb.value);
       c.closed_ops = sb.closed;
       c.pressure_inputs = sb.pressure_inputs;
@@ -458,16 +471,19 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
     bool raised = false;
     for (BoundGroup& g : c.groups) {
       const int n = static_cast<int>(g.ops.size());
-      if (g.method != BoundMethod::Floors || n <= bo_.max_cover_ops || n > 64 || (bo_.give_up && bo_.give_up()))
+      if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
+          !bo_.args.on(BoundArg::Lp) || (bo_.give_up && bo_.give_up()))
         continue;
       const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
-                                                             opCompute_, bo_.lp_parts, bo_.give_up);
+                                                             opCompute_, bo_.lp_parts, bo_.give_up, bo_.args);
       if (!lp.done || !(static_cast<double>(lp.value) > g.value)) continue;
       g.method = BoundMethod::Lp;
       g.value = static_cast<double>(lp.value);
       g.parts = lp.parts;
       for (const auto& part : lp.cover)
-        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops), forcedOps(p_, part.ops), part.weight});
+        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args),
+                           bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
+                           part.weight});
       raised = true;
     }
     if (!raised) continue;
@@ -494,9 +510,14 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
 // whose sum is <= 0 in every schedule. (A component priced by "floors" or an edge floor ignores the terms: right for
 // the +price of a tensor kept in, which only lowers it, but it could not answer for the -price of
 // one kept out.) A pass in which the time runs out (a component's method changes) is dropped.
+// So is a pass in which some part's priced floor is below 0 (issue 50: the cover counts each op's
+// first run only, which is below the schedule's whole sum only when every other run pays >= 0;
+// a part keeping its output out for a later one earned the price on each of its runs), and the
+// prices that part earns are halved.
 int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
   constexpr int kTieSteps = 12;
   constexpr long kTieParts = 600;  // parts the priced passes may price in any case
+  if (!bo_.args.on(BoundArg::RetentionPrices)) return 0;
   std::vector<int> g = bound_detail::keptBalance(p_, components);
   std::vector<char> exact(no_, 0), touched(no_, 0);
   for (const BoundComponent& c : components)
@@ -538,9 +559,17 @@ int Ruler::tieRetention(std::vector<BoundComponent>& components, LD& total) {
     }
     if (!moved) break;  // a zero subgradient: these prices are the best
     std::vector<BoundComponent> pass;
+    negativeOut_.clear();
     const LD passTotal = componentsBound(pass, &first, &touched);
     ++passes;
     lastStep = partsPriced_ - before;
+    if (!negativeOut_.empty()) {  // a part below 0 (cheapestCover): not a bound; halve those prices
+      for (TensorId t : negativeOut_) {
+        prices_[t] /= 2;
+        stride[t] = -std::abs(stride[t]) / 2;
+      }
+      continue;
+    }
     bool sameMethods = true;
     for (size_t i = 0; sameMethods && i < pass.size(); ++i)
       sameMethods = pass[i].groups.size() == first[i].groups.size() &&

@@ -22,6 +22,7 @@
 #include <functional>
 #include <vector>
 
+#include "cost/bound_args.h"
 #include "cost/model.h"
 #include "cost/problem.h"
 #include "cost/schedule.h"
@@ -33,6 +34,7 @@ struct BoundOptions {
   int share_parts = 24;           // an op with at most this many possible parts is closed (bound_shares.cpp)
   long max_parts = 20000;         // connected parts enumerated per component, else "floors"
   long lp_parts = 300000;         // sets grown for a group's linear relaxation (bound_lp.cpp), else none; 0: off
+  BoundArgs args;                 // the arguments switched off (bound_args.h: `bound --without ARG`)
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
 };
 
@@ -57,7 +59,7 @@ struct PartFloor {
   double retention = 0;             // the prices' term, included in value
 };
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                    const RetentionPrices* prices = nullptr);
+                    const RetentionPrices* prices = nullptr, const BoundArgs& args = {});
 
 // The ops of a part that every schedule running the part as a subgraph also ran in an earlier
 // subgraph: those from which a path leaves the part and comes back (coverMasks in
@@ -154,6 +156,26 @@ struct OpComputeFloor {
   std::vector<char> may_feed_matmul;
 };
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m);
+
+// What each argument that is on gives the bound (bound_attribution.cpp): the bound and each
+// component's value less their values with that one argument off (leave one out), in
+// BoundArg order. complete is false when bo.give_up fired before every argument was tried.
+struct BoundAttribution {
+  bool complete = false;
+  std::vector<std::pair<BoundArg, double>> total_raise;
+  std::vector<std::vector<std::pair<BoundArg, double>>> component_raise;  // per component of the full bound
+};
+BoundAttribution attributeBound(const Problem& p, const ModelOptions& m, const BoundOptions& bo,
+                                const LowerBound& full);
+
+// The arguments that each alone hold the bound above `latency` (a valid schedule's): the bound
+// with one of them off is at or below it (1e-9 relative). Empty when none alone does (several
+// together) or bo.give_up fired first (`complete` false then).
+struct BoundSuspects {
+  bool complete = false;
+  std::vector<BoundArg> args;
+};
+BoundSuspects boundSuspects(const Problem& p, const ModelOptions& m, const BoundOptions& bo, double latency);
 
 // Proven optimal by the bound: the latency is within floating-point noise of it.
 bool meetsBound(double latency, double bound);

@@ -54,9 +54,13 @@ struct ClassFloor {
   const ModelOptions* orders = nullptr;
   const std::vector<OpId>* partOps = nullptr;
 
+  // The arguments switched off (bound_args.h): retention-choice (every choice relaxed),
+  // band-reloads, step-floors.
+  BoundArgs args;
+
   ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
-             const std::vector<OpId>& ops)
-      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_), prices(prices_) {
+             const std::vector<OpId>& ops, const BoundArgs& args_ = {})
+      : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_), prices(prices_), args(args_) {
     for (const SliceTpl& s : pl.slices) {
       auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
       if (it == tensors.end()) {
@@ -74,7 +78,7 @@ struct ClassFloor {
         for (OpId c : p.consumers[t]) outside = outside || std::find(ops.begin(), ops.end(), c) == ops.end();
         if (outside) inner.push_back({t, choiceBit(t)});
       }
-    relaxed = static_cast<int>(choices.size()) > kMaxChoices;
+    relaxed = static_cast<int>(choices.size()) > kMaxChoices || !args.on(BoundArg::RetentionChoice);
     for (size_t i = 0; i < choices.size(); ++i) {
       const LD price = prices && !prices->empty() ? static_cast<LD>((*prices)[choices[i]]) : 0;
       choicePen.push_back(i < nIn ? price : -price);
@@ -123,6 +127,7 @@ struct ClassFloor {
     bool allNever = true, whole = false;
   };
   std::vector<Canon> canons[8];
+  bool hasSharedStrips = false;  // some tensor's templates may coincide (some Canon not allNever)
   const std::vector<Canon>& canonFor(const Grid& g) const {
     return canons[(g.nk == 1 ? 1 : 0) | (g.nth == 1 ? 2 : 0) | (g.ntw == 1 ? 4 : 0)];
   }
@@ -137,6 +142,7 @@ struct ClassFloor {
           c.tpl.push_back(ct);
           c.whole = c.whole || (ct.first == Ext::Full && ct.second == Ext::Full);
         }
+        hasSharedStrips = hasSharedStrips || !c.allNever;
         canons[f].push_back(std::move(c));
       }
   }
@@ -197,7 +203,9 @@ struct ClassFloor {
   //   every band once that is (R-1)(C-1) more runs over R x C tiles, at most C - 1 more per row
   //   and R - 1 per column, on the cheapest bands (bandReloads in bound_joint.cpp);
   // - a slice depending on neither is loaded once; a tensor needed whole in every step once.
-  // A tensor with templates that might coincide by value counts only its largest template.
+  // A tensor with templates that might coincide by value counts only its largest template, and
+  // a k-strip template (one slice per step) less what the other roles can make resident
+  // (sharedStripSavings: L3 compares slices, not roles); never less than the tensor once.
   // Kept tensors (retained in) load nothing. Outputs are stored once (tile regions sum to |t|)
   // unless kept (retained out).
   // The elements of one band of each kind (the row-band slices of one tile row together, and of
@@ -209,7 +217,65 @@ struct ClassFloor {
     return {static_cast<LD>(g.h) * rowPool / static_cast<LD>(pl.H), rowMin,
             static_cast<LD>(g.w) * colPool / static_cast<LD>(pl.W), colMin};
   }
-  LD traffic(const Grid& g, uint32_t kept, Bands* pools = nullptr) const {
+  // The loads of a k-strip template A (a new slice in every k-step: nk > 1) that other
+  // templates B of its tensor, which may hold the same slice, can save in a class, at most
+  // (issue 50). In step (tile, j) A's strip is resident only if the previous step needed the
+  // identical slice (L3), and the previous step's own strip of A is another k-interval (the strips
+  // of a tile are distinct, and j restarts at 0 on the next tile), so only a B can hold it.
+  // - The common case: B has A's kind on A's other axis and a tile kind (Rho or Gamma) on A's
+  //   k axis (an operand also read by an epilogue: LHS {Rho, Kappa} and {Rho, Gamma}). Its slice
+  //   is fixed within a tile, so a strip kappa_j it holds is an interval of the tile grid on that
+  //   axis: both start at j k = c w and end together, which for a full tile interval means k = w
+  //   (j = c) and otherwise only the last strip against the last, clipped tile interval, when
+  //   (nk - 1) k = (ntw - 1) w. The tile's first strip [0, k) follows the predecessor's slices:
+  //   held by a B only when it is a tile interval, c = 0 with k = w. So with k != side (w for
+  //   Gamma, h for Rho) each tile on the last tile interval saves at most one strip, of the last
+  //   interval's size; with k = side (possible when the class's sides reach down to kHi), each
+  //   tile at most its B slice (those sum to the tensor over a row of tiles), and a first step
+  //   only after a tile of the first tile interval, each tile being the predecessor of at most
+  //   one: at most one strip of k per tile of that first interval.
+  // - Any other B: each tile at most (1 + the B) strips of A (in the tile, B's slice at step j - 1
+  //   fixes j; the first step one more), each at most A's largest strip in the class.
+  // The class's traffic takes the least of the k = side and k != side figures (kEqualSide).
+  LD sharedStripSavings(const Grid& g, const std::vector<std::pair<Ext, Ext>>& tpl, std::pair<Ext, Ext> a, i64 Ht,
+                        i64 Wt, bool kEqualSide) const {
+    const bool onCols = a.second == Ext::Kappa;  // A's k axis: its columns (an LHS) or its rows (an RHS)
+    const Ext other = onCols ? a.first : a.second;
+    const Ext tileKind = onCols ? Ext::Gamma : Ext::Rho;
+    const i64 n = onCols ? g.ntw : g.nth, side = onCols ? g.w : g.h;      // tiles along the k axis, least side
+    const i64 L = onCols ? pl.W : pl.H;                                    // that axis (= Kacc)
+    const i64 sideHi = n > 1 ? (L - (onCols ? g.colLast : g.rowLast)) / (n - 1) : side;
+    const i64 lastHi = L - (n - 1) * side;                                 // the largest last tile interval
+    const i64 across = onCols ? g.nth : g.ntw;                              // tiles along the other axis
+    // The other axis: a tile interval (its lengths sum to the axis over the tiles along it) or
+    // the whole axis in every tile.
+    const LD otherSum = other == Ext::Full ? static_cast<LD>(across) * static_cast<LD>(onCols ? Ht : Wt)
+                                           : static_cast<LD>(onCols ? pl.H : pl.W);
+    const LD otherMost = other == Ext::Full ? static_cast<LD>(onCols ? Ht : Wt)
+                                            : static_cast<LD>(std::min(p.native, onCols ? pl.H : pl.W));
+    LD total = 0;
+    for (const auto& b : tpl) {
+      if (b == a || neverEqual(a, b)) continue;
+      const Ext bOther = onCols ? b.first : b.second, bK = onCols ? b.second : b.first;
+      if (bOther == other && bK == tileKind && n > 1) {
+        if (kEqualSide) total += otherSum * static_cast<LD>(L + sideHi);
+        else total += otherSum * static_cast<LD>(lastHi);  // per tile on the last interval, its other side
+        continue;
+      }
+      // Any other partner: (1 + 1) strips per tile (this B in the tile, and the first step).
+      const LD strip = otherMost * static_cast<LD>(std::min(g.k, pl.Kacc));
+      total += 2 * static_cast<LD>(g.nth) * static_cast<LD>(g.ntw) * strip;
+    }
+    return total;
+  }
+  // Whether some k = side (a tile side along the k axis of a tensor read as a k-strip and as a
+  // tile slice) is in the class: then sharedStripSavings(..., true) applies there.
+  bool kCanEqualSide(const Grid& g) const {
+    if (!multiK) return false;
+    return std::min(g.w, g.h) <= kHi;
+  }
+
+  LD traffic(const Grid& g, uint32_t kept, Bands* pools = nullptr, bool kEqualSide = false) const {
     LD total = 0, rowPool = 0, colPool = 0, rowMin = 0, colMin = 0;
     auto axisSum = [&](Ext e, i64 axisLen) -> LD {  // sum of the axis lengths over its index
       switch (e) {
@@ -238,6 +304,7 @@ struct ClassFloor {
         LD own = 0;
         if (usesJ) {
           own = rs * cs * (usesR ? 1 : g.nth) * (usesC ? 1 : g.ntw);
+          if (!allNever) own = std::max(rs * cs, own - sharedStripSavings(g, c, {r, k}, Ht, Wt, kEqualSide));
         } else if (usesR && usesC) {
           own = rs * cs;
         } else if (usesR) {
@@ -270,7 +337,7 @@ struct ClassFloor {
     // sums linear in the band sizes, so concave, and so is its composition with those affine
     // maps: over the box of the class's sides that may fit (from the smallest, g.h and g.w, to the
     // largest that fits, which g.rowLast and g.colLast encode) its least is at a corner.
-    if (rowPool > 0 && colPool > 0) {
+    if (rowPool > 0 && colPool > 0 && args.on(BoundArg::BandReloads)) {
       const LD H = static_cast<LD>(pl.H), W = static_cast<LD>(pl.W), R = static_cast<LD>(g.nth),
                C = static_cast<LD>(g.ntw);
       const LD hHi = g.nth > 1 ? (H - static_cast<LD>(g.rowLast)) / (R - 1) : static_cast<LD>(g.h);

@@ -225,7 +225,7 @@ struct LpCover {
 };
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
-                const std::function<bool()>& stop);
+                const std::function<bool()>& stop, const BoundArgs& args = {});
 
 // Upward closed invalidity of a part S (`in` marks its ops): bound_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);
@@ -292,6 +292,7 @@ bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts);
+                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
+                      const BoundArgs& args = {});
 
 }  // namespace mlsys::bound_detail

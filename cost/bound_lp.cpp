@@ -61,10 +61,10 @@ LD quickFloor(const Problem& p, const std::vector<OpId>& part, const std::vector
 
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
-                const std::function<bool()>& stop) {
+                const std::function<bool()>& stop, const BoundArgs& args) {
   LpCover res;
   const int n = static_cast<int>(ops.size());
-  if (n == 0 || n > 64 || maxVisited <= 0) return res;
+  if (n == 0 || n > 64 || maxVisited <= 0 || !args.on(BoundArg::PartFloors)) return res;
   // Pairs of ops that never share a valid subgraph (A-6, forced shapes).
   std::vector<std::optional<std::vector<Shape>>> shapes(n);
   for (int i = 0; i < n; ++i) shapes[i] = forcedShapes(p, ops[i]);
@@ -108,7 +108,7 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     }
   }
   res.visited = static_cast<long>(queue.size());
-  const std::vector<uint64_t> covers = coverMasks(p, ops, parts);
+  const std::vector<uint64_t> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts) : parts;
   const size_t np = parts.size();
   std::vector<LD> quick(np);
   for (size_t i = 0; i < np; ++i) quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
@@ -116,7 +116,7 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   std::vector<LD> floor(np, unknown);
   auto floorOf = [&](size_t i) {
     if (floor[i] == unknown) {
-      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i])).value);
+      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args).value);
       ++res.parts;
     }
     return floor[i];
@@ -191,7 +191,7 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
         return;
       }
       for (size_t c = r.begin(); c != r.end(); ++c)
-        floor[fresh[c]] = static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]])).value);
+        floor[fresh[c]] = static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]]), nullptr, args).value);
     });
     if (stopped) return res;
     res.parts += static_cast<long>(fresh.size());

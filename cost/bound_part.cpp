@@ -2,6 +2,7 @@
 // this, whatever its granularity, traversal and retention. The component bound (bound.cpp)
 // combines these floors.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -50,7 +51,10 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
         // Cheapest test first: the choice must fit at k = 1 (or the class's k).
         if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
         const Grid g = fitted(g0, cw, ch, kept);
-        const LD m = traffic(withK(g, kHi), kept) / B;  // the same for every k of the class
+        // The same for every k of the class; with a tensor read as a k-strip and as a tile slice,
+        // the least of its figures at k = a tile side and at any other k (sharedStripSavings).
+        LD m = traffic(withK(g, kHi), kept) / B;
+        if (hasSharedStrips && kCanEqualSide(g)) m = std::min(m, traffic(withK(g, kHi), kept, nullptr, true) / B);
         const LD pen = penalty(kept);
         if (static_cast<double>(m + pen) >= cap) continue;
         const i64 k = bestK(g, kept);
@@ -112,7 +116,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                    const RetentionPrices* prices) {
+                    const RetentionPrices* prices, const BoundArgs& args) {
+  if (!args.on(BoundArg::PartFloors)) return PartFloor{};
   PartFloor best{kInf, kInf, kInf, {}, {}, 0};
   const i64 N = p.native;
   const i64 kmax = reductionLimit(p, m, ops);  // V8 (0: no MatMul)
@@ -132,14 +137,15 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
   if (!multi.valid && multi.rule == Rule::V9 && std::min(kmax, multi.Kacc - 1) > 1)
     multi = planSubgraph(p, m, ops, {N, N, std::min(kmax, multi.Kacc - 1)}, kNone, kNone);
   if (multi.valid && multi.nk > 1)
-    bound_detail::ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops).minimise(best);
+    bound_detail::ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops, args).minimise(best);
   const i64 kOne = kmax ? kmax : 1;
   SubgraphPlan one = multi.valid && multi.nk == 1 ? multi : planSubgraph(p, m, ops, {N, N, kOne}, kNone, kNone);
   if (one.valid && one.nk == 1) {
-    bound_detail::ClassFloor cf(p, one, false, one.Kacc ? one.Kacc : 1, prices, ops);
-    cf.orders = &m, cf.partOps = &ops;
+    bound_detail::ClassFloor cf(p, one, false, one.Kacc ? one.Kacc : 1, prices, ops, args);
+    if (args.on(BoundArg::OrderFloors)) cf.orders = &m, cf.partOps = &ops;
     cf.minimise(best);
   }
+  if (args.test_part_scale != 1 && std::isfinite(best.value)) best.value *= args.test_part_scale;
   return best;
 }
 

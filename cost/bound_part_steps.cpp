@@ -20,9 +20,12 @@ ClassFloor::TileKind ClassFloor::tileKind(const Grid& g, uint32_t kept, i64 hmin
     for (auto [r, k] : canon[i].tpl)
       if (r == Ext::Rho && k == Ext::Gamma) tk.tl += static_cast<LD>(hmin) * static_cast<LD>(wmin) / B;
   }
+  // Each k-step loads a new k-strip of every operand not kept, unless another template of its
+  // tensor may hold the same slice (then the strip may be resident from the previous step's
+  // slice of the other role: L3; until issue 50 such tensors counted here too).
   if (g.nk > 1) {
     for (size_t i = 0; i < tensors.size(); ++i) {
-      if (keptFor(tensors[i].bit, kept) || canon[i].whole) continue;
+      if (keptFor(tensors[i].bit, kept) || canon[i].whole || !canon[i].allNever) continue;
       const TensorId t = tensors[i].t;
       i64 most = 0;
       for (auto [r, k] : canon[i].tpl) {
@@ -52,6 +55,7 @@ ClassFloor::Bands ClassFloor::bandTimes(const Grid& g, uint32_t kept) const {
 // The tiles of a class: (nth - 1) x (ntw - 1) full ones (sides at least lo), a last column and
 // a last row (the clipped band, at least rowLast / colLast), and the corner.
 LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass& cw, const SideClass& ch) const {
+  if (!args.on(BoundArg::StepFloors)) return 0;
   const i64 hFull = ch.lo, wFull = cw.lo, hLast = std::min(ch.lo, g.rowLast), wLast = std::min(cw.lo, g.colLast);
   std::vector<TileKind> kinds;
   if (g.nth > 1 && g.ntw > 1) kinds.push_back(tileKind(g, kept, hFull, wFull, (g.nth - 1) * (g.ntw - 1)));

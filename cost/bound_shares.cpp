@@ -76,6 +76,7 @@ struct Shares {
   const std::vector<char>& mayFeedMatMul;
   const std::function<bool()>& giveUp;
   int maxParts;
+  BoundArgs args;  // the arguments switched off (bound_args.h)
 
   std::vector<char> inComp, open, in;
   std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
@@ -149,7 +150,7 @@ struct Shares {
 
   // Whether the pressure attribution holds for graph input u (see the top of the file).
   bool pressure(TensorId u, const std::vector<OpId>& readers, long& work) {
-    if (readers.size() < 2 || p.size(u) <= p.capacity) return false;
+    if (readers.size() < 2 || p.size(u) <= p.capacity || !args.on(BoundArg::Pressure)) return false;
     std::vector<OpId> next(readers.size());
     std::set<TensorId> lhs;
     for (size_t i = 0; i < readers.size(); ++i) {
@@ -286,6 +287,7 @@ struct Shares {
   int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
     std::vector<char> taken(p.numTensors(), 0);
     int count = 0;
+    if (!args.on(BoundArg::ForcedStores)) return 0;
     for (int pass = 0; pass < 2; ++pass)
       for (OpId o : ops) {
         if (!open[o] || (pass == 0) != (joint[o] != nullptr) || stop()) continue;
@@ -308,6 +310,7 @@ struct Shares {
   // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
   // none of which can be retained (V6, W1), and S's outputs share its grid.
   bool storesAlways(OpId o) {
+    if (!args.on(BoundArg::ForcedStores)) return false;
     const std::optional<std::vector<TensorId>>& F = outputsOf(o);
     if (!F || F->empty()) return false;
     for (TensorId t : *F)
@@ -398,12 +401,13 @@ struct Shares {
         if (touched && std::none_of(S.begin(), S.end(), [&](OpId v) { return (*touched)[v]; })) continue;
         std::vector<OpId> topo = S;
         std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
-        floor = static_cast<LD>(partFloor(p, m, topo, prices).value);
+        floor = static_cast<LD>(partFloor(p, m, topo, prices, args).value);
       }
     };
     priceParts(nullptr);
     // With the prices: the parts a priced tensor crosses (its maker's, a reader's) floored again.
-    RetentionPrices prices = retentionPrices(p, ops, open, inComp, pricedReaders);
+    RetentionPrices prices = args.on(BoundArg::RetentionPrices) ? retentionPrices(p, ops, open, inComp, pricedReaders)
+                                                                 : RetentionPrices{};
     std::map<std::vector<OpId>, LD> plain;
     if (!prices.empty()) {
       plain = floorOf;
@@ -427,7 +431,9 @@ struct Shares {
     // repeat shapes).
     std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
     for (OpId o : ops) {
-      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop()) continue;
+      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop() ||
+          !args.on(BoundArg::JointFloors))
+        continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
       if (!l && !r) continue;
       const Op& op = p.ops[o];
@@ -442,7 +448,7 @@ struct Shares {
       ++res.joint_ops;
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
-    closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
+    if (args.on(BoundArg::ClosedLoads)) closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
     attributePrices(p, pricedReaders, traffic, 1);
     res.store_ops = forcedStores(traffic, joint);
     SharePricing sp{ops,
@@ -492,9 +498,10 @@ struct Shares {
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts) {
-  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, {}, {}, {}, {}, {}, {}, 0, {}, {},
-                {}, {}, {},  {},  {}}
+                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
+                      const BoundArgs& args) {
+  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {},
+                {}, {}, {}, {},  {},  {}}
       .run();
 }
 

@@ -135,6 +135,18 @@ std::string statsJson(const SolveStats& s) {
   field(w, "optimal", s.optimal);
   // The one proof a run makes: the best meets the lower bound (kept for readers of older stats).
   if (s.optimal) field(w, "optimal_by", "bound");
+  // A valid schedule was found below the bound (an internal error, logged): null when none.
+  w.Key("bound_violation");
+  if (!s.bound_violation) {
+    w.Null();
+  } else {
+    w.StartObject();
+    field(w, "bound", s.bound_violation->bound);
+    field(w, "latency", s.bound_violation->latency);
+    field(w, "argument", s.bound_violation->argument);
+    field(w, "file", s.bound_violation->file);
+    w.EndObject();
+  }
   field(w, "stop_reason", s.stop_reason);
   field(w, "model", s.model);
   field(w, "version", s.version);
@@ -164,12 +176,51 @@ const char* partArgument(const PartFloor& f) {
 
 }  // namespace
 
-std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
+std::string offArgs(const BoundArgs& args) {
+  std::string s;
+  for (size_t i = 0; i < static_cast<size_t>(BoundArg::kCount); ++i)
+    if (!args.on(static_cast<BoundArg>(i))) s += (s.empty() ? "" : ", ") + std::string(kBoundArgNames[i]);
+  return s;
+}
+
+namespace {
+// What set a component's value: the share bound, the edge floor, or its groups' method(s).
+std::string componentSetBy(const BoundComponent& c) {
+  if (c.by_shares) return "shares";
+  double sum = 0;
+  for (const BoundGroup& g : c.groups) sum += g.value;
+  if (std::isfinite(c.edge_floor) && c.edge_floor < sum) return "edge-floors";
+  std::string s;
+  for (const BoundGroup& g : c.groups) {
+    const std::string name = boundMethodName(g.method);
+    if (s.find(name) == std::string::npos) s += (s.empty() ? "" : "+") + name;
+  }
+  return s;
+}
+// {"cover": 123.4, ...}: the arguments that gave something (leave one out).
+void raises(Writer& w, const char* key, const std::vector<std::pair<BoundArg, double>>& v) {
+  w.Key(key);
+  w.StartObject();
+  for (const auto& [a, amount] : v)
+    if (amount > 0) field(w, std::string(boundArgName(a)).c_str(), amount);
+  w.EndObject();
+}
+}  // namespace
+
+std::string boundJson(const LowerBound& lb, const ModelOptions& m, const BoundArgs& args, const BoundAttribution& at) {
   Doc d;
   Writer& w = d.w;
   w.StartObject();
   field(w, "model", m.describe());
   field(w, "lower_bound", lb.value());
+  {
+    std::vector<std::string> off;
+    for (size_t i = 0; i < static_cast<size_t>(BoundArg::kCount); ++i)
+      if (!args.on(static_cast<BoundArg>(i))) off.emplace_back(kBoundArgNames[i]);
+    array(w, "without", off, true);
+  }
+  field(w, "attribution", std::string(at.complete ? "complete" : "not computed (the time budget ran out)"));
+  if (at.complete) raises(w, "raised_by", at.total_raise);
   field(w, "compute_floor", lb.compute);
   field(w, "traffic_floor", lb.traffic);
   field(w, "parts_bound", lb.parts);
@@ -182,9 +233,13 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m) {
   field(w, "shares", lb.timing.shares_s);
   field(w, "linear_relaxations", lb.timing.lp_s);
   w.EndObject();
+  size_t ci = 0;
   objects(w, "components", lb.components, [&](const BoundComponent& c) {
     array(w, "ops", c.ops, true);
     field(w, "value", c.value);
+    field(w, "set_by", componentSetBy(c));
+    if (at.complete && ci < at.component_raise.size()) raises(w, "raised_by", at.component_raise[ci]);
+    ++ci;
     if (std::isfinite(c.edge_floor)) field(w, "edge_floor", c.edge_floor);
     // "groups": the sum of its groups' floors (or the edge floor); "shares": the share bound.
     field(w, "argument", std::string(c.by_shares ? "shares" : "groups"));

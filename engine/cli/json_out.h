@@ -9,7 +9,7 @@
 
 #include "cost/bound.h"
 #include "cost/evaluator.h"
-#include "engine/search/run_state.h"  // WorkerEvaluations
+#include "engine/search/run_state.h"  // WorkerEvaluations, BoundViolation
 
 namespace mlsys {
 
@@ -27,6 +27,7 @@ struct SolveStats {
   uint64_t seed = 0;
   double lower_bound = 0, gap = 1;  // gap = (best - bound) / best
   bool optimal = false;
+  std::optional<BoundViolation> bound_violation;  // engine/search/bound_guard.h: null when none
   std::string stop_reason, model, version;
   std::string config;                                            // the config file ("" = built-in defaults)
   std::vector<std::pair<std::string, std::string>> non_default;  // keys off their default: path, YAML value
@@ -40,6 +41,11 @@ std::string evaluationJson(const Evaluation& ev, const ModelOptions& m, const st
 
 // `bound --json`: the bound, its global floors and, per fusion component, its groups (method,
 // value, the cheapest cover's parts) and edge floor.
-std::string boundJson(const LowerBound& lb, const ModelOptions& m);
+// The bound, its components and what priced them; `args`: the arguments switched off; `at`: what
+// each argument that is on gave the bound and each component (leave one out).
+std::string boundJson(const LowerBound& lb, const ModelOptions& m, const BoundArgs& args = {},
+                      const BoundAttribution& at = {});
+// "cover, lp": the arguments switched off.
+std::string offArgs(const BoundArgs& args);
 
 }  // namespace mlsys

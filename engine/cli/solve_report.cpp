@@ -40,8 +40,10 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
   if (!opt.quiet) {
     log(fmt::format(
         "done ({}): best latency {}, lower bound {}, gap {}{}; found at {} s; {} writes; {} evaluations ({}/s)",
-        stopReasonName(o.stop_reason), humanLatency(o.written_best), humanLatency(o.lower_bound),
-        gapText(o.written_best, o.lower_bound), o.optimal ? ", optimal" : "",
+        stopReasonName(o.stop_reason), humanLatency(o.written_best),
+        o.lower_bound > 0 ? humanLatency(o.lower_bound) : std::string(o.bound_violation ? "dropped" : "-"),
+        o.lower_bound > 0 ? gapText(o.written_best, o.lower_bound) : std::string("unknown"),
+        o.optimal ? ", optimal" : "",
         formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, humanCount(res.evaluations),
         humanCount(evalsPerS)));
     // The moves that ran and the workers (none when the first schedule was proven at once).
@@ -77,6 +79,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     s.lower_bound = o.lower_bound;
     s.gap = gapOf(o.written_best, o.lower_bound);
     s.optimal = o.optimal;
+    s.bound_violation = o.bound_violation;
     s.stop_reason = stopReasonName(o.stop_reason);
     s.model = o.model;
     s.version = MLSYS_VERSION;

@@ -51,7 +51,10 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write, co
     std::lock_guard<std::mutex> hk(hook_mu_);
     if (seq > hooked_seq_) {
       hooked_seq_ = seq;
-      on_best_(s, ev.total, who);
+      std::vector<double> sub;
+      sub.reserve(ev.subgraphs.size());
+      for (const auto& r : ev.subgraphs) sub.push_back(r.cost.latency);
+      on_best_(s, ev.total, sub, who);
     }
   }
   return ev.total;

@@ -47,7 +47,8 @@ class OutputWriter {
   // Called after each new best with it, its latency and `who` (the offer's): in the order the
   // bests were accepted, never two at a time, outside the writer's lock (a slow hook delays only
   // the thread that offered). A best overtaken before its call is skipped. Set before any offer.
-  using OnBest = std::function<void(const Schedule& s, double latency, const std::string& who)>;
+  using OnBest = std::function<void(const Schedule& s, double latency, const std::vector<double>& subgraph_latencies,
+                                    const std::string& who)>;
   void setOnBest(OnBest hook) { on_best_ = std::move(hook); }
   // Where the writer's warnings go (stderr by default). Set before any offer.
   void setLog(LogSink log) { log_ = std::move(log); }

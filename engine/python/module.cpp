@@ -13,6 +13,7 @@
 #include <exception>
 #include <future>
 #include <memory>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -92,6 +93,7 @@ struct PySolveResult {
   long evaluations = 0;
   int threads = 0;
   std::vector<double> subgraph_latencies;
+  std::optional<py::dict> bound_violation;  // engine/search/bound_guard.h: None when none
 };
 
 struct SolveArgs {
@@ -127,6 +129,9 @@ SolveOptions optionsFrom(const SolveArgs& a) {
   so.stall_s = a.stall_seconds.value_or(-1);
   so.max_evals = a.max_evals.value_or(-1);
   so.exact = a.exact;
+  // The self-check's test seam, as the CLI's (tests/python/test_mlsys.py): a wrong argument
+  // planted in the bound, every part floor multiplied. Never set outside the tests.
+  if (const char* plant = std::getenv("MLSYS_TEST_PLANT_PART_SCALE")) so.bound_args.test_part_scale = std::atof(plant);
   return so;
 }
 
@@ -208,6 +213,14 @@ PySolveResult pySolve(const ProblemPtr& p, const SolveArgs& a) {
   r.evaluations = out.search.evaluations;
   r.threads = out.threads;
   r.subgraph_latencies = out.subgraph_latencies;
+  if (out.bound_violation) {
+    py::dict v;
+    v["bound"] = out.bound_violation->bound;
+    v["latency"] = out.bound_violation->latency;
+    v["argument"] = out.bound_violation->argument;
+    v["file"] = out.bound_violation->file;
+    r.bound_violation = std::move(v);
+  }
   return r;
 }
 
@@ -317,6 +330,9 @@ void bindSolve(py::module_& m) {
       .def_readonly("threads", &PySolveResult::threads)
       .def_readonly("model", &PySolveResult::model)
       .def_readonly("subgraph_latencies", &PySolveResult::subgraph_latencies)
+      .def_readonly("bound_violation", &PySolveResult::bound_violation,
+                    "None, or a dict (bound, latency, argument, file) when a valid schedule was found below the "
+                    "bound: an internal error; the bound was dropped and nothing was claimed optimal")
       .def("__repr__", [](const PySolveResult& r) {
         return "<mlsys.SolveResult latency " + std::to_string(r.latency) + ", bound " + std::to_string(r.bound) +
                ", stop " + r.stop_reason + ">";

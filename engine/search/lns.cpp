@@ -67,8 +67,14 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   o.greedy_incumbent = false;
   o.full_space = cfg.exact_full_space;
   ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
-  // Over the spec's whole space the exact solver's lower bound holds for every schedule.
-  if (o.full_space && r.found) run_.progress.raiseBound(r.lower_bound, "the exact solver (whole graph)");
+  // Over the spec's whole space the exact solver's lower bound holds for every schedule, unless it
+  // priced a configuration below a floor it pruned with (then none of its proofs count).
+  if (r.stats.lb_violations > 0) {
+    run_.progress.guard().exactViolation("the exact solver (whole graph)", static_cast<long>(r.stats.lb_violations),
+                                         &inc, ev.total());
+  } else if (o.full_space && r.found) {
+    run_.progress.raiseBound(r.lower_bound, "the exact solver (whole graph)");
+  }
   ++stats_.evaluations;
   run_.stats.countEvaluations(id_, r.stats.configs_priced);
   if (r.found && r.latency < ev.total()) {
@@ -220,6 +226,11 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
       solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
   run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
+  if (r.stats.lb_violations > 0) {  // a window's exact price below a floor it pruned with
+    run_.progress.guard().exactViolation("the exact solver (an LNS window)", static_cast<long>(r.stats.lb_violations),
+                                         &inc, incEval.total);
+    r.proven_optimal = false;
+  }
   if (!r.found || (incEval.valid && !improves(r.latency, incEval.total))) {
     if (r.proven_optimal && solved_.size() < 1000000) solved_.insert(key);
     return false;

@@ -107,14 +107,14 @@ void TraceFile::row(double seconds, const std::string& who, double latency) {
   }
 }
 
-Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet,
-                   LogSink log)
+Progress::Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, BoundGuard& guard,
+                   bool quiet, LogSink log)
     : dl_(dl),
       out_(out),
       stats_(stats),
       trace_(trace),
       best_(out.best()),
-      bound_(bound),
+      guard_(guard),
       quiet_(quiet),
       log_(std::move(log)) {}
 
@@ -161,8 +161,8 @@ void Progress::checkPending() {
     if (!quiet_)
       emitLine(log_,
                fmt::format("[{}s] incumbent {}  gap {}  found by {}", formatDouble(std::round(h.found_s * 1000) / 1000),
-                           humanLatency(checked), gapText(checked, bound_), h.who));
-    if (meetsBound(checked, bound_)) stats_.optimal.store(true);
+                           humanLatency(checked), gapText(checked, guard_.bound()), h.who));
+    if (meetsBound(checked, guard_.bound())) stats_.optimal.store(true);
     if (trace_) trace_->row(h.found_s, h.who, checked);
   }
 }
@@ -174,20 +174,20 @@ void Progress::warnOnce(const std::string& text) {
 
 void Progress::raiseBound(double bound, const std::string& who) {
   std::lock_guard<std::mutex> lk(mu_);
-  if (!(bound > bound_)) return;
-  bound_ = bound;
-  if (live_bound_) live_bound_->store(bound, std::memory_order_relaxed);
+  if (!guard_.raise(bound, who)) return;
+  if (best_ >= 0 && best_ < bound * (1 - 1e-9)) {  // above a valid schedule: a false certificate
+    const Schedule s = out_.bestSchedule();
+    guard_.exactViolation(who + " raised the bound above the best valid schedule", 0, &s, best_);
+    return;
+  }
   if (!quiet_)
     emitLine(log_, fmt::format("[{}s] bound raised to {}  gap {}  by {}",
-                               formatDouble(std::round(dl_.elapsed() * 1000) / 1000), humanLatency(bound_),
-                               gapText(best_, bound_), who));
-  if (meetsBound(best_, bound_)) stats_.optimal.store(true);
+                               formatDouble(std::round(dl_.elapsed() * 1000) / 1000), humanLatency(bound),
+                               gapText(best_, bound), who));
+  if (meetsBound(best_, bound)) stats_.optimal.store(true);
 }
 
-double Progress::bound() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return bound_;
-}
+double Progress::bound() const { return guard_.bound(); }
 
 double Progress::bestFoundS() const {
   std::lock_guard<std::mutex> lk(mu_);
@@ -233,8 +233,9 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     if (!header) emitLine(log_, progressHeader());
     header = true;
     const double since = t - stats_.last_improvement_s.load(std::memory_order_relaxed);
-    emitLine(log_, fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), humanLatency(bound_),
-                               gapText(best_, bound_), humanSeconds(std::max(0.0, since)),
+    const double bound = guard_.bound();
+    emitLine(log_, fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), bound > 0 ? humanLatency(bound) : "-",
+                               bound > 0 ? gapText(best_, bound) : "-", humanSeconds(std::max(0.0, since)),
                                humanCount(std::llround(rate)), best_who_.empty() ? "-" : best_who_));
     if (verbose_) {
       std::string bests;

@@ -25,6 +25,7 @@
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/io/output.h"
+#include "engine/search/bound_guard.h"
 #include "engine/search/pool.h"
 
 namespace mlsys {
@@ -173,7 +174,8 @@ class Progress {
  public:
   // Writes improvements to `trace` (nullptr: no trace), which outlives it; its lines (incumbent,
   // bound, progress, warnings) go to `log` (stderr when empty), none but warnings when `quiet`.
-  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, double bound, bool quiet,
+  // The bound is the run's BoundGuard's (engine/search/bound_guard.h): it checks every new best.
+  Progress(const Deadline& dl, OutputWriter& out, RunStats& stats, TraceFile* trace, BoundGuard& guard, bool quiet,
            LogSink log = {});
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -194,15 +196,13 @@ class Progress {
   double bestFoundS() const;
   // The anytime bound: a sound lower bound proven during the run (e.g. by the exact solver over
   // the spec's whole space) replaces the bound when higher; logged with `who`; the run stops
-  // when the best meets it.
+  // when the best meets it. A raise above the best valid schedule is a violation (the guard's).
   void raiseBound(double bound, const std::string& who);
+  BoundGuard& guard() { return guard_; }
   double bound() const;
   // Whether a part of this run can raise the bound (the exact solver on the whole graph in the
   // LNS worker): the progress table heads its column "bound" then, else "bound (static)".
   void setBoundDynamic(bool dynamic) { bound_dynamic_ = dynamic; }
-  // Where a raised bound is also stored (the improvement callback's `bound`); null: nowhere. Set
-  // before the workers start.
-  void publishBoundTo(std::atomic<double>* live) { live_bound_ = live; }
   // solve -v: each progress row is followed by a detail line (the best per worker kind and
   // constructor, the share of accepted annealing moves, the elite pool's size).
   void setVerbose(bool verbose) { verbose_ = verbose; }
@@ -225,11 +225,10 @@ class Progress {
   double best_found_s_ = 0;
   std::string best_who_;  // who found the best (the progress table's last column)
   bool bound_dynamic_ = false;
-  std::atomic<double>* live_bound_ = nullptr;
+  BoundGuard& guard_;
   bool verbose_ = false;
   std::optional<Handover> pending_;
   std::set<std::string> warned_;
-  double bound_;
   bool quiet_;
   LogSink log_;
 };
@@ -238,16 +237,37 @@ class Progress {
 std::string gapText(double latency, double bound);
 double gapOf(double latency, double bound);
 
-struct SearchRun {
+// A guard of SearchRun's own, for the runs without solve() (tests, tools): a base, so that it
+// exists before the members that refer to it.
+struct OwnedGuard {
+  std::unique_ptr<BoundGuard> own_guard;
+  OwnedGuard() = default;
+  OwnedGuard(const Problem& p, const SearchConfig& cfg, double bound)
+      : own_guard(std::make_unique<BoundGuard>(p, cfg.model)) {
+    own_guard->setStatic(bound, {});
+  }
+};
+
+struct SearchRun : private OwnedGuard {
   SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline,
-            OutputWriter& out, int64_t max_evals, TraceFile* trace, double bound_, bool quiet, LogSink log = {})
+            OutputWriter& out, int64_t max_evals, TraceFile* trace, BoundGuard& guard, bool quiet, LogSink log = {})
       : p(problem),
         cfg(config),
         seed(seed_),
         dl(deadline),
-        bound(bound_),
         stop(deadline, out, stats, config.margin_s, max_evals),
-        progress(deadline, out, stats, trace, bound_, quiet, std::move(log)),
+        progress(deadline, out, stats, trace, guard, quiet, std::move(log)),
+        pool(config.pool_size) {}
+  // With a guard of its own holding `bound`.
+  SearchRun(const Problem& problem, const SearchConfig& config, uint64_t seed_, const Deadline& deadline,
+            OutputWriter& out, int64_t max_evals, TraceFile* trace, double bound, bool quiet, LogSink log = {})
+      : OwnedGuard(problem, config, bound),
+        p(problem),
+        cfg(config),
+        seed(seed_),
+        dl(deadline),
+        stop(deadline, out, stats, config.margin_s, max_evals),
+        progress(deadline, out, stats, trace, *own_guard, quiet, std::move(log)),
         pool(config.pool_size) {}
   // With pool.isolate_first and more than one thread (call before the workers start), worker 0
   // gets a pool of its own: it reads only the elites it offered (and the start), so it runs the
@@ -280,12 +300,12 @@ struct SearchRun {
   const SearchConfig& cfg;
   const uint64_t seed;
   const Deadline& dl;
-  const double bound;  // the lower bound (cost/bound.h)
   RunStats stats;
   StopPolicy stop;
   Progress progress;
   ElitePool pool;                   // the elite schedules workers restart from (every worker's offers)
   std::unique_ptr<ElitePool> own0;  // worker 0's own offers, when isolated (isolateFirstWorker)
+
 };
 
 }  // namespace mlsys

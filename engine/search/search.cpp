@@ -121,10 +121,9 @@ bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads) {
 }
 
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
-                       const LogSink& log, std::atomic<double>* live_bound) {
-  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, bound, opt.quiet, log);
-  run.progress.publishBoundTo(live_bound);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, BoundGuard& guard,
+                       TraceFile* trace, const LogSink& log) {
+  SearchRun run(p, cfg, opt.seed, deadline, out, opt.max_evals, trace, guard, opt.quiet, log);
   run.progress.setVerbose(opt.verbose);
   if (threads > 1 && cfg.pool_isolate_first) run.isolateFirstWorker();
   run.stats.setWorkers(threads);

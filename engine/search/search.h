@@ -18,11 +18,11 @@ namespace mlsys {
 bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads);
 
 // Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
-// until the deadline or until the best meets `bound` (proven optimal). Improvements are rows of
-// `trace` (nullptr: no --trace); progress lines go to `log` (stderr when empty); a bound raised
-// during the search is also stored in `live_bound` (when not null).
+// until the deadline or until the best meets the guard's bound (proven optimal); a bound raised
+// during the search goes to `guard`. Improvements are rows of `trace` (nullptr: no --trace);
+// progress lines go to `log` (stderr when empty).
 SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchConfig& cfg, int threads,
-                       Deadline& deadline, OutputWriter& out, const Schedule& start, double bound, TraceFile* trace,
-                       const LogSink& log = {}, std::atomic<double>* live_bound = nullptr);
+                       Deadline& deadline, OutputWriter& out, const Schedule& start, BoundGuard& guard,
+                       TraceFile* trace, const LogSink& log = {});
 
 }  // namespace mlsys

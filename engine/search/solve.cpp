@@ -88,7 +88,9 @@ constexpr int kQuickFloorOps = 20000;
 class SolveRun {
  public:
   SolveRun(const Problem& p, const SolveOptions& opt, Deadline& deadline, const RunLog& log)
-      : p_(p), opt_(opt), dl_(deadline), log_(log), cfg_(resolveConfig(opt)) {}
+      : p_(p), opt_(opt), dl_(deadline), log_(log), cfg_(resolveConfig(opt)), guard_(p, cfg_.model, log.sink()) {
+    guard_.setAbortInDebug(opt.bound_args.test_part_scale == 1);
+  }
   ~SolveRun() {
     if (opt_.leak_at_end) {
       (void)out_.release();
@@ -111,12 +113,12 @@ class SolveRun {
                ? "the budget is spent: lower bound, baseline and search skipped"
                : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
     if (!spentAtFirst || p_.numOps() <= kQuickFloorOps) bound(spentAtFirst);
-    if (r_.lower_bound > 0) {
+    if (guard_.bound() > 0) {
       const bool rises = searchRaisesBound(p_, cfg_, r_.threads) ||
                          (opt_.exact && cfg_.exact_full_space && p_.numOps() <= kExactMaxOps);
-      log_(fmt::format("lower bound {} ({}); gap {}", humanLatency(r_.lower_bound),
+      log_(fmt::format("lower bound {} ({}); gap {}", humanLatency(guard_.bound()),
                        rises ? "the exact solver may raise it" : "static: nothing in this run raises it",
-                       gapText(first_lat_, r_.lower_bound)));
+                       gapText(first_lat_, guard_.bound())));
     }
     Schedule& base = baseline(*quick);
     // After a signal, go straight to the final write; with the budget spent, too.
@@ -150,8 +152,11 @@ class SolveRun {
     out_ = std::make_unique<OutputWriter>(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
     out_->setStopMargin(cfg_.margin_s);
     out_->setLog(log_.sink());
-    if (opt_.on_improvement)
-      out_->setOnBest([this](const Schedule& s, double lat, const std::string& who) { onBest(s, lat, who); });
+    // Every new best: held against the bound (bound_guard.h), then the caller's callback.
+    out_->setOnBest([this](const Schedule& s, double lat, const std::vector<double>& sub, const std::string& who) {
+      guard_.check(s, lat, sub);
+      if (opt_.on_improvement) onBest(s, lat, who);
+    });
     if (out_->inPlace()) log_("'" + opt_.out + "' is not a regular file: it is written in place, once, at the end");
     r_.threads = resolveThreads(opt_.threads);
     log_(fmt::format("mlsys " MLSYS_VERSION ": {}, {} ops, {} tensors; budget {} s; threads {}; seed {}{}; model {}",
@@ -228,9 +233,11 @@ class SolveRun {
     const Deadline boundDl = dl_.child(spentAtFirst ? 0 : 0.05 * budget_);
     BoundOptions bo;
     bo.give_up = [&] { return boundDl.expired(); };
+    bo.args = opt_.bound_args;
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r_.threads));
-    r_.lower_bound = lowerBound(p_, cfg_.model, bo).value();
-    live_bound_ = r_.lower_bound;
+    guard_.setStatic(lowerBound(p_, cfg_.model, bo).value(), bo);
+    // The schedule written so far was found before the bound: held against it now.
+    if (out_->hasBest()) guard_.check(out_->bestSchedule(), out_->best(), out_->bestLatencies());
   }
 
   // 2. The baseline: best granularity per op, plus retention where it helps; at most a quarter of
@@ -255,10 +262,10 @@ class SolveRun {
                       ? first_lat_
                       : out_->offer(base, dl_.elapsed(), true, traceTagName(TraceTag::Baseline));
     if (blat >= 0 && blat < first_lat_) r_.best_found_s = dl_.elapsed();
-    if (blat >= 0) log_("baseline: latency " + humanLatency(blat) + "; gap " + gapText(blat, r_.lower_bound));
+    if (blat >= 0) log_("baseline: latency " + humanLatency(blat) + "; gap " + gapText(blat, guard_.bound()));
     if (blat < 0 || blat > first_lat_) base = quick;
     traceRow(TraceTag::Baseline, out_->best());
-    if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
+    if (meetsBound(out_->best(), guard_.bound())) r_.optimal = true;
   }
 
   // 3. --exact: the exact solver, from the baseline, within search.exact_share of the budget
@@ -278,8 +285,21 @@ class SolveRun {
     // Its restricted space (the smallest tile side per tile count) proves nothing beyond it: the
     // search goes on, and has found better schedules outside it (bench/RESULTS.md, issue 36). The
     // run is proven optimal when the best meets the bound.
-    const bool raises = eo.full_space && ex.found && ex.lower_bound > r_.lower_bound;
-    if (raises) live_bound_ = ex.lower_bound;
+    // Its proofs count only if it never priced a configuration below a floor it pruned with.
+    if (ex.stats.lb_violations > 0)
+      guard_.exactViolation("the exact solver (--exact)", static_cast<long>(ex.stats.lb_violations), &base,
+                            out_->best());
+    const bool raises = eo.full_space && ex.found && ex.stats.lb_violations == 0 && ex.lower_bound > guard_.bound();
+    // Raised before its schedule is offered, so that the callback sees the proof with it; a raise
+    // above the best valid schedule (the run's or the solver's own) is a false certificate.
+    const double least = ex.found ? std::min(out_->best(), ex.latency) : out_->best();
+    bool raised = false;
+    if (raises && least < ex.lower_bound * (1 - 1e-9)) {
+      const Schedule s = ex.found && ex.latency < out_->best() ? ex.schedule : out_->bestSchedule();
+      guard_.exactViolation("the exact solver (--exact) raised the bound above a valid schedule", 0, &s, least);
+    } else if (raises) {
+      raised = guard_.raise(ex.lower_bound, "the exact solver (--exact)");
+    }
     if (ex.found && out_->offer(ex.schedule, dl_.elapsed(), true, traceTagName(TraceTag::Exact)) >= 0 &&
         !worsens(ex.latency, out_->best(), 1e-12))
       base = ex.schedule;
@@ -287,12 +307,10 @@ class SolveRun {
       traceRow(TraceTag::Exact, out_->best());
       r_.best_found_s = dl_.elapsed();
     }
-    if (raises) {
-      r_.lower_bound = ex.lower_bound;
-      log_(fmt::format("lower bound raised to {} by the exact solver; gap {}", humanLatency(r_.lower_bound),
-                       gapText(out_->best(), r_.lower_bound)));
-    }
-    if (meetsBound(out_->best(), r_.lower_bound)) r_.optimal = true;
+    if (raised)
+      log_(fmt::format("lower bound raised to {} by the exact solver; gap {}", humanLatency(guard_.bound()),
+                       gapText(out_->best(), guard_.bound())));
+    if (meetsBound(out_->best(), guard_.bound())) r_.optimal = true;
     log_(fmt::format("exact solver: {}, latency {} ({} states expanded, {} s)",
                      ex.proven_optimal ? std::string(eo.full_space ? "optimal over the spec's whole space"
                                                                    : "optimal over its space; the search goes on")
@@ -306,10 +324,8 @@ class SolveRun {
   // 4. The search, unless the best is proven optimal already.
   void search(const Schedule& base) {
     if (!r_.optimal && !targetMet() && !dl_.stopRequested())
-      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, r_.lower_bound, trace_.get(), log_.sink(),
-                            &live_bound_);
+      r_.search = runSearch(p_, opt_, cfg_, r_.threads, dl_, *out_, base, guard_, trace_.get(), log_.sink());
     if (r_.search.optimal) r_.optimal = true;
-    r_.lower_bound = std::max(r_.lower_bound, r_.search.lower_bound);
     // When the search improved on the start, its own time; otherwise that of the phase above.
     if (r_.search.best_found_s > 0) r_.best_found_s = r_.search.best_found_s;
   }
@@ -334,6 +350,10 @@ class SolveRun {
     traceRow(TraceTag::End, r_.written_best);
     r_.first_write_s = out_->firstWriteTime();
     r_.writes = out_->writes();
+    // After a violation the bound is 0 (unknown) and nothing the run found is a proof.
+    r_.bound_violation = guard_.violation();
+    if (r_.bound_violation) r_.optimal = false;
+    r_.lower_bound = guard_.bound();
     if (dl_.stopSignal()) r_.stop_reason = StopReason::Signal;
     else if (callback_stopped_) r_.stop_reason = StopReason::Callback;
     else if (r_.optimal) r_.stop_reason = StopReason::Optimal;
@@ -356,7 +376,7 @@ class SolveRun {
     if (callback_stopped_) return;
     bool go_on = false;
     try {
-      go_on = opt_.on_improvement(Improvement{s, lat, dl_.elapsed(), who, live_bound_.load(std::memory_order_relaxed)});
+      go_on = opt_.on_improvement(Improvement{s, lat, dl_.elapsed(), who, guard_.bound()});
     } catch (...) {
       callback_error_ = std::current_exception();
     }
@@ -378,12 +398,12 @@ class SolveRun {
   Deadline& dl_;
   const RunLog& log_;
   SearchConfig cfg_;
+  BoundGuard guard_;  // the bound, and the check of every new best against it
   double budget_ = 0;
   std::unique_ptr<TraceFile> trace_;
   std::unique_ptr<OutputWriter> out_;
   std::unique_ptr<Schedule> quick_, base_;  // the first schedule and the baseline
   std::atomic<bool> callback_stopped_{false};
-  std::atomic<double> live_bound_{0};  // the bound as it rises (the callback reads it on the monitor thread)
   std::exception_ptr callback_error_;
   double first_lat_ = -1;  // the first schedule's latency
   SolveOutcome r_;

@@ -18,6 +18,7 @@
 #include "cost/evaluator.h"
 #include "engine/base/deadline.h"
 #include "engine/base/log_sink.h"
+#include "engine/search/bound_guard.h"
 #include "engine/search/run_state.h"
 
 namespace mlsys {
@@ -64,6 +65,9 @@ struct SolveOptions {
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
   bool exact = false;      // --exact: run the exact solver (engine/exact/exact.h) first
+  // The bound's arguments switched off (cost/bound_args.h); its test_part_scale plants a wrong
+  // argument (the self-check's test). The default: every argument on.
+  BoundArgs bound_args;
   // The config as the caller already resolved it (the CLI: file, --set, flags): used as it is,
   // so the file is read once; config, set and model are then ignored.
   std::shared_ptr<const SearchConfig> resolved;
@@ -150,6 +154,10 @@ struct SolveOutcome {
   std::vector<double> subgraph_latencies;  // its subgraphs' latencies
   double gap = 1;                          // (best - lower_bound) / best: 0 when proven optimal
   double seconds = 0;                      // the run's length
+  // Set when a valid schedule was found below the bound (or a subgraph below its part floor, or
+  // the exact solver priced below its floors): an internal error, logged; the bound was dropped
+  // (lower_bound 0, gap unknown: 1) and the run never claimed optimality (bound_guard.h).
+  std::optional<BoundViolation> bound_violation;
 };
 
 // The library's call: a run of its own (its clock starts now; opt.stop, opt.log, opt.seconds).

@@ -204,3 +204,21 @@ def test_model_applies_over_the_configs_model(tmp_path):
     cfg.write_text("model:\n  matmul_chains: reject\n")
     r = mlsys.solve(example("ex5.json"), seconds=0.2, threads=1, config=str(cfg), model={"k_limit": "reduction"})
     assert "matmul_chains=reject" in r.model and "k_limit=reduction" in r.model, r.model
+
+
+def test_a_bound_above_a_valid_schedule_is_reported_not_claimed(monkeypatch):
+    """The self-check (issue 50): a wrong argument planted through the test seam makes the bound
+    rise above valid schedules; the result carries bound_violation, the bound is dropped and the
+    run never claims optimality. Without the seam, bound_violation is None."""
+    honest = mlsys.solve(example("ex5.json"), seconds=0.3, threads=1)
+    assert honest.bound_violation is None
+    monkeypatch.setenv("MLSYS_TEST_PLANT_PART_SCALE", "3")
+    lines = []
+    r = mlsys.solve(example("ex5.json"), seconds=0.5, threads=1, log=lines.append)
+    v = r.bound_violation
+    assert v is not None and v["bound"] > v["latency"]
+    assert "part-floors" in v["argument"]
+    assert os.path.exists(v["file"])
+    os.remove(v["file"])
+    assert not r.optimal and r.bound == 0 and r.stop_reason != "optimal"
+    assert any("internal error: lower bound" in l for l in lines)

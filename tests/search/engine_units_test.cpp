@@ -260,7 +260,8 @@ TEST(EngineUnitsProgress, WorkersHandImprovementsOverWithoutWaiting) {
   OutputWriter out(p, ModelOptions{}, test::tempPath("progress_handover.json"));
   ASSERT_DOUBLE_EQ(out.offer(unfused, 0, /*force_write=*/true), 6553.6);
   RunStats stats;
-  Progress pr(dl, out, stats, nullptr, 0, /*quiet=*/true);
+  BoundGuard guard(p, ModelOptions{});
+  Progress pr(dl, out, stats, nullptr, guard, /*quiet=*/true);
   pr.improved(fused, 3276.8, "sa");
   EXPECT_DOUBLE_EQ(out.best(), 6553.6);  // handed over, not checked: the worker did not wait
   pr.improved(unfused, 5000, "lns");     // a worse claim than the pending one: dropped
@@ -270,7 +271,7 @@ TEST(EngineUnitsProgress, WorkersHandImprovementsOverWithoutWaiting) {
   // The monitor checks the last hand-over when the workers have ended.
   OutputWriter out2(p, ModelOptions{}, test::tempPath("progress_handover2.json"));
   out2.offer(unfused, 0, true);
-  Progress pr2(dl, out2, stats, nullptr, 0, true);
+  Progress pr2(dl, out2, stats, nullptr, guard, true);
   pr2.improved(fused, 3276.8, "sa");
   std::atomic<int> running{0};
   ElitePool pool(4);

@@ -1,0 +1,73 @@
+// The arguments of the lower bound, each with a switch (issue 50): `mlsys bound --without ARG`
+// turns one off, so that a bound ever found above a valid schedule can be pinned on one argument
+// in one command, and the soundness tests check each argument alone against brute force.
+// Turning an argument off only ever lowers the bound (each is a floor, a way to raise a floor, or
+// a way to combine floors): the bound without it is the bound of the remaining arguments.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mlsys {
+
+enum class BoundArg : uint8_t {
+  ComputeFloor,     // each op's compute on its fewest native tiles, summed over its runs
+  TrafficFloor,     // graph inputs loaded once, graph outputs stored once
+  PartFloors,       // the floor of one op set (every granularity, traversal, retention); off: 0
+  RetentionChoice,  // a part's crossing tensors either move or stay (off: all stay, free)
+  BandReloads,      // the row and column bands a traversal must reload in a part floor
+  StepFloors,       // a part pays the sum of its steps' maxima, not the larger sum
+  OrderFloors,      // a part floor's side pairs priced over every tile order
+  Cover,            // the cheapest cover of a component by part floors (off: "floors")
+  ForcedOps,        // a part counts only the ops no earlier subgraph must have run
+  Readers,          // the cover serves each reader of an output that cannot be retained
+  EdgeFloors,       // a MatMul feeding a MatMul with an oversized graph-input operand
+  RetentionPrices,  // the priced passes tying a kept tensor's two sides (cover and shares)
+  Shares,           // the share bound of a component beyond the exact cover
+  JointFloors,      // the share bound's joint floors of MatMuls with a claimed operand
+  Pressure,         // the share bound's loads of an oversized input by its readers' tiles
+  ForcedStores,     // the share bound's stores every subgraph holding an op must write
+  ClosedLoads,      // the share bound's loads of a closed op's unretainable output
+  Lp,               // the cover's linear relaxation (groups of 21-64 ops)
+  kCount
+};
+
+struct BoundArgs {
+  uint32_t off = 0;  // bit i: BoundArg i is switched off
+  // Test seam (a planted wrong argument): every part floor is multiplied by this; 1 in every run.
+  double test_part_scale = 1;
+  bool on(BoundArg a) const { return !(off >> static_cast<int>(a) & 1u); }
+  BoundArgs& disable(BoundArg a) {
+    off |= 1u << static_cast<int>(a);
+    return *this;
+  }
+  bool operator==(const BoundArgs&) const = default;
+  static BoundArgs only(BoundArg a) {  // every argument off but one
+    BoundArgs b;
+    b.off = ((1u << static_cast<int>(BoundArg::kCount)) - 1) & ~(1u << static_cast<int>(a));
+    return b;
+  }
+};
+
+// The names `--without` takes and `bound --json` prints, in enum order.
+inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
+    "compute-floor", "traffic-floor", "part-floors", "retention-choice", "band-reloads", "step-floors",
+    "order-floors", "cover", "forced-ops", "readers", "edge-floors", "retention-prices", "shares",
+    "joint-floors", "pressure", "forced-stores", "closed-loads", "lp"};
+
+inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
+inline std::optional<BoundArg> boundArgByName(std::string_view name) {
+  for (size_t i = 0; i < kBoundArgNames.size(); ++i)
+    if (kBoundArgNames[i] == name) return static_cast<BoundArg>(i);
+  return std::nullopt;
+}
+// "compute-floor, traffic-floor, ..." (help texts and error messages)
+inline std::string boundArgList() {
+  std::string s;
+  for (std::string_view n : kBoundArgNames) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+}  // namespace mlsys
