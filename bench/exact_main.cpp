@@ -15,8 +15,8 @@
 #include <iostream>
 #include <string>
 
-#include "cost/evaluator.h"
-#include "cost/schedule.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/schedule.h"
 #include "engine/exact/exact.h"
 
 using namespace mlsys;

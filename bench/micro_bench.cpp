@@ -43,9 +43,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/incremental.h"
-#include "cost/subgraph.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
+#include "cost/pricing/subgraph.h"
 #include "engine/construct/construct.h"
 #include "moves/move.h"
 

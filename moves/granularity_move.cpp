@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "cost/granularity.h"
+#include "cost/pricing/granularity.h"
 #include "moves/moves.h"
 
 namespace mlsys {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost/granularity.h"
-#include "cost/incremental.h"
+#include "cost/pricing/granularity.h"
+#include "cost/pricing/incremental.h"
 
 namespace mlsys {
 
@@ -42,7 +42,7 @@ class Move {
 std::unique_ptr<Move> makeMove(const std::string& name);
 const std::vector<std::string>& moveNames();
 
-// Shared helpers (and repairGranularity, from cost/granularity.h).
+// Shared helpers (and repairGranularity, from cost/pricing/granularity.h).
 // Ops of `ops` with duplicates removed (first occurrence kept).
 std::vector<OpId> uniqueOps(const std::vector<OpId>& ops);
 // Keeps only retained tensors that the subgraph produces and that are not graph outputs.

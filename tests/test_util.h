@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 
 namespace mlsys::test {
 

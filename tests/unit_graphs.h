@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/problem.h"
-#include "cost/schedule.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/problem.h"
+#include "cost/model/schedule.h"
 #include "tests/test_util.h"
 
 namespace mlsys::units {

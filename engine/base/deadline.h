@@ -1,5 +1,5 @@
 // One wall-clock deadline, created first thing in main (before parsing), covering the process.
-// It carries the run's stop request (cost/stop.h): expired() is true once a stop is requested.
+// It carries the run's stop request (cost/model/stop.h): expired() is true once a stop is requested.
 // Its clock is a seam: tests hand it a FakeClock and move time by hand instead of sleeping.
 #pragma once
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "cost/stop.h"
+#include "cost/model/stop.h"
 
 namespace mlsys {
 

@@ -16,10 +16,10 @@
 #include <fmt/format.h>
 #include <oneapi/tbb/global_control.h>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
-#include "cost/json_util.h"
-#include "cost/number_format.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/json_util.h"
+#include "cost/model/number_format.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/io/config.h"

@@ -8,7 +8,7 @@
 
 #include <cxxopts.hpp>
 
-#include "cost/model.h"
+#include "cost/model/model.h"
 #include "engine/search/solve.h"
 
 namespace mlsys {

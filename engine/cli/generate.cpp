@@ -6,7 +6,7 @@
 
 #include <cxxopts.hpp>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/cli/commands.h"
 #include "engine/generate/generator.h"
 #include "engine/io/files.h"

@@ -8,7 +8,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 
 namespace mlsys {
 namespace {

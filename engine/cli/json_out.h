@@ -1,4 +1,4 @@
-// Every JSON document the program writes besides schedules (those are cost/schedule.cpp):
+// Every JSON document the program writes besides schedules (those are cost/model/schedule.cpp):
 // the `solve --stats` summary and `evaluate --json`. Written with RapidJSON's PrettyWriter, so
 // names and messages are escaped whatever they hold; numbers keep the evaluator's shortest
 // round-trip form (formatDouble).
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/search/run_state.h"  // WorkerEvaluations, BoundViolation
 
 namespace mlsys {

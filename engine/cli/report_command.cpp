@@ -8,7 +8,7 @@
 
 #include <cxxopts.hpp>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/base/deadline.h"
 #include "engine/cli/commands.h"
 #include "engine/io/files.h"

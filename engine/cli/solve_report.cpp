@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "cost/json_util.h"
-#include "cost/number_format.h"
+#include "cost/model/json_util.h"
+#include "cost/model/number_format.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/io/config_keys.h"

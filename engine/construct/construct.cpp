@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "cost/granularity.h"
-#include "cost/incremental.h"
+#include "cost/pricing/granularity.h"
+#include "cost/pricing/incremental.h"
 #include "engine/base/limits.h"
 #include "engine/base/parallel.h"
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <functional>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/deadline.h"
 
 namespace mlsys {

@@ -2,7 +2,7 @@
 #pragma once
 #include <vector>
 
-#include "cost/problem.h"
+#include "cost/model/problem.h"
 
 namespace mlsys {
 

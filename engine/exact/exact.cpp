@@ -1,6 +1,7 @@
 // The exact solver (see exact.h for the space, the exactness argument and the algorithm).
 #include "engine/exact/exact.h"
 
+#include "cost/model/connected_sets.h"
 #include "engine/exact/exact_internal.h"
 
 namespace mlsys {
@@ -71,7 +72,8 @@ void Solver::opFloors() {
 }
 
 // Every connected op set (V4: linked through tensors produced and consumed inside) that can be a
-// subgraph, into subs_.
+// subgraph, into subs_, in increasing mask order (the one enumerator: cost/model/connected_sets.h;
+// a size limit is upward closed).
 void Solver::enumerateSubgraphs() {
   std::vector<u64> adj(n_, 0);
   for (OpId o = 0; o < n_; ++o)
@@ -80,17 +82,18 @@ void Solver::enumerateSubgraphs() {
         adj[o] |= u64{1} << pr;
         adj[pr] |= u64{1} << o;
       }
-  for (u64 mask = 1; mask <= allOps_ && mask != 0; ++mask) {
-    if (o_.max_subgraph_ops > 0 && popcount(mask) > o_.max_subgraph_ops) continue;
-    u64 seen = mask & (~mask + 1), frontier = seen;
-    while (frontier) {
-      int o = __builtin_ctzll(frontier);
-      frontier &= frontier - 1;
-      u64 nb = adj[o] & mask & ~seen;
-      seen |= nb;
-      frontier |= nb;
-    }
-    if (seen != mask) continue;
+  std::vector<u64> starts, masks;
+  for (int v = 0; v < n_; ++v) starts.push_back(MaskSets::single(v));
+  forEachConnectedSet(
+      MaskSets{adj}, starts,
+      [&](u64 mask) { return o_.max_subgraph_ops <= 0 || popcount(mask) <= o_.max_subgraph_ops; },
+      [&](u64 mask) {
+        masks.push_back(mask);
+        return true;
+      },
+      std::numeric_limits<long>::max());
+  std::sort(masks.begin(), masks.end());
+  for (u64 mask : masks) {
     SubInfo s;
     if (describeSubgraph(mask, s)) subs_.push_back(std::move(s));
   }

@@ -29,7 +29,7 @@
 //     axis whose last tile is clipped (mirroring along an axis of equal tiles maps the grid onto
 //     itself with the same tile sizes: the same price);
 //   - excluded: subgraphs that need the step walk (SubgraphPlan::fast_ok false) with more than
-//     2^16 steps (the search's limit, cost/incremental.h kMaxSearchWalkSteps).
+//     2^16 steps (the search's limit, cost/pricing/incremental.h kMaxSearchWalkSteps).
 //
 // EXACTNESS. The cost of a subgraph depends only on (ops, w, h, k, traversal, retained-in set,
 // retained-out set): fast memory is flushed between subgraphs except the retained tensors (spec
@@ -68,7 +68,7 @@
 #include <functional>
 #include <string>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/limits.h"
 
 namespace mlsys {
@@ -86,7 +86,7 @@ struct ExactOptions {
   bool every_side = false;
   // THE SPEC'S WHOLE SPACE (a certificate): every (w, h, k) that V8 allows (k up to K under
   // k_limit=reduction) and EVERY tile order (V10), for any number of steps. Raster, snakes and
-  // mirrored starts are priced; every other order is bounded by cost/any_order.h's floor, so
+  // mirrored starts are priced; every other order is bounded by cost/bound/any_order.h's floor, so
   // a transition carries two figures: the best price found (achievable) and a floor (no
   // configuration of the space costs less). The A* runs on the floors; `proven_optimal` then
   // means optimal over the spec's whole space, and when a cheaper floor path completes first

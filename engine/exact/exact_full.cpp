@@ -1,6 +1,6 @@
 // The exact solver's granularity search over the spec's whole space (ExactOptions::full_space;
 // exact.h): every (w, h, k) that V8 allows and every tile order. Orders other than raster, the
-// snakes and their mirrored starts are not priced but bounded by cost/any_order.h's floor.
+// snakes and their mirrored starts are not priced but bounded by cost/bound/any_order.h's floor.
 //
 // Granularities are visited best-first by a sound bound, at four levels:
 //  1. a tile-count class (nw, nh, nk): every side w with ceil(W / w) = nw lies between the
@@ -11,7 +11,7 @@
 //  1b. the class's floor (classFloor): an any-order floor that holds for every member; a class
 //      with more than a few members is halved along its longest side, recursively, each half
 //      bounded the same way over its own sides (a box of a class is a class for classFloor);
-//  2. one grid (w, h, k) of a class: its any-order floor (cost/any_order.h), at least the
+//  2. one grid (w, h, k) of a class: its any-order floor (cost/bound/any_order.h), at least the
 //     class bound;
 //  3. the same grid with that floor: its orders are priced; if the best price found so far
 //     is still above the floor, every permutation of a grid of at most 6 tiles is priced, and
@@ -21,7 +21,7 @@
 // costs less.
 #include <array>
 
-#include "cost/any_order.h"
+#include "cost/bound/any_order.h"
 #include "engine/exact/exact_internal.h"
 
 namespace mlsys::exact_detail {
@@ -77,7 +77,7 @@ Cost GranSearch::gridFloor(const Space& s, Pricing& pr, const Grid& g) {
 // template per tensor (fast_ok, the same for every member: it depends on the counts) which
 // slices are resident in a step depends on the counts and the tile relation only, and every
 // slice, store and k-strip of the synthetic plan is no larger than the member's, so every step
-// (and so every tile cost of cost/any_order.h) is no dearer; its floor bounds every member.
+// (and so every tile cost of cost/bound/any_order.h) is no dearer; its floor bounds every member.
 // kInf: no member fits (the synthetic working sets, the least, overflow). Without one template
 // per tensor, or when the smallest member is invalid, the class bound alone (anyOrderWeak).
 //

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost/incremental.h"
-#include "cost/subgraph.h"
+#include "cost/pricing/incremental.h"
+#include "cost/pricing/subgraph.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
 

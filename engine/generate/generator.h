@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/problem.h"
+#include "cost/model/problem.h"
 
 namespace mlsys {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "cost/problem.h"
+#include "cost/model/problem.h"
 
 namespace mlsys::generate_detail {
 

@@ -6,8 +6,8 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cost/json_util.h"
-#include "cost/types.h"
+#include "cost/model/json_util.h"
+#include "cost/model/types.h"
 #include "engine/base/limits.h"
 #include "engine/io/config_keys.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/model.h"
+#include "cost/model/model.h"
 #include "engine/base/worker_kind.h"
 
 namespace mlsys {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/io/config_kinds.h"

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/base/worker_kind.h"
 #include "engine/io/config.h"
 #include "engine/io/config_keys.h"
@@ -142,7 +142,7 @@ ConfigKey choice(std::string path, F field, std::string def, std::vector<std::pa
 }
 
 // The model option ModelOptions::kOptions[i] as `model.<key>`: its names and default come from
-// that one table (cost/model.h), and only that option is read, written or reset.
+// that one table (cost/model/model.h), and only that option is read, written or reset.
 inline ConfigKey modelOption(size_t i, std::string help) {
   const ModelOptions::Option& o = ModelOptions::kOptions.at(i);
   const std::string key = o.key;

@@ -2,7 +2,7 @@
 // accepted values and help text. A new key is one entry here and a field in SearchConfig
 // (engine/io/config.h); then configs/default.yaml and the README table, which
 // tests/io/config_keys_test.cpp checks against this table.
-#include "cost/model.h"
+#include "cost/model/model.h"
 #include "engine/base/limits.h"
 #include "engine/io/config.h"
 #include "engine/io/config_kinds.h"

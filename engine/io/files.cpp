@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/types.h"
+#include "cost/model/types.h"
 
 namespace fs = std::filesystem;
 

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <limits>
 
-#include "cost/json_util.h"
-#include "cost/subgraph.h"
+#include "cost/model/json_util.h"
+#include "cost/pricing/subgraph.h"
 #include "engine/io/files.h"
 
 namespace mlsys {

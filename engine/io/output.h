@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/deadline.h"
 #include "engine/base/log_sink.h"
 #include "engine/io/files.h"

@@ -3,7 +3,7 @@
 //   Problem, Schedule      from and to the contest's JSON dicts (through the C++ readers, so a
 //                          dict is checked exactly as a file is), files and JSON text
 //   evaluate(p, s)         the full evaluator: total, per-subgraph latencies, every violation
-//   bound(p)               the lower bound (cost/bound.h)
+//   bound(p)               the lower bound (cost/bound/bound.h)
 //   solve(p, ...)          the search (engine/search/solve.h) in memory. The GIL is released
 //                          while it runs; the callback and the log take it back for each call.
 //                          Ctrl-C stops the search and returns the best so far (stop reason
@@ -23,11 +23,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
-#include "cost/problem.h"
-#include "cost/rule.h"
-#include "cost/schedule.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/problem.h"
+#include "cost/model/rule.h"
+#include "cost/model/schedule.h"
 #include "engine/io/config.h"
 #include "engine/io/files.h"
 #include "engine/search/solve.h"

@@ -1,12 +1,12 @@
 // How `mlsys report` writes numbers and text into its HTML: the people's number format of the
-// whole program (humanNumber, cost/number_format.h), round axis ticks, HTML escaping, and SVG
+// whole program (humanNumber, cost/model/number_format.h), round axis ticks, HTML escaping, and SVG
 // coordinates.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "cost/number_format.h"
-#include "cost/types.h"
+#include "cost/model/number_format.h"
+#include "cost/model/types.h"
 
 namespace mlsys {
 

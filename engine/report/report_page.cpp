@@ -19,7 +19,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/io/files.h"
 #include "engine/report/report_format.h"
 #include "engine/search/run_state.h"

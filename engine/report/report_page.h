@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/report/schedule_facts.h"
 
 namespace mlsys {

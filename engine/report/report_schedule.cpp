@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/report/report_format.h"
 #include "engine/report/report_page.h"
 #include "engine/search/run_state.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 
 namespace mlsys {
 
@@ -39,7 +39,7 @@ std::vector<SubgraphTraffic> subgraphTraffic(const Problem& p, const Schedule& s
     const SubgraphPlan plan = planSubgraph(p, ev.model, sg.ops, sg.gran, rin, sg.retain);
     const SubgraphCost mem =
         costSubgraph(p, planSubgraph(memoryOnly, ev.model, sg.ops, sg.gran, rin, sg.retain), sg.trav);
-    // A step is compute-bound when c * B >= m * D (cost/step.h) and m <= 2 * peak working set (a
+    // A step is compute-bound when c * B >= m * D (cost/pricing/step.h) and m <= 2 * peak working set (a
     // step loads and stores only what its working set holds); c >= 1 wherever an op computes.
     const i128 D = plan.D;
     const long double fastB = 2.0L * static_cast<long double>(cost.peak_ws) * static_cast<long double>(D) + 1;

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/subgraph.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/subgraph.h"
 
 namespace mlsys {
 

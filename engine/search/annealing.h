@@ -2,7 +2,7 @@
 // annealing over the moves of moves/. One step:
 //   propose  a move kind drawn by roulette over sa.moves weights proposes a Change
 //            (moves/*.cpp, Move::propose; it never mutates the schedule);
-//   price    IncrementalEvaluator::evaluate prices the Change as a delta (cost/incremental.cpp:
+//   price    IncrementalEvaluator::evaluate prices the Change as a delta (cost/pricing/incremental.cpp:
 //            only the replaced subgraphs and their successor are re-costed, through a cache);
 //   accept   Metropolis: always if the delta is <= 0, else with probability exp(-delta / T), T
 //            cooling geometrically from sa.t0 to sa.t1 (fractions of the current latency) over
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/incremental.h"
+#include "cost/pricing/incremental.h"
 #include "engine/search/run_state.h"
 #include "moves/move.h"
 

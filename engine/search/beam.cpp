@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "cost/granularity.h"
+#include "cost/pricing/granularity.h"
 #include "engine/construct/construct.h"
 #include "engine/construct/topo_order.h"
 #include "engine/search/order_beam.h"

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "cost/incremental.h"
+#include "cost/pricing/incremental.h"
 #include "engine/io/config.h"
 #include "engine/search/run_state.h"
 

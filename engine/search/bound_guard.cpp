@@ -12,7 +12,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 
 namespace mlsys {
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/schedule.h"
+#include "cost/bound/bound.h"
+#include "cost/model/schedule.h"
 #include "engine/base/log_sink.h"
 
 namespace mlsys {

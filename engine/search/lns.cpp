@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "cost/granularity.h"
-#include "cost/subgraph.h"
+#include "cost/pricing/granularity.h"
+#include "cost/pricing/subgraph.h"
 #include "engine/base/limits.h"
 #include "engine/exact/exact.h"
 #include "engine/search/window.h"

@@ -23,7 +23,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "cost/incremental.h"
+#include "cost/pricing/incremental.h"
 #include "engine/search/run_state.h"
 #include "moves/move.h"
 

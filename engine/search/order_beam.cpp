@@ -6,7 +6,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "cost/subgraph.h"
+#include "cost/model/connected_sets.h"
+#include "cost/pricing/subgraph.h"
 #include "engine/base/parallel.h"
 #include "engine/exact/exact.h"
 
@@ -84,7 +85,9 @@ CandidateLibrary::CandidateLibrary(const Problem& p, const ModelOptions& m, int 
   const int n = p.numOps();
   std::vector<std::vector<OpId>> nb(n);
   for (OpId o = 0; o < n; ++o) nb[o] = neighbours(p, o);
-  // ESU from each root v: sets whose smallest op is v, grown through neighbours above v.
+  // From each root v, the connected sets whose smallest op is v (grown through neighbours above
+  // v; the one enumerator: cost/model/connected_sets.h), smallest first, up to max_ops ops and
+  // max_per_op candidates a root (at most 64 times as many sets visited).
   std::vector<std::vector<Candidate>> perRoot(n);
   std::atomic<bool> cut{false};
   parallelFor(0, n, [&](int v) {
@@ -94,31 +97,18 @@ CandidateLibrary::CandidateLibrary(const Problem& p, const ModelOptions& m, int 
       return;
     }
     std::vector<Candidate>& outv = perRoot[v];
-    std::vector<OpId> sub = {v};
-    auto extend = [&](auto&& self, std::vector<OpId> ext) -> void {
-      if (outv.size() >= max_per_op) return;
-      Candidate cand;
-      if (convex(p, sub) && makeCandidate(p, sub, cand)) outv.push_back(std::move(cand));
-      if (static_cast<int>(sub.size()) >= max_ops) return;
-      while (!ext.empty() && outv.size() < max_per_op) {
-        const OpId w = ext.back();
-        ext.pop_back();
-        std::vector<OpId> ext2 = ext;
-        for (OpId u : nb[w]) {
-          if (u <= v || std::find(sub.begin(), sub.end(), u) != sub.end()) continue;
-          bool nearSub = false;  // exclusive neighbourhood: not adjacent to the current set
-          for (OpId s : sub) nearSub |= std::binary_search(nb[s].begin(), nb[s].end(), u);
-          if (!nearSub && std::find(ext2.begin(), ext2.end(), u) == ext2.end()) ext2.push_back(u);
-        }
-        sub.push_back(w);
-        self(self, ext2);
-        sub.pop_back();
-      }
+    auto above = [&](int32_t o, auto f) {
+      for (OpId u : nb[o])
+        if (u > v) f(u);
     };
-    std::vector<OpId> ext;
-    for (OpId u : nb[v])
-      if (u > v) ext.push_back(u);
-    extend(extend, ext);
+    forEachConnectedSet(
+        listSets(above), {{v}}, [&](const std::vector<OpId>& s) { return static_cast<int>(s.size()) <= max_ops; },
+        [&](const std::vector<OpId>& s) {
+          Candidate cand;
+          if (convex(p, s) && makeCandidate(p, s, cand)) outv.push_back(std::move(cand));
+          return outv.size() < max_per_op;
+        },
+        64 * static_cast<long>(max_per_op));
   });
   complete_ = !cut.load();
   for (auto& v : perRoot)

@@ -23,7 +23,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 
 namespace mlsys {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/schedule.h"
+#include "cost/model/schedule.h"
 #include "moves/move.h"
 
 namespace mlsys {

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "cost/bound.h"
-#include "cost/json_util.h"
-#include "cost/number_format.h"
+#include "cost/bound/bound.h"
+#include "cost/model/json_util.h"
+#include "cost/model/number_format.h"
 
 namespace mlsys {
 

@@ -7,7 +7,7 @@
 
 #include <oneapi/tbb/global_control.h>
 
-#include "cost/incremental.h"
+#include "cost/pricing/incremental.h"
 #include "engine/base/parallel.h"
 #include "engine/search/annealing.h"
 #include "engine/search/beam.h"

@@ -5,7 +5,7 @@
 #pragma once
 #include <atomic>
 
-#include "cost/schedule.h"
+#include "cost/model/schedule.h"
 #include "engine/io/config.h"
 #include "engine/io/output.h"
 #include "engine/search/run_state.h"

@@ -11,10 +11,10 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
-#include "cost/json_util.h"
-#include "cost/number_format.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/json_util.h"
+#include "cost/model/number_format.h"
 #include "engine/base/limits.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
@@ -227,7 +227,7 @@ class SolveRun {
     return &quick;
   }
 
-  // The ruler: a lower bound (cost/bound.h), within 5% of the budget (beyond it the remaining
+  // The ruler: a lower bound (cost/bound/bound.h), within 5% of the budget (beyond it the remaining
   // fusion components get their quick floors), on the run's threads.
   void bound(bool spentAtFirst) {
     const Deadline boundDl = dl_.child(spentAtFirst ? 0 : 0.05 * budget_);

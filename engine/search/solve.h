@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/deadline.h"
 #include "engine/base/log_sink.h"
 #include "engine/search/bound_guard.h"
@@ -65,7 +65,7 @@ struct SolveOptions {
   ModelOptions model;
   bool model_set = false;  // --model given: overrides the config's model section
   bool exact = false;      // --exact: run the exact solver (engine/exact/exact.h) first
-  // The bound's arguments switched off (cost/bound_args.h); its test_part_scale plants a wrong
+  // The bound's arguments switched off (cost/bound/args.h); its test_part_scale plants a wrong
   // argument (the self-check's test). The default: every argument on.
   BoundArgs bound_args;
   // The config as the caller already resolved it (the CLI: file, --set, flags): used as it is,
@@ -146,7 +146,7 @@ struct SolveOutcome {
   std::string trace_error;    // a --trace row could not be written: why
   double first_write_s = -1;  // when the first schedule was on disk
   int writes = 0;
-  double lower_bound = 0;  // cost/bound.h
+  double lower_bound = 0;  // cost/bound/bound.h
   bool optimal = false;    // proven: the best meets the bound, or the exact solver completed
   StopReason stop_reason = StopReason::Deadline;
   std::string model;                       // ModelOptions::describe()

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cost/schedule.h"
+#include "cost/model/schedule.h"
 
 namespace mlsys {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
+#include "cost/bound/bound.h"
 #include "tests/soundness/brute_force.h"
 
 namespace mlsys::soundness {

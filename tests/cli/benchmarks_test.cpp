@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/json_util.h"
+#include "cost/bound/bound.h"
+#include "cost/model/json_util.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "tests/test_util.h"
 
 namespace mlsys {

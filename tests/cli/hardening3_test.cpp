@@ -15,7 +15,7 @@
 
 #include <rapidjson/document.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/construct/construct.h"
 #include "engine/generate/generator.h"
 #include "engine/io/output.h"

@@ -29,7 +29,7 @@
 
 #include <rapidjson/document.h>
 
-#include "cost/incremental.h"
+#include "cost/pricing/incremental.h"
 #include "tests/child_process.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "engine/cli/json_out.h"
 #include "tests/test_util.h"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
-#include "cost/problem.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/problem.h"
 #include "engine/search/solve.h"
 
 int main(int argc, char** argv) {

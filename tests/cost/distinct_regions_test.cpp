@@ -6,7 +6,7 @@
 // coincidence on 64 x 64 tensors makes the schedule 2,100.
 #include <gtest/gtest.h>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "tests/test_util.h"
 
 namespace mlsys {

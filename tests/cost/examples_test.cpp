@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/json_util.h"
-#include "cost/number_format.h"
+#include "cost/model/json_util.h"
+#include "cost/model/number_format.h"
 #include "tests/test_util.h"
 
 // Readable parameter names in test output (found by argument-dependent lookup).

@@ -1,6 +1,6 @@
-// The granularity module (cost/granularity.h): candidate values, the reduction limit, the
+// The granularity module (cost/pricing/granularity.h): candidate values, the reduction limit, the
 // chooser and its callers, on tiny graphs with hand-computed expectations.
-#include "cost/granularity.h"
+#include "cost/pricing/granularity.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "cost/problem.h"
-#include "cost/schedule.h"
+#include "cost/model/problem.h"
+#include "cost/model/schedule.h"
 #include "engine/io/config.h"
 #include "tests/test_util.h"
 

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "cost/bound.h"
+#include "cost/bound/bound.h"
 #include "tests/test_util.h"
 
 // Readable parameter names in test output (found by argument-dependent lookup).

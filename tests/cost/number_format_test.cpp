@@ -1,5 +1,5 @@
-// The people's number format (cost/number_format.h): at most 8 significant digits, separators.
-#include "cost/number_format.h"
+// The people's number format (cost/model/number_format.h): at most 8 significant digits, separators.
+#include "cost/model/number_format.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

@@ -1,14 +1,14 @@
 // The exact solver over the spec's whole space (ExactOptions::full_space): a certificate. Its
 // lower bound must hold for every schedule - those of the restricted spaces, `mlsys solve`'s,
-// under both k_limit readings - and the static bound (cost/bound.h) must never exceed an optimum
+// under both k_limit readings - and the static bound (cost/bound/bound.h) must never exceed an optimum
 // it proves. These are a share of the soundness sweep (bench/exact_sweep.py --full-space).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/exact/exact.h"
 #include "engine/generate/generator.h"
 #include "tests/exact/tiny_problems.h"
@@ -181,7 +181,7 @@ TEST(FullSpace, APartFloorPricedAtEachPairOfSidesThatFits) {
   }
 }
 
-// A part floor's steps load each tile's own slices in its first k-step (bound_part_steps.cpp):
+// A part floor's steps load each tile's own slices in its first k-step (step_floors.cpp):
 // A (256 x 512) @ B (512 x 256), then a Pointwise adding D (256 x 256) to the product. Where the
 // capacity forces several k-steps, D's tile comes in each tile's first step, the Pointwise's
 // compute in its last, so neither hides the other. The bound meets the whole space's optimum
@@ -200,7 +200,7 @@ TEST(FullSpace, ATileSliceLoadsInItsTilesFirstKStep) {
   }
 }
 
-// The retention prices (bound.cpp, tieRetention) where keeping a tensor in is worth several of its
+// The retention prices (ruler.cpp, tieRetention) where keeping a tensor in is worth several of its
 // loads: shared-weight, 7 ops, seed 4 (capacity 40,000; every 256 x 128 tensor fits alone). A part
 // that keeps its LHS in computes on small tiles beside it for 35,685 instead of 60,621, so the
 // price that ties it to the producer keeping it out must reach about 5 |t| / B. Steps that double
@@ -211,7 +211,7 @@ TEST(FullSpace, RetentionPricesReachSeveralLoads) {
   expectBoundWithin(generateProblem("shared-weight", 7, 4), 0.98, 0.99);
 }
 
-// Who serves a reader (readerMasks, bound_sequence.cpp): random, 5 ops, seed 1. A MatMul's output
+// Who serves a reader (readerMasks, forced_ops.cpp): random, 5 ops, seed 1. A MatMul's output
 // (96 x 768, too large to retain) is read by a MatMul and by a Pointwise. The cover took the
 // Pointwise with the MatMul that makes its input (t ephemeral there: never written) and the other
 // reader alone, which then has no t to load: 42,606. Each reader must get t from a subgraph that
@@ -223,7 +223,7 @@ TEST(FullSpace, EachReaderOfAnUnretainableOutputIsServed) {
 
 // A part floor at nk = 1 prices each side pair it visits by the plan there, with the choice's
 // retained sets, over every tile order (ClassFloor::orderFloor: the any-order floor of
-// cost/any_order.h, where the plan has one template per tensor): cnn, 5 ops, seed 1 (11,096 ->
+// cost/bound/any_order.h, where the plan has one template per tensor): cnn, 5 ops, seed 1 (11,096 ->
 // 11,439.73) and random, 4 ops, seed 1 (124,595.2 -> 124,941.2) now meet their optima under both
 // readings (fails without the order floors: 3.0% and 0.3% below).
 TEST(FullSpace, APartFloorPricesEveryTileOrderAtItsSides) {

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "cost/problem.h"
+#include "cost/model/problem.h"
 
 namespace mlsys::test {
 

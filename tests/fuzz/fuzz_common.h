@@ -7,9 +7,9 @@
 #include <exception>
 #include <string>
 
-#include "cost/evaluator.h"
-#include "cost/problem.h"
-#include "cost/schedule.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/problem.h"
+#include "cost/model/schedule.h"
 
 namespace mlsys::fuzz {
 
@@ -23,7 +23,7 @@ namespace mlsys::fuzz {
 // kParseFullPrecisionFlag reads out of bounds in StrtodDiyFp on long number literals with a small
 // decimal exponent, e.g. 0.000...0001 (350 zeros), 0.00000000000000000000000000000012e-326 or
 // 50000000075188293634.7387000...000E-000382 or 0.0000080721100500516772e-00000000328. Until
-// cost/json_util.cpp guards against it, the harnesses skip inputs with a number-like token of
+// cost/model/json_util.cpp guards against it, the harnesses skip inputs with a number-like token of
 // more than 40 characters, a '.' followed by 16+ zeros, or an exponent of -250 or below, so that
 // fuzzing goes on past it; MLSYS_FUZZ_KNOWN_BUGS=1 disables the skip.
 inline bool skipKnownBug(const uint8_t* data, size_t size) {

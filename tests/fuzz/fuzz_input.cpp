@@ -35,7 +35,7 @@
 #include <optional>
 #include <string>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/fuzz/fuzz_writers.h"
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <utility>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace mlsys::fuzz {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for SECONDS.
-#   tests/fuzz/run.sh SECONDS [TARGET...]     (default targets: problem schedule evaluator input)
+#   tests/fuzz/run.sh SECONDS [TARGET...]     (default targets: problem schedule evaluator input;
+#                                              also: bound, issue 50's soundness fuzzer)
 # Env: MLSYS_FUZZ_PARALLEL=1 runs the targets at the same time (one core each).
 #      MLSYS_FUZZ_BUILD_DIR overrides build/fuzz.
 # The seed corpus (tests/fuzz/corpus/<t>) is copied into a working corpus under the build dir, so
@@ -10,7 +11,7 @@ set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 if [[ $# -lt 1 || ! "$1" =~ ^[0-9]+$ || "$1" -lt 1 ]]; then
-  echo "usage: tests/fuzz/run.sh SECONDS [problem|schedule|evaluator|input]..." >&2
+  echo "usage: tests/fuzz/run.sh SECONDS [problem|schedule|evaluator|input|bound]..." >&2
   exit 2
 fi
 secs="$1"; shift
@@ -29,8 +30,10 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$here" -B "$build" "${gen[@]}" -DCMAKE_CXX_COMPILER="$cxx" >"$build.configure.log" 2>&1 \
     || { cat "$build.configure.log" >&2; echo "run.sh: configure failed" >&2; exit 2; }
 fi
-cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1 \
-  || { tail -40 "$build/build.log" >&2; echo "run.sh: build failed" >&2; exit 2; }
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=(--target "fuzz_$t"); done
+cmake --build "$build" -j "$(nproc)" "${build_targets[@]}" >"$build/build.log" 2>&1 \
+  || { tail -40 "$build/build.log" >&2; echo "run.sh: build failed (or unknown target)" >&2; exit 2; }
 
 run_one() {
   local t="$1" bin="$build/fuzz_$1" corp="$build/corpus/$1" art="$build/artifacts/$1/" log="$build/fuzz_$1.log"

@@ -15,8 +15,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "cost/model.h"
-#include "cost/types.h"
+#include "cost/model/model.h"
+#include "cost/model/types.h"
 #include "engine/io/config.h"
 #include "moves/move.h"
 #include "tests/test_util.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cost/json_util.h"
+#include "cost/model/json_util.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/incremental.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
 #include "moves/moves.h"
 #include "tests/test_util.h"
 #include "tests/unit_graphs.h"

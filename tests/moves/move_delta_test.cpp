@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/incremental.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
 #include "moves/move.h"
 #include "tests/test_util.h"
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/bound.h"
-#include "cost/evaluator.h"
-#include "cost/problem.h"
+#include "cost/bound/bound.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/problem.h"
 #include "engine/report/report_format.h"
 #include "engine/report/report_page.h"
 #include "tests/report/report_test_util.h"

@@ -15,8 +15,8 @@
 #include <map>
 #include <string>
 
-#include "cost/evaluator.h"
-#include "cost/incremental.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
 #include "engine/construct/construct.h"
 #include "engine/generate/generator.h"
 #include "engine/io/output.h"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cost/evaluator.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/generate/generator.h"
 #include "engine/search/solve.h"
 #include "tests/test_util.h"

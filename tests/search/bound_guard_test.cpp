@@ -14,8 +14,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cost/evaluator.h"
-#include "cost/json_util.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/model/json_util.h"
 #include "engine/search/bound_guard.h"
 #include "engine/search/solve.h"
 #include "tests/test_util.h"

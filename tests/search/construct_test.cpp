@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/incremental.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
 #include "engine/base/deadline.h"
 #include "engine/construct/topo_order.h"
 #include "tests/test_util.h"

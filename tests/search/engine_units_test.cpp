@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/evaluator.h"
-#include "cost/granularity.h"
-#include "cost/incremental.h"
+#include "cost/pricing/evaluator.h"
+#include "cost/pricing/granularity.h"
+#include "cost/pricing/incremental.h"
 #include "engine/base/deadline.h"
 #include "engine/construct/construct.h"
 #include "engine/construct/topo_order.h"

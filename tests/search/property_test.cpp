@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "cost/bound.h"
+#include "cost/bound/bound.h"
 #include "engine/generate/generator.h"
 #include "tests/test_util.h"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "cost/types.h"
+#include "cost/model/types.h"
 #include "engine/search/run_state.h"
 #include "tests/test_util.h"
 

@@ -16,7 +16,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "cost/subgraph.h"
+#include "cost/pricing/subgraph.h"
 #include "tests/soundness/random_problem.h"
 
 namespace mlsys::soundness {

@@ -1,0 +1,261 @@
+// The joint floor of one MatMul for the share bound (internal.h, jointFrontier; the
+// argument that uses it is at the top of shares.cpp).
+//
+// A MatMul o that accumulates in every subgraph (no valid subgraph carries its output to a
+// MatMul: OpComputeFloor::may_feed_matmul) runs on the grid of its own output, W x H, at some
+// tile w x h <= N x N (V8, E1). At that tile it computes base_cost per tile (L5; x K/N under
+// native_depth), and an operand that is always loaded from slow memory for it (a *claimed* side:
+// its tensor, or the tensor a chain of one-input Pointwise ops makes it from, is produced outside
+// the subgraph and too large to be retained) costs, per the spec's slices (E3, L3):
+// - with nk > 1 k-steps: a k-strip of it in every step, so its row band (LHS) in every tile of
+//   a tile row, ntw |LHS| in all (its column band, RHS: nth |RHS|); the working set holds the
+//   strips and the accumulator, at least h + w + h w at k = 1;
+// - with nk = 1 (k >= K): the band itself, rows x [0, K) (LHS) and [0, K) x columns (RHS),
+//   reloaded whenever a run of tiles in one row (column) starts (bandReloads states how
+//   many, and on which bands, at the least; one side alone: at least itself once); the working
+//   set holds h K + K w, and an output tile: o's output, or, when that is ephemeral, its readers
+//   (Pointwise ops: o never feeds a MatMul) in S, whose outputs have its shape (F3) and its region
+//   (E3); some of them, or o, has a non-ephemeral output, which the working set holds (W1), its
+//   first tile h x w whole.
+// jointFrontier lists (compute, loads) over every (w, h) and both classes that fit the
+// capacity with those slices alone: whatever else a subgraph holds only adds to both.
+//
+// Other readers of a claimed tensor (it stays claimed by o alone: nobody else counts its loads)
+// need slices of it too, which could make o's slice resident. With nk = 1 they cannot: o's slice
+// is rows x all columns (LHS), and another template is either all columns as well, then on the
+// same tile row, hence the same slice as o's in the same step, or never all columns (a whole
+// tensor larger than C is never in the working set); so o's run counting stands. With nk > 1 a
+// row-and-column slice of another reader may equal o's next k-strip: such a side counts once.
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "cost/bound/internal.h"
+
+namespace mlsys::bound_detail {
+
+// The band loads beyond the first of each, with nk = 1, over an R x C grid (R = nth rows of
+// tiles, C = ntw columns). Each tile either continues its predecessor's row (then it changes
+// column: it starts a run of its column) or its column (then it starts a run of its row), or
+// neither, and the first starts both: the runs started add up to at least RC + 1. Each start of a
+// row run loads that row's bands (rows x [0, K) of each LHS-like tensor), each start of a column
+// run that column's; a row has at most C runs, a column at most R. Beyond one run each, at least
+// RC + 1 - R - C = (R - 1)(C - 1) more runs, put on the cheapest bands up to those caps: the last
+// (clipped) row band, the R - 1 full ones, and the same for columns.
+LD bandReloads(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw) {
+  const i64 extra = (nth - 1) * (ntw - 1);
+  if (extra <= 0) return 0;
+  struct Band {
+    LD size;
+    i64 capacity;  // elements per load; how many more loads the bands of this kind can take
+  };
+  Band bands[4] = {
+      {rowLast, ntw - 1}, {rowFull, (nth - 1) * (ntw - 1)}, {colLast, nth - 1}, {colFull, (ntw - 1) * (nth - 1)}};
+  std::sort(std::begin(bands), std::end(bands), [](const Band& a, const Band& b) { return a.size < b.size; });
+  LD sum = 0;
+  i64 left = extra;
+  for (const Band& b : bands) {
+    const i64 take = std::min(left, b.capacity);
+    sum += static_cast<LD>(take) * b.size;
+    left -= take;
+  }
+  return sum;
+}
+
+// The band excess of the runs of tiles, nk = 1 (each step a tile; sizes in time, one band of
+// each kind: rows of a tile row together, and of a tile column; 0 where there are none). A step
+// with compute c, stores sigma and started bands b_i costs max(c, sigma + sum b_i) >= max(c,
+// sigma) + sum max(0, b_i - theta), theta = max(0, c - sigma) (with x = sum b_i: one b_i above
+// theta gives its excess, m of them sum b_i - (m - 1) theta <= x). So beyond max(c, sigma) per tile
+// each run start adds its band's excess over theta: every row and every column starts at least one
+// run, and (R - 1)(C - 1) more runs fall on the cheapest bands (bandReloads). The first step
+// starts the first run of its row and of its column (nothing is resident at a subgraph's first
+// step but tensors retained into it, whose bands are not counted here: L3), so it pays
+// max(0, r + c - theta) for the two, not e(r) + e(c): the least such gain over the band kinds its
+// tile may have is added (firstStep; it is not convex in theta, which besideStepShare needs).
+LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, LD theta, bool firstStep) {
+  auto e = [&](LD size) { return std::max<LD>(0, size - theta); };
+  const bool rows = rowFull > 0 || rowLast > 0, cols = colFull > 0 || colLast > 0;
+  LD sum = 0;
+  if (rows) sum += static_cast<LD>(nth - 1) * e(rowFull) + e(rowLast);
+  if (cols) sum += static_cast<LD>(ntw - 1) * e(colFull) + e(colLast);
+  if (rows && cols) {
+    sum += bandReloads(e(rowFull), e(rowLast), e(colFull), e(colLast), nth, ntw);
+    if (!firstStep) return sum;
+    LD gain = std::numeric_limits<LD>::infinity();
+    for (LD r : {rowLast, nth > 1 ? rowFull : rowLast})
+      for (LD c : {colLast, ntw > 1 ? colFull : colLast}) gain = std::min(gain, e(r + c) - e(r) - e(c));
+    sum += std::max<LD>(0, gain);
+  }
+  return sum;
+}
+
+// The step-by-step floor at compute u per tile, nk = 1, of each of m <= M (`together`) ops of one
+// frontier in a subgraph S (their claimed bands are distinct tensors). A step loads m sum b of
+// claimed bands, computes at least m u, and, with forced stores, writes its tile's region sigma
+// of an output once for all m: it costs at least max(m u, m sum b + sigma) >= m max(u, s + sum b)
+// with s = sigma / M (m <= M), and max(u, s + sum b) >= max(u, s) + sum max(0, b - theta),
+// theta = max(0, u - s) (runExcess). So each pays, per tile, max(u, s) at its kind's region, and
+// the run starts' excess at one theta for all, less what the steps of the kinds with a larger
+// theta lose (kindsExcess). Without stores it is tiles u + E(u). For u >= store[0] (the largest)
+// it is convex in u when `convex` leaves out the first step's joint excess.
+LD JointCfg::stepwise(LD u, bool convex) const {
+  const LD R = static_cast<LD>(nth), C = static_cast<LD>(ntw);
+  const std::array<std::pair<LD, LD>, 4> kinds{
+      {{(R - 1) * (C - 1), store[0]}, {R - 1, store[1]}, {C - 1, store[2]}, {1, store[3]}}};
+  LD perKind = 0;
+  for (auto [count, sigma] : kinds) perKind += count * std::max(u, sigma);
+  return perKind + kindsExcess([&](LD theta) { return excess(theta, !convex); }, kinds, u);
+}
+
+void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit) {
+  const bool claimL = claimed[0], claimR = claimed[1];
+  const Op& op = p.ops[o];
+  if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
+  const LD B = static_cast<LD>(p.bandwidth);
+  const i64 N = p.native, K = op.K, W = p.widths[op.outputs[0]], H = p.heights[op.outputs[0]];
+  const LD perTile = m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth
+                         ? static_cast<LD>(op.base_cost) * static_cast<LD>(K) / static_cast<LD>(N)
+                         : static_cast<LD>(op.base_cost);
+  const LD L = claimL ? static_cast<LD>(H) * static_cast<LD>(K) : 0;
+  const LD R = claimR ? static_cast<LD>(K) * static_cast<LD>(W) : 0;
+  const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(N, K);
+  const LD kk = static_cast<LD>(K);
+  for (i64 w = 1; w <= std::min(N, W); ++w) {
+    // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
+    if (K >= 2)
+      for (i64 h = std::min(N, H); h >= 1; --h)
+        if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
+          const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+          JointCfg c;
+          c.tiles = ntw * nth;
+          c.perTile = perTile;
+          c.compute = perTile * static_cast<LD>(c.tiles);
+          c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
+          c.memory = c.loads / B;
+          c.steps = std::max(c.compute, c.memory);
+          visit(c);
+          break;
+        }
+    if (K > kmax) continue;
+    for (i64 h = 1; h <= std::min(N, H); ++h) {
+      const i64 one = (claimL ? h * K : 0) + (claimR ? K * w : 0);  // the claimed bands
+      if (one + h * w > p.capacity) break;                          // nor any larger h
+      const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
+      const i64 rowLast = H - (nth - 1) * h, colLast = W - (ntw - 1) * w;
+      JointCfg c;
+      c.one = true;
+      c.tiles = ntw * nth;
+      c.nth = nth;
+      c.ntw = ntw;
+      c.perTile = perTile;
+      c.together = one > 0 ? std::max<i64>(1, p.capacity / one) : p.capacity;
+      c.tile = h * w;
+      c.ws = one + h * w;
+      c.compute = perTile * static_cast<LD>(c.tiles);
+      c.loads = L + R +
+                (claimL && claimR ? bandReloads(kk * static_cast<LD>(h), kk * static_cast<LD>(rowLast),
+                                                kk * static_cast<LD>(w), kk * static_cast<LD>(colLast), nth, ntw)
+                                  : 0);
+      c.bands = {claimL ? kk * static_cast<LD>(h) / B : 0, claimL ? kk * static_cast<LD>(rowLast) / B : 0,
+                 claimR ? kk * static_cast<LD>(w) / B : 0, claimR ? kk * static_cast<LD>(colLast) / B : 0};
+      // With forced stores S writes the whole output (W x H, the grid's shape) once for all the
+      // ops of the frontier it holds, and each step its tile's region (JointCfg::stepwise).
+      const LD BM = B * static_cast<LD>(c.together);
+      LD storeTotal = 0;
+      if (stores) {
+        auto region = [&](i64 rows, i64 cols) { return static_cast<LD>(rows) * static_cast<LD>(cols) / BM; };
+        c.store = {region(h, w), region(h, colLast), region(rowLast, w), region(rowLast, colLast)};
+        storeTotal = static_cast<LD>(W) * static_cast<LD>(H) / BM;
+      }
+      c.memory = c.loads / B + storeTotal;
+      c.steps = std::max(c.compute, c.memory);  // and stepwise(perTile): stepFloor()
+      visit(c);
+    }
+  }
+}
+
+JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
+                            std::array<bool, 2> shared, bool stores) {
+  JointFrontier res;
+  res.claimed = claimed;
+  res.shared = shared;
+  res.stores = stores;
+  std::map<i64, LD> least, leastOne;  // per tile count: the least loads (at nk = 1)
+  LD perTile = 0;
+  forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
+    for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : nullptr}) {
+      if (!mp) continue;
+      auto [it, fresh] = mp->emplace(c.tiles, c.loads);
+      if (!fresh) it->second = std::min(it->second, c.loads);
+    }
+    perTile = c.perTile;
+    if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
+  });
+  // The Pareto frontiers: compute ascending, loads strictly descending.
+  for (auto [from, to] : {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}})
+    for (const auto& [tiles, loads] : *from)
+      if (to->empty() || loads < to->back().loads) to->push_back({perTile * static_cast<LD>(tiles), loads});
+  return res;
+}
+
+// The share of a Pointwise op x beside a class of joint MatMuls in step mode (share_modes.cpp):
+// every one of them takes y = their step floor, the least over granularities g of their
+// JointCfg::stepFloor. A subgraph S at g with m of them and a set X of Pointwise ops (each computes
+// its base cost c_x once per tile, the last k-step: A-4) pays, with n >= |X| the Pointwise ops that
+// may meet the class (fewer where no tile slice fits beside the class: Crowd, besideStep), at
+// least each of these terms, and each lets the ops of X take a share:
+// - m compute + tiles sum c_x, when compute >= y: tiles c_x + (compute - y) / n each;
+// - m memory (JointCfg::memory: loads / B, and the forced stores, the whole output once for all
+//   m <= M, so at least m / M of it), when memory >= y: (memory - y) / n each;
+// - with nk = 1, step by step: m F(c + c_X / m) (F = max(memory, JointCfg::stepwise), c the
+//   class's compute per tile; the Pointwise ops add to each step's compute only). Where c is at
+//   least the largest store per tile stepwise, hence F, is convex from c on, so
+//   m (F(c + c_X / m) - F(c)) is convex in c_X, 0 at 0,
+//   and falls as m grows (the slope of a convex function): at m <= M (the ops whose claimed bands
+//   fit side by side) it is at least the sum over X of G(c_x), G(t) = M (F(c + t / M) - F(c))
+//   (convex, 0 at 0: superadditive); when F(c) >= y, x takes G(c_x) + (F(c) - y) / n.
+// Every op of X must take its share from the same term at g (shares from different terms need not
+// add up under either), so the term is chosen at g by the share it gives a reference compute cref
+// (one per class); x takes the least over g of that term's share, 0 where none holds (S still
+// pays m y there: y is at most g's step floor). Only the g where x fits count: at nk = 1 S holds
+// the class's claimed bands and an output tile (JointCfg::ws) and, beside them, the tile slices
+// it needs to make x's inputs with at most M of the class's ops (Beside::slices; the first tile's,
+// h x w). (At nk > 1 only the largest h that fits is visited, so there every g counts.)
+LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
+                   const Crowd& crowd) {
+  const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
+  const LD cx = x.cx, cref = x.cref;
+  LD least = std::numeric_limits<LD>::infinity();
+  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
+    if (c.one) {  // x in S at g needs its forced slices beside the class's working set
+      if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
+    } else if (x.nkOne) {
+      return;  // never at nk > 1 beside the class
+    }
+    const LD tiles = static_cast<LD>(c.tiles);
+    i64 count = n;  // s tile slices fit: those that need none and s perSlot more (besideStep)
+    if (c.one && c.ws <= p.capacity) count = std::min(count, crowd.bound(c.together, (p.capacity - c.ws) / c.tile));
+    if (!c.one) count -= crowd.nkOne;  // those never beside the class at nk > 1
+    const LD nn = static_cast<LD>(std::max<i64>(1, count));
+    const bool convex = c.one && c.perTile >= c.store[0];  // stepwise is convex from perTile on
+    const LD F = convex ? std::max(c.memory, c.stepwise(c.perTile, true)) : 0, M = static_cast<LD>(c.together);
+    auto share = [&](int term, LD t) -> LD {
+      if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
+      if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
+      if (!convex || F < y) return none;
+      return M * (std::max(c.memory, c.stepwise(c.perTile + t / M, true)) - F) + (F - y) / nn;
+    };
+    int term = -1;
+    LD top = none;
+    for (int t = 0; t < 3; ++t)
+      if (const LD v = share(t, cref); v > top) top = v, term = t;
+    least = std::min(least, term < 0 ? LD(0) : std::max<LD>(0, share(term, cx)));
+  });
+  return least < std::numeric_limits<LD>::infinity() ? std::max<LD>(0, least) : 0;
+}
+
+}  // namespace mlsys::bound_detail

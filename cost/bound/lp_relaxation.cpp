@@ -1,0 +1,272 @@
+// The cover's linear relaxation over every valid part of a group too large for the exact cover
+// (internal.h, lpCover; ruler.cpp's groupBound calls it).
+//
+// The argument. A schedule runs every op in some subgraph, the first one that runs it, where the
+// op is not forced (forced_ops.cpp, coverMasks), and each subgraph S is a connected part of
+// the group (a group holds every subgraph of its ops) that pays at least partFloor(S). So for any
+// shares y >= 0 with sum over S's unforced ops of y <= partFloor(S) for *every* valid connected
+// part S, latency = sum over subgraphs of their latencies >= sum over ops of y. The best such y
+// is a linear programme (the dual of the cover's relaxation), solved here by COIN-OR CLP over the
+// parts; it needs every valid part, so the parts are enumerated whole: grown one adjacent op at a
+// time from every op, as the exact cover does, leaving out the sets that hold an upward-closed
+// invalidity (forcedInvalid, or two ops whose forced output shapes never meet, A-6: every superset
+// is invalid too, so no valid part is reached only through them) and every part whose floor is
+// infinite (no granularity is valid: no constraint). When there are more than maxVisited sets the
+// group gets nothing from here.
+// The solver's y is repaired before it counts: negative entries go to 0 and, where a part's
+// unforced shares exceed its floor (the solver's tolerance), all of y is scaled down by the worst
+// ratio, so the constraints hold in the arithmetic the bound reports.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "cost/bound/bound.h"
+#include "cost/bound/internal.h"
+#include "cost/bound/ruler.h"
+#include "cost/model/connected_sets.h"
+
+namespace mlsys::bound_detail {
+
+namespace {
+
+// Any subgraph S pays at least its ops' compute floors and its loads of the tensors it reads and
+// does not make that cannot be retained (V6, W1: never resident at its first step): a cheap floor
+// that lets most parts' constraints be checked without partFloor.
+LD quickFloor(const Problem& p, const std::vector<OpId>& part, const std::vector<LD>& opCompute,
+              std::vector<char>& in) {
+  for (OpId o : part) in[o] = 1;
+  LD compute = 0, loads = 0;
+  std::vector<TensorId> seen;
+  for (OpId o : part) {
+    compute += opCompute[o];
+    for (TensorId t : p.ops[o].inputs) {
+      const OpId pr = p.producer[t];
+      if ((pr >= 0 && in[pr]) || retainable(p, t) || std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+      seen.push_back(t);
+      loads += static_cast<LD>(p.size(t));
+    }
+  }
+  for (OpId o : part) in[o] = 0;
+  return std::max(compute, loads / static_cast<LD>(p.bandwidth));
+}
+
+// Every part of the group that no upward-closed invalidity rules out, smallest first (the one
+// enumerator: cost/model/connected_sets.h): two ops whose forced output shapes never meet
+// or forcedInvalid. False when more than maxVisited sets are visited or `stop` fires.
+bool validParts(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& around, long maxVisited,
+                const std::function<bool()>& stop, std::vector<uint64_t>& parts, long& visited) {
+  const int n = static_cast<int>(ops.size());
+  std::vector<std::optional<std::vector<Shape>>> shapes(n);
+  for (int i = 0; i < n; ++i) shapes[i] = forcedShapes(p, ops[i]);
+  std::vector<uint64_t> never(n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j && !mayShareSubgraph(shapes[i], shapes[j])) never[i] |= uint64_t{1} << j;
+  std::vector<char> in(p.numOps(), 0);
+  visited = 0;
+  auto keep = [&](uint64_t S) {
+    ++visited;
+    for (int j = 0; j < n; ++j)
+      if ((S >> j & 1) && (never[j] & S)) return false;
+    std::vector<OpId> part;
+    for (int j = 0; j < n; ++j)
+      if (S >> j & 1) part.push_back(ops[j]);
+    for (OpId o : part) in[o] = 1;
+    const bool invalid = forcedInvalid(p, in, part);
+    for (OpId o : part) in[o] = 0;
+    return !invalid;
+  };
+  std::vector<uint64_t> starts;
+  for (int v = 0; v < n; ++v) starts.push_back(MaskSets::single(v));
+  const Enumerated e = forEachConnectedSet(
+      MaskSets{around}, starts, keep,
+      [&](uint64_t S) {
+        parts.push_back(S);
+        return true;
+      },
+      maxVisited, stop);
+  return e == Enumerated::All;
+}
+
+// One round of the relaxation over the active rows (the parts whose constraint is in the
+// programme): y maximising sum y subject to each active part's unforced shares <= its floor, y >= 0,
+// by CLP's dual simplex; then repaired so that every row holds exactly in the arithmetic the bound
+// reports (negatives to 0, all of y scaled by the worst row's ratio). False when not solved.
+bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, const std::vector<char>& active,
+                const std::vector<LD>& floor, std::vector<LD>& y) {
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < covers.size(); ++i)
+    if (active[i]) rows.push_back(i);
+  std::vector<int> rowIndex, colIndex;
+  std::vector<double> elements, rowUpper;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int j = 0; j < n; ++j)
+      if (covers[rows[r]] >> j & 1) rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1);
+    rowUpper.push_back(static_cast<double>(floor[rows[r]]));
+  }
+  CoinPackedMatrix matrix(true, rowIndex.data(), colIndex.data(), elements.data(),
+                          static_cast<CoinBigIndex>(elements.size()));
+  const double inf = COIN_DBL_MAX;
+  std::vector<double> colLower(n, 0), colUpper(n, inf), objective(n, -1), rowLower(rows.size(), -inf);
+  lp = ClpSimplex();
+  lp.setLogLevel(0);
+  lp.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());
+  lp.dual();
+  if (lp.status() != 0) return false;
+  const double* sol = lp.primalColumnSolution();
+  for (int j = 0; j < n; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
+  LD scale = 1;
+  for (size_t i : rows) {
+    LD sum = 0;
+    for (int j = 0; j < n; ++j)
+      if (covers[i] >> j & 1) sum += y[j];
+    if (sum > floor[i]) scale = std::min(scale, floor[i] / sum);
+  }
+  if (scale < 1)
+    for (LD& v : y) v *= scale * (1 - 1e-12L);
+  return true;
+}
+
+}  // namespace
+
+LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
+                const std::function<bool()>& stop, const BoundArgs& args) {
+  LpCover res;
+  const int n = static_cast<int>(ops.size());
+  if (n == 0 || n > 64 || maxVisited <= 0 || !args.on(BoundArg::PartFloors)) return res;
+  auto opsOf = [&](uint64_t mask) {
+    std::vector<OpId> part;
+    for (int j = 0; j < n; ++j)
+      if (mask >> j & 1) part.push_back(ops[j]);  // topological, as ops is
+    return part;
+  };
+  std::vector<uint64_t> parts;
+  if (!validParts(p, ops, around, maxVisited, stop, parts, res.visited)) return res;
+  const std::vector<uint64_t> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts) : parts;
+  const size_t np = parts.size();
+  std::vector<char> in(p.numOps(), 0);
+  std::vector<LD> quick(np);
+  for (size_t i = 0; i < np; ++i) quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
+  const LD unknown = -1;
+  std::vector<LD> floor(np, unknown);
+  auto floorOf = [&](size_t i) {
+    if (floor[i] == unknown) {
+      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args).value);
+      ++res.parts;
+    }
+    return floor[i];
+  };
+  auto finite = [](LD v) { return v < std::numeric_limits<LD>::infinity(); };
+  // Rows: first the parts of one or two ops and, for each op they leave out, the first valid part
+  // that counts it; then the parts the solution breaks, until it breaks none (row generation:
+  // a part whose quick floor already pays the shares holds without its partFloor).
+  std::vector<char> active(np, 0);
+  uint64_t covered = 0;
+  for (size_t i = 0; i < np; ++i)
+    if (covers[i] && __builtin_popcountll(parts[i]) <= 2 && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  for (size_t i = 0; i < np; ++i) {
+    if ((i & 255) == 0 && stop && stop()) return res;
+    if (!active[i] && (covers[i] & ~covered) && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  }
+  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  if (covered != all) return res;  // some op in no valid part: no schedule; leave it to the floors
+  std::vector<LD> y(n, 0);
+  ClpSimplex lp;
+  for (;;) {
+    if (stop && stop()) return res;
+    if (!solveRound(lp, n, covers, active, floor, y)) return res;  // not solved: nothing from here
+    // The parts the shares break: those above their cheap floor get their partFloor (in
+    // parallel: each floor is a pure function of its part, so the rows are the same at any
+    // thread count), and those above it become rows.
+    std::vector<size_t> check, fresh;
+    std::vector<LD> sums(np, 0);
+    for (size_t i = 0; i < np; ++i) {
+      if (active[i] || !covers[i]) continue;
+      for (int j = 0; j < n; ++j)
+        if (covers[i] >> j & 1) sums[i] += y[j];
+      if (sums[i] <= quick[i]) continue;
+      check.push_back(i);
+      if (floor[i] == unknown) fresh.push_back(i);
+    }
+    std::atomic<bool> stopped = false;
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, fresh.size(), 16), [&](const tbb::blocked_range<size_t>& r) {
+      if (stopped || (stop && stop())) {
+        stopped = true;
+        return;
+      }
+      for (size_t c = r.begin(); c != r.end(); ++c)
+        floor[fresh[c]] = static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]]), nullptr, args).value);
+    });
+    if (stopped) return res;
+    res.parts += static_cast<long>(fresh.size());
+    long added = 0;
+    for (size_t i : check)
+      if (sums[i] > floor[i]) active[i] = 1, ++added;
+    if (!added) break;
+  }
+  res.shares = y;
+  for (LD v : y) res.value += v;
+  // The parts the relaxation's cover uses (positive row duals: the parts it would run).
+  const double* duals = lp.dualRowSolution();
+  int r = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (!active[i]) continue;
+    if (std::fabs(duals[r]) > 1e-9)
+      res.cover.push_back({opsOf(parts[i]), std::fabs(duals[r]), static_cast<double>(floor[i])});
+    ++r;
+  }
+  res.done = true;
+  return res;
+}
+
+// Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
+// only its floors, last so that it never takes the time of the steps above. A component's value
+// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
+// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
+// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
+// these: prices go to tensors of exact covers only.)
+LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
+  LD rise = 0;
+  for (BoundComponent& c : components) {
+    bool raised = false;
+    for (BoundGroup& g : c.groups) {
+      const int n = static_cast<int>(g.ops.size());
+      if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
+          !bo_.args.on(BoundArg::Lp) || (bo_.give_up && bo_.give_up()))
+        continue;
+      const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
+                                                             opCompute_, bo_.lp_parts, bo_.give_up, bo_.args);
+      if (!lp.done || !(static_cast<double>(lp.value) > g.value)) continue;
+      g.method = BoundMethod::Lp;
+      g.value = static_cast<double>(lp.value);
+      g.parts = lp.parts;
+      for (const auto& part : lp.cover)
+        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args),
+                           bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
+                           part.weight});
+      raised = true;
+    }
+    if (!raised) continue;
+    LD sum = 0;
+    for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
+    const LD value = std::min(sum, static_cast<LD>(c.edge_floor));
+    if (value > static_cast<LD>(c.value)) {
+      rise += value - static_cast<LD>(c.value);
+      c.value = static_cast<double>(value);
+      c.by_shares = false;
+    }
+  }
+  return rise;
+}
+
+}  // namespace mlsys::bound_detail

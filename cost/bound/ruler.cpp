@@ -1,0 +1,159 @@
+// The bound's skeleton (bound.h, lowerBound): the global floors, the fusion components, each
+// component's floor from its groups, the share bound, the priced passes, the linear relaxations.
+//
+// Fusion components: a subgraph's ops are linked by tensors made and read inside it (V4); an edge
+// no valid subgraph keeps inside (a Pointwise making the operand of a MatMul with K > N: V9,
+// compute_floor.cpp's fusableEdge) links nothing, so every subgraph lies in one component of the
+// remaining edges, and the bound is the sum over components of what each one's subgraphs pay at
+// least (and at least the global floors). Cuts: cutting the edges whose edge floor is at least
+// theta splits a component into groups; either no subgraph keeps a cut edge inside (each lies in
+// one group: the groups' floors add up) or one does and pays at least theta: so min(sum of the
+// groups, theta) is a floor, for every theta; the best of a few is kept.
+#include "cost/bound/ruler.h"
+
+namespace mlsys::bound_detail {
+
+// Step 3: the fusion components: union of fusable producer -> consumer edges, each with its edge
+// floor (adj_), and the ops of each (members_); sizes the scratch of the later steps.
+void Ruler::buildComponents() {
+  std::vector<int> comp(no_);
+  std::iota(comp.begin(), comp.end(), 0);
+  adj_.assign(no_, {});
+  for (int o = 0; o < no_; ++o)
+    for (TensorId t : p_.ops[o].outputs)
+      for (OpId c : p_.consumers[t])
+        if (bound_detail::fusableEdge(p_, m_, o, c)) {
+          comp[findRoot(comp, o)] = findRoot(comp, c);
+          const LD x = edgeFloor(o, c, t);
+          adj_[o].push_back({c, x});
+          adj_[c].push_back({o, x});
+        }
+  members_.assign(no_, {});
+  for (OpId o : p_.topo) members_[findRoot(comp, o)].push_back(o);  // topological order inside each
+
+  inGroup_.assign(no_, 0);
+  tensorMark_.assign(p_.numTensors(), 0);
+  idx_.assign(no_, -1);
+  sub_.resize(no_);
+  std::iota(sub_.begin(), sub_.end(), 0);
+}
+
+// The thetas a component is cut at: infinity (no cut), and for a component too large for the
+// exact cover the distinct edge floors, at most 9 of them (1 once give_up fires).
+std::vector<LD> Ruler::thetasOf(const std::vector<OpId>& ops) const {
+  std::vector<LD> thetas = {std::numeric_limits<LD>::infinity()};
+  if (static_cast<int>(ops.size()) > bo_.max_cover_ops)
+    for (OpId o : ops)
+      for (const auto& e : adj_[o])
+        if (e.second > 0) thetas.push_back(e.second);
+  std::sort(thetas.begin(), thetas.end());
+  thetas.erase(std::unique(thetas.begin(), thetas.end()), thetas.end());
+  // Any choice of thetas is sound; a few spread over the range keep large graphs linear.
+  if (thetas.size() > 9 || (bo_.give_up && bo_.give_up() && thetas.size() > 1)) {
+    std::vector<LD> few;
+    const size_t want = bo_.give_up && bo_.give_up() ? 1 : 9;
+    for (size_t i = 0; i < want; ++i)
+      few.push_back(thetas[thetas.size() - 1 - i * (thetas.size() - 1) / std::max<size_t>(1, want - 1)]);
+    std::sort(few.begin(), few.end());
+    few.erase(std::unique(few.begin(), few.end()), few.end());
+    thetas = few;
+  }
+  return thetas;
+}
+
+// The component's floor when the edges with a floor >= th are cut: min(sum of its groups'
+// floors, th). Groups are priced once (groupCache).
+BoundComponent Ruler::cutAt(const std::vector<OpId>& ops, LD th, std::map<std::vector<OpId>, BoundGroup>& groupCache) {
+  theta_ = th;
+  for (OpId o : ops) sub_[o] = o;
+  for (OpId o : ops)
+    for (const auto& e : adj_[o])
+      if (linked(e)) sub_[findRoot(sub_, o)] = findRoot(sub_, e.first);
+  std::map<int, std::vector<OpId>> groups;
+  for (OpId o : ops) groups[findRoot(sub_, o)].push_back(o);
+  BoundComponent bc;
+  bc.ops = ops;
+  LD sum = 0;
+  for (auto& [root, g] : groups) {
+    auto it = groupCache.find(g);
+    if (it == groupCache.end()) it = groupCache.emplace(g, groupBound(g)).first;
+    bc.groups.push_back(it->second);
+    sum += it->second.value;
+  }
+  bc.edge_floor = static_cast<double>(th);
+  bc.value = static_cast<double>(std::min(sum, th));
+  return bc;
+}
+
+// Step 4, per component: the best of its cuts.
+// A component small enough for the exact cover is one group (the cover prices every part
+// with a floored edge directly). A larger one is split by cutting the edges whose floor is
+// at least theta: either no subgraph keeps a cut edge inside (each then lies in one group,
+// the groups' floors add up) or one does and pays at least the least cut floor. Every theta
+// among the edge floors is tried; the best is kept.
+BoundComponent Ruler::componentBound(const std::vector<OpId>& ops,
+                                     std::map<std::vector<OpId>, BoundGroup>& groupCache) {
+  BoundComponent best;
+  best.value = -1;
+  for (LD th : thetasOf(ops)) {
+    BoundComponent bc = cutAt(ops, th, groupCache);
+    if (bc.value > best.value) best = std::move(bc);
+  }
+  return best;
+}
+
+// Step 5: every component's floor (one pass, under prices_), summed. With `previous` (the first
+// pass's components, in the same order), a component none of whose ops makes or reads a priced
+// tensor (touched[op] == 0) is taken from it as it was.
+LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous,
+                          const std::vector<char>* touched) {
+  LD total = 0;
+  std::map<std::vector<OpId>, BoundGroup> groupCache;
+  out.clear();
+  for (int r = 0; r < no_; ++r) {
+    if (members_[r].empty()) continue;
+    const size_t i = out.size();
+    bool reuse = previous != nullptr;
+    for (OpId o : members_[r]) reuse = reuse && !(*touched)[o];
+    BoundComponent best = reuse ? (*previous)[i] : componentBound(members_[r], groupCache);
+    total += best.value;
+    out.push_back(std::move(best));
+  }
+  return total;
+}
+
+// Step 5b: the share bound (shares.cpp) of every component the exact cover did not price;
+// returns the total with each such component at the larger of its floor and its shares.
+LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
+  using Clock = std::chrono::steady_clock;
+  LD total = 0;
+  for (BoundComponent& c : components) {
+    const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+    if (!cover && bo_.args.on(BoundArg::Shares) && !(bo_.give_up && bo_.give_up())) {
+      const auto t = Clock::now();
+      const bound_detail::ShareBound sb = bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_,
+                                                                   bo_.give_up, bo_.share_parts, bo_.args);
+      c.shares = static_cast<double>(sb.value);
+      c.closed_ops = sb.closed;
+      c.pressure_inputs = sb.pressure_inputs;
+      c.joint_ops = sb.joint_ops;
+      c.store_ops = sb.store_ops;
+      c.op_shares.assign(sb.op_shares.begin(), sb.op_shares.end());
+      c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
+    }
+    total += std::max<LD>(c.value, c.shares);
+  }
+  return total;
+}
+
+}  // namespace mlsys::bound_detail
+
+namespace mlsys {
+
+double LowerBound::value() const { return std::max({compute, traffic, parts}); }
+
+bool meetsBound(double latency, double bound) { return bound > 0 && latency <= bound * (1 + 1e-9); }
+
+LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOptions& bo) { return bound_detail::Ruler(p, m, bo).run(); }
+
+}  // namespace mlsys

@@ -1,0 +1,127 @@
+// The combination of the bound's arguments (internal to cost/bound): Ruler runs lowerBound step by
+// step. Its steps live with their arguments: the global floors (global_floors.cpp), the edge
+// floors (edge_floors.cpp), the exact cover (cover.cpp), the fusion components and their cuts
+// (ruler.cpp), the retention prices (retention_prices.cpp), the share bound per component
+// (ruler.cpp, calling shares.cpp) and the linear relaxation per group (lp_relaxation.cpp).
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <tuple>
+#include <vector>
+
+#include "cost/bound/bound.h"
+#include "cost/bound/internal.h"
+
+namespace mlsys::bound_detail {
+
+// The root of x in a union-find forest, halving the path on the way.
+inline int findRoot(std::vector<int>& uf, int x) {
+  while (uf[x] != x) x = uf[x] = uf[uf[x]];
+  return x;
+}
+
+// lowerBound, step by step: the global floors, the fusion components, then each component's
+// floor from the floors of its groups.
+class Ruler {
+ public:
+  Ruler(const Problem& p, const ModelOptions& m, const BoundOptions& bo)
+      : p_(p), m_(m), bo_(bo), N_(p.native), no_(p.numOps()) {}
+
+  LowerBound run() {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    LowerBound lb;
+    auto t = Clock::now();
+    lb.compute = static_cast<double>(computeFloor());
+    lb.traffic = static_cast<double>(trafficFloor());
+    buildComponents();
+    lb.timing.floors_s = since(t);
+    t = Clock::now();
+    LD total = componentsBound(lb.components);
+    lb.timing.components_s = since(t);
+    t = Clock::now();
+    LD withShares = sharesOf(lb.components);
+    lb.timing.shares_s = since(t);
+    const std::vector<BoundComponent> unpriced = withShares > total ? lb.components : std::vector<BoundComponent>{};
+    t = Clock::now();
+    lb.timing.price_passes = tieRetention(lb.components, total);
+    lb.timing.prices_s = since(t);
+    // The share bounds hold without prices: the unpriced floors raised by them, or the priced
+    // total, whichever is larger (each is a lower bound alone).
+    if (withShares > total) {
+      total = withShares;
+      lb.components = unpriced;
+      for (BoundComponent& c : lb.components)
+        if (c.shares > c.value) {
+          c.value = c.shares;
+          c.by_shares = true;
+        }
+    }
+    t = Clock::now();
+    total += relaxedCovers(lb.components);
+    lb.timing.lp_s = since(t);
+    // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
+    // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
+    lb.parts = static_cast<double>(total * (1 - 1e-12L));
+    return lb;
+  }
+
+ private:
+  i64 nativeTiles(TensorId t) const { return bound_detail::nativeTiles(p_, t); }
+  // Whether edge e links its ops at the current theta (edges with a floor >= theta are cut).
+  bool linked(const std::pair<OpId, LD>& e) const { return !(e.second > 0 && e.second >= theta_); }
+
+  LD computeFloor();
+  LD trafficFloor() const;
+  LD edgeFloor(OpId q, OpId c, TensorId t) const;
+  void buildComponents();
+  LD floors(const std::vector<OpId>& ops);
+  bool connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts);
+  // Per op of a group (bit j: ops[j]), its neighbours in the group: along the edges linked at the
+  // current theta (linkedOnly), or along all of them.
+  template <class Mask>
+  std::vector<Mask> neighbours(const std::vector<OpId>& ops, bool linkedOnly) {
+    const int n = static_cast<int>(ops.size());
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
+    std::vector<Mask> nb(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (const auto& e : adj_[ops[i]])
+        if (idx_[e.first] >= 0 && (!linkedOnly || linked(e))) nb[i] |= Mask{1} << idx_[e.first];
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+    return nb;
+  }
+  bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
+  BoundGroup groupBound(const std::vector<OpId>& ops);
+  std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
+  BoundComponent cutAt(const std::vector<OpId>& ops, LD th, std::map<std::vector<OpId>, BoundGroup>& groupCache);
+  BoundComponent componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache);
+  LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
+                     const std::vector<char>* touched = nullptr);
+  int tieRetention(std::vector<BoundComponent>& components, LD& total);
+  LD sharesOf(std::vector<BoundComponent>& components) const;
+  LD relaxedCovers(std::vector<BoundComponent>& components);
+
+  const Problem& p_;
+  const ModelOptions& m_;
+  const BoundOptions& bo_;
+  const i64 N_;
+  const int no_;
+  std::vector<LD> opCompute_;                          // each op's compute floor
+  std::vector<char> mayFeedMatMul_;                    // OpComputeFloor::may_feed_matmul
+  std::vector<std::vector<std::pair<OpId, LD>>> adj_;  // fusable neighbours, edge floor
+  std::vector<std::vector<OpId>> members_;             // per component root: its ops, topological
+  LD theta_ = std::numeric_limits<LD>::infinity();     // edges with a floor >= theta are cut
+  std::vector<char> inGroup_;                          // scratch: members of the group being priced
+  std::vector<char> tensorMark_;                       // scratch: tensors counted
+  std::vector<int> idx_;                               // scratch: position in the group being covered
+  std::vector<int> sub_;                               // scratch: union-find inside one component
+  RetentionPrices prices_;                             // empty, or a priced pass's (tieRetention)
+  mutable std::vector<TensorId> negativeOut_;          // kept by a part whose priced floor fell below 0
+  mutable long partsPriced_ = 0;                       // partFloor calls so far (the priced passes' budget)
+};
+
+}  // namespace mlsys::bound_detail

@@ -1,0 +1,211 @@
+// The share bound's claims (shares.h; the argument is at the top of shares.cpp): which sides of an
+// open MatMul are always loaded for it (joint floors), which graph inputs its readers' tiles must
+// reload (pressure), which stores every subgraph holding an op writes (forced stores), and the
+// classes of joint ops.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "cost/bound/shares.h"
+
+namespace mlsys::bound_detail {
+
+bool Shares::pressure(TensorId u, const std::vector<OpId>& readers, long& work) {
+  if (readers.size() < 2 || p.size(u) <= p.capacity || !args.on(BoundArg::Pressure)) return false;
+  std::vector<OpId> next(readers.size());
+  std::set<TensorId> lhs;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    const Op& c = p.ops[readers[i]];
+    if (c.type != OpType::MatMul || c.inputs[1] != u || c.outputs.size() != 1) return false;
+    const std::vector<OpId>& cons = p.consumers[c.outputs[0]];
+    if (cons.size() != 1 || !isMatMul(p, cons[0]) || p.ops[cons[0]].inputs[0] != c.outputs[0]) return false;
+    next[i] = cons[0];
+    const OpId made = p.producer[c.inputs[0]];
+    if (made >= 0 && inComp[made] && open[made]) return false;
+    if (!lhs.insert(c.inputs[0]).second) return false;
+  }
+  std::vector<char> reader(p.numOps(), 0), mark(p.numOps(), 0);
+  for (OpId c : readers) reader[c] = 1;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    std::vector<OpId> stack = {readers[i]};
+    Marks seen(mark, readers[i]);
+    bool alone = true;
+    while (!stack.empty() && alone) {
+      const OpId v = stack.back();
+      stack.pop_back();
+      for (const auto& e : adj[v]) {
+        const OpId nb = e.first;
+        if (!inComp[nb] || !open[nb] || (v == readers[i] && nb == next[i]) || !seen.add(nb)) continue;
+        if (reader[nb]) alone = false;
+        stack.push_back(nb);
+      }
+      if ((work += 1) > kMaxPressureWork) alone = false;
+    }
+    if (!alone) return false;
+  }
+  return true;
+}
+
+int Shares::claimSide(OpId o, int s) {
+  std::vector<TensorId> chain;
+  std::vector<OpId> members = {o};
+  TensorId t = p.ops[o].inputs[s];
+  const i64 K = p.ops[o].K;  // sharing matters with nk > 1 only: k < K
+  bool shared = false;
+  auto usable = [&](TensorId x) {
+    return !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
+           std::find(chain.begin(), chain.end(), x) == chain.end();
+  };
+  if (!usable(t)) return 0;
+  OpId reader = o;  // the op of o's chain that reads t
+  for (;;) {
+    chain.push_back(t);
+    for (OpId r : p.consumers[t])
+      shared = shared || (r != reader && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
+                          mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)));
+    const OpId pr = p.producer[t];
+    if (pr < 0 || !inComp[pr] || !open[pr]) break;
+    members.push_back(pr);
+    for (OpId x : members) in[x] = 1;
+    const bool kept = forcedInvalid(p, in, members);
+    for (OpId x : members) in[x] = 0;
+    if (kept) break;  // pr never shares a valid subgraph with o and the chain
+    const Op& P = p.ops[pr];
+    if (P.type != OpType::Pointwise || P.outputs.size() != 1) return 0;
+    TensorId next = -1;
+    for (TensorId u : P.inputs)
+      if (next < 0 && usable(u)) next = u;
+    if (next < 0) return 0;
+    t = next;
+    reader = pr;
+  }
+  for (TensorId x : chain) claimed[x] = 1, claimer[x] = o;
+  return shared ? 2 : 1;
+}
+
+LD Shares::rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const {
+  const JointFrontier* f = joint[d];
+  if (!open[d] || !f || !f->claimed[1] || f->shared[1]) return 0;
+  const Op& D = p.ops[d];
+  const i64 N = p.native, W = p.widths[D.outputs[0]], H = p.heights[D.outputs[0]];
+  const i64 h = H, w = std::min(N, W);
+  if (H > N || (f->claimed[0] ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
+  LD perTile = static_cast<LD>(D.base_cost);
+  if (m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
+    perTile = perTile * static_cast<LD>(D.K) / static_cast<LD>(N);
+  const LD v = static_cast<LD>(p.size(D.inputs[1]));
+  return perTile * static_cast<LD>((W + w - 1) / w) <= v / static_cast<LD>(p.bandwidth) ? v : 0;
+}
+
+std::vector<LD> Shares::attributions(int& pressured, const std::vector<const JointFrontier*>& joint) {
+  std::vector<LD> t(p.numOps(), 0);
+  std::vector<TensorId> inputs;
+  for (OpId o : ops)
+    if (open[o])
+      for (TensorId u : p.ops[o].inputs)
+        if (p.is_graph_input[u] && !claimed[u]) inputs.push_back(u);
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  long work = 0;
+  for (TensorId u : inputs) {
+    std::vector<OpId> readers;
+    for (OpId c : p.consumers[u])
+      if (inComp[c] && open[c] && std::find(readers.begin(), readers.end(), c) == readers.end()) readers.push_back(c);
+    const LD size = static_cast<LD>(p.size(u));
+    if (readers.size() == 1) {
+      t[readers[0]] += size;
+    } else if (pressure(u, readers, work)) {
+      ++pressured;
+      const LD grid = gridPressure(p, readers, [&](OpId d) { return rowReload(d, joint); });
+      for (OpId c : readers)
+        t[c] += size * std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) /
+                                                          static_cast<LD>(p.capacity)));
+    } else {
+      for (OpId c : readers) t[c] += size / static_cast<LD>(readers.size());
+    }
+  }
+  return t;
+}
+
+int Shares::forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
+  std::vector<char> taken(p.numTensors(), 0);
+  int count = 0;
+  if (!args.on(BoundArg::ForcedStores)) return 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (OpId o : ops) {
+      if (!open[o] || (pass == 0) != (joint[o] != nullptr) || stop()) continue;
+      const std::optional<std::vector<TensorId>>& F = outputsOf(o);
+      if (!F || F->empty()) continue;
+      i64 least = std::numeric_limits<i64>::max();
+      bool free = true;
+      for (TensorId t : *F) {
+        least = std::min(least, retainable(p, t) ? 0 : p.size(t));
+        free = free && !taken[t];
+      }
+      if (!free || least <= 0) continue;
+      for (TensorId t : *F) taken[t] = 1;
+      traffic[o] += static_cast<LD>(least);
+      ++count;
+    }
+  return count;
+}
+
+bool Shares::storesAlways(OpId o) {
+  if (!args.on(BoundArg::ForcedStores)) return false;
+  const std::optional<std::vector<TensorId>>& F = outputsOf(o);
+  if (!F || F->empty()) return false;
+  for (TensorId t : *F)
+    if (retainable(p, t)) return false;
+  return true;
+}
+
+void Shares::jointClasses(SharePricing& sp) {
+  // Joint ops accumulate in every valid S; two of different K never share one (E2): one K a class.
+  std::map<std::pair<i64, std::optional<std::vector<Shape>>>, std::vector<OpId>> bySet;
+  for (OpId o : ops)
+    if (sp.joint[o]) bySet[{p.ops[o].K, shapesOf(o)}].push_back(o);
+  std::vector<const std::pair<i64, std::optional<std::vector<Shape>>>*> sets;
+  for (const auto& e : bySet) sets.push_back(&e.first);
+  std::vector<int> root(sets.size());
+  for (size_t i = 0; i < root.size(); ++i) root[i] = static_cast<int>(i);
+  auto find = [&](int i) {
+    while (root[i] != i) i = root[i] = root[root[i]];
+    return i;
+  };
+  for (size_t i = 0; i < sets.size(); ++i)
+    for (size_t j = i + 1; j < sets.size(); ++j)
+      if (sets[i]->first == sets[j]->first && mayShareSubgraph(sets[i]->second, sets[j]->second))
+        root[find(static_cast<int>(i))] = find(static_cast<int>(j));
+  std::map<int, int> classOf;  // root set -> class
+  size_t s = 0;
+  std::vector<std::vector<const std::optional<std::vector<Shape>>*>> classSets;
+  for (const auto& e : bySet) {
+    const int r = find(static_cast<int>(s++));
+    const auto [it, fresh] = classOf.emplace(r, static_cast<int>(classOf.size()));
+    if (fresh) {
+      sp.class_first.push_back(e.second.front());
+      sp.class_single_kind.push_back(1);
+      classSets.emplace_back();
+    }
+    classSets[it->second].push_back(&e.first.second);
+    for (OpId o : e.second) {
+      sp.joint_class[o] = it->second;
+      if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
+    }
+  }
+  // The classes each other open op may share a valid subgraph with.
+  sp.meets.assign(p.numOps(), {});
+  for (OpId x : ops) {
+    if (!open[x] || sp.joint[x]) continue;
+    for (size_t c = 0; c < classSets.size(); ++c)
+      for (const auto* set : classSets[c])
+        if (mayShareSubgraph(shapesOf(x), *set)) {
+          sp.meets[x].push_back(static_cast<int>(c));
+          break;
+        }
+  }
+}
+
+}  // namespace mlsys::bound_detail

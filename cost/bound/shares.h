@@ -1,0 +1,258 @@
+// The share bound's working state (internal to cost/bound): shares.cpp states the argument and runs
+// it; share_claims.cpp holds its claims (joint floors' sides, pressure, forced stores, classes).
+#pragma once
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "cost/bound/internal.h"
+#include "cost/model/connected_sets.h"
+
+namespace mlsys::bound_detail {
+
+constexpr long kMaxPartFloors = 4000;       // partFloor calls per component
+constexpr long kMaxPressureWork = 4000000;  // op visits of the pressure test per component
+
+struct Shares {
+  const Problem& p;
+  const ModelOptions& m;
+  const std::vector<OpId>& ops;
+  const std::vector<std::vector<std::pair<OpId, LD>>>& adj;
+  const std::vector<LD>& opCompute;
+  const std::vector<char>& mayFeedMatMul;
+  const std::function<bool()>& giveUp;
+  int maxParts;
+  BoundArgs args;  // the arguments switched off (args.h)
+
+  std::vector<char> inComp, open, in;
+  std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
+  std::vector<OpId> claimer;                          // per claimed tensor: that joint op
+  std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
+  long floorsPriced = 0;
+
+  std::vector<char> shapesKnown;
+  std::vector<std::optional<std::vector<Shape>>> shapes;  // per op, forcedShapes (once)
+  std::map<std::pair<OpId, i64>, std::optional<std::vector<Shape>>> splitShapes;
+  std::vector<char> outputsKnown;
+  std::vector<std::optional<std::vector<TensorId>>> outputs;  // per op, forcedOutputs (once)
+
+  bool stop() const { return giveUp && giveUp(); }
+
+  const std::optional<std::vector<Shape>>& shapesOf(OpId v) {
+    if (!shapesKnown[v]) {
+      shapes[v] = stop() ? std::nullopt : forcedShapes(p, v);  // out of time: any shape (merges classes)
+      shapesKnown[v] = 1;
+    }
+    return shapes[v];
+  }
+
+  // forcedShapes(v, kSplit), once per pair.
+  const std::optional<std::vector<Shape>>& splitShapesOf(OpId v, i64 kSplit) {
+    auto [it, fresh] = splitShapes.try_emplace({v, kSplit});
+    if (fresh) it->second = stop() ? std::nullopt : forcedShapes(p, v, kSplit);
+    return it->second;
+  }
+
+  const std::optional<std::vector<TensorId>>& outputsOf(OpId v) {
+    if (!outputsKnown[v]) {
+      outputs[v] = stop() ? std::nullopt : forcedOutputs(p, v);  // out of time: unknown (no store)
+      outputsKnown[v] = 1;
+    }
+    return outputs[v];
+  }
+
+  // Every part containing o that forcedInvalid does not rule out (the one enumerator:
+  // cost/model/connected_sets.h, grown along the component's fusable edges), or false when there
+  // are more than maxParts of them.
+  bool listParts(OpId o, std::vector<std::vector<OpId>>& out) {
+    out.clear();
+    auto nb = [&](int32_t v, auto f) {
+      for (const auto& e : adj[v])
+        if (inComp[e.first]) f(e.first);
+    };
+    auto keep = [&](const std::vector<OpId>& S) {
+      if (S.size() == 1) return true;
+      for (OpId v : S) in[v] = 1;
+      const bool invalid = forcedInvalid(p, in, S);
+      for (OpId v : S) in[v] = 0;
+      return !invalid;
+    };
+    auto visit = [&](const std::vector<OpId>& S) {
+      out.push_back(S);
+      return static_cast<int>(out.size()) <= maxParts;
+    };
+    return forEachConnectedSet(listSets(nb), {{o}}, keep, visit, long{1} << 22) == Enumerated::All;
+  }
+
+  // Whether the pressure attribution holds for graph input u (see the top of the file).
+  bool pressure(TensorId u, const std::vector<OpId>& readers, long& work);
+
+  // Whether side s of the open MatMul o is always loaded for it: its operand, or a tensor that
+  // Pointwise ops make it from (each needs its inputs with the region it makes, E3), is produced
+  // outside every valid open S holding o and those ops (a graph input, made by a closed op or
+  // outside the component, or by an op that forcedInvalid keeps out of any part holding o and
+  // the chain), each tensor on the way too large to be retained (V6 needs |t| <= C in W1), so in
+  // every such S one of them is loaded with the operand's region. Marks them claimed. 0: no;
+  // 1: yes, each tensor read by the chain only, or also by ops that can never share a valid
+  // subgraph with o and nk > 1 (their forced output shapes at k < K are disjoint: mayShareSubgraph,
+  // forcedShapes with kSplit = K; shared only changes o's nk > 1 loads); 2: yes, but some
+  // tensor also has another reader that might, whose slices of it could coincide with o's k-strips
+  // in another step (jointFrontier then counts that side's nk > 1 loads once).
+  int claimSide(OpId o, int s);
+
+  // |v| for a joint MatMul d whose RHS v its frontier claims for it alone, when its output fits
+  // one tile row (H <= N) and its one-row point (h = H, w = min(N, W), nk > 1) fits and computes
+  // at most |v| / B: then its share in every mode is at most that point's, which loads v once
+  // (gridPressure). Else 0.
+  LD rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const;
+
+  // Per open op, the elements of graph-input loads attributed to it.
+  std::vector<LD> attributions(int& pressured, const std::vector<const JointFrontier*>& joint);
+
+  // Per open op (joint ones first), a forced store (forcedOutputs: S holding it writes or retains one
+  // of them; none retainable: at least the least), when none is another op's. Returns how many.
+  int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint);
+
+  // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
+  // none of which can be retained (V6, W1), and S's outputs share its grid.
+  bool storesAlways(OpId o);
+
+  // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
+  // one class (share_modes.cpp says why).
+  void jointClasses(SharePricing& sp);
+
+  std::vector<PricedTensor> pricedReaders, claimedReaders;  // retentionPrices, closedLoads (share_prices.cpp)
+
+  // The closed ops (every part holding them listed), within kMaxPartFloors parts in all; their
+  // parts in floorOf (priced later). Returns how many.
+  int closeOps(std::map<std::vector<OpId>, LD>& floorOf) {
+    int closed = 0;
+    for (OpId o : ops) {
+      if (stop()) break;
+      std::vector<std::vector<OpId>> listed;
+      if (!listParts(o, listed)) continue;
+      long fresh = 0;
+      for (const std::vector<OpId>& S : listed) fresh += floorOf.count(S) ? 0 : 1;
+      if (floorsPriced + fresh > kMaxPartFloors) break;
+      floorsPriced += fresh;
+      for (const std::vector<OpId>& S : listed) floorOf.emplace(S, 0);
+      open[o] = 0;
+      parts[o] = std::move(listed);
+      ++closed;
+    }
+    return closed;
+  }
+
+  ShareBound run() {
+    ShareBound res;
+    inComp.assign(p.numOps(), 0);
+    open.assign(p.numOps(), 0);
+    in.assign(p.numOps(), 0);
+    parts.assign(p.numOps(), {});
+    shapesKnown.assign(p.numOps(), 0);
+    shapes.assign(p.numOps(), std::nullopt);
+    outputsKnown.assign(p.numOps(), 0);
+    outputs.assign(p.numOps(), std::nullopt);
+    for (OpId o : ops) inComp[o] = open[o] = 1;
+    std::map<std::vector<OpId>, LD> floorOf;
+    res.closed = closeOps(floorOf);
+    auto priceParts = [&](const RetentionPrices* prices, const std::vector<char>* touched = nullptr) {
+      for (auto& [S, floor] : floorOf) {
+        if (stop()) break;  // a floor left at 0 is still a floor
+        if (touched && std::none_of(S.begin(), S.end(), [&](OpId v) { return (*touched)[v]; })) continue;
+        std::vector<OpId> topo = S;
+        std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
+        floor = static_cast<LD>(partFloor(p, m, topo, prices, args).value);
+      }
+    };
+    priceParts(nullptr);
+    // With the prices: the parts a priced tensor crosses (its maker's, a reader's) floored again.
+    RetentionPrices prices = args.on(BoundArg::RetentionPrices) ? retentionPrices(p, ops, open, inComp, pricedReaders)
+                                                                 : RetentionPrices{};
+    std::map<std::vector<OpId>, LD> plain;
+    if (!prices.empty()) {
+      plain = floorOf;
+      std::vector<char> touched(p.numOps(), 0);
+      for (const auto& [t, readers] : pricedReaders) {
+        touched[p.producer[t]] = 1;
+        for (OpId r : p.consumers[t]) touched[r] = 1;
+      }
+      priceParts(&prices, &touched);
+      if (stop()) {  // a part left with its plain floor may not earn a price it keeps out: none
+        floorOf = plain;
+        prices.clear();
+        pricedReaders.clear();
+      }
+    }
+    // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
+    claimed.assign(p.numTensors(), 0);
+    claimer.assign(p.numTensors(), -1);
+    std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
+    // Frontiers depend on the op only through these: computed once per kind (generated graphs
+    // repeat shapes).
+    std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
+    for (OpId o : ops) {
+      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop() ||
+          !args.on(BoundArg::JointFloors))
+        continue;
+      const int l = claimSide(o, 0), r = claimSide(o, 1);
+      if (!l && !r) continue;
+      const Op& op = p.ops[o];
+      const bool stores = storesAlways(o);
+      const auto key =
+          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
+      auto it = frontiers.find(key);
+      if (it == frontiers.end())
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
+      if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
+      joint[o] = &it->second;
+      ++res.joint_ops;
+    }
+    std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
+    if (args.on(BoundArg::ClosedLoads)) closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
+    attributePrices(p, pricedReaders, traffic, 1);
+    res.store_ops = forcedStores(traffic, joint);
+    SharePricing sp{ops,
+                    static_cast<LD>(p.bandwidth),
+                    open,
+                    opCompute,
+                    std::move(traffic),
+                    joint,
+                    std::vector<int>(p.numOps(), -1),
+                    {},
+                    {},
+                    {},
+                    {},
+                    std::vector<std::vector<std::pair<LD, std::vector<OpId>>>>(p.numOps()),
+                    {},
+                    {},
+                    {},
+                    {},
+                    {}};
+    jointClasses(sp);
+    besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
+    besideStep(p, m, ops, claimed, claimer, sp, [&] { return stop(); });
+    besideCompute(p, ops, inComp, sp);
+    besideLoads(p, ops, claimed, sp);
+    closedClaimedLoads(p, claimedReaders, claimer, sp, 1);
+    for (OpId o : ops)
+      for (const std::vector<OpId>& S : parts[o]) sp.parts[o].push_back({floorOf.at(S), S});
+    res.value = bestShareTotal(sp, &res.op_shares);
+    if (!pricedReaders.empty() || !claimedReaders.empty()) {
+      // A part holding a priced (or closedLoads') tensor's maker and readers pays their shares only
+      // through the closed op's, never below 0: where that is not enough, none. Prices move value
+      // from the maker's parts to the readers: the shares without them count if larger.
+      const bool paid = partsPaid(p, ops, parts, res.op_shares, floorOf);
+      attributePrices(p, pricedReaders, sp.traffic, -1);
+      closedClaimedLoads(p, claimedReaders, claimer, sp, -1);
+      for (OpId o : ops)
+        for (auto& [floor, S] : sp.parts[o]) floor = prices.empty() ? floor : plain.at(S);
+      std::vector<LD> shares;
+      const LD value = bestShareTotal(sp, &shares);
+      if (!paid || value >= res.value) res.value = value, res.op_shares = std::move(shares);
+    }
+    return res;
+  }
+};
+
+}  // namespace mlsys::bound_detail

@@ -1,0 +1,163 @@
+// The cover's linear relaxation (cost/bound/lp_relaxation.cpp): shares y >= 0 that every valid connected
+// part pays over its unforced ops, found by CLP over the parts grown from every op. Checked
+// against every connected part of small generated graphs (so a part the growth misses, or a
+// solution the repair leaves above a floor, fails), against the exact solver's optimum with the
+// exact cover switched off, and on the contest graphs where it closes the gap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cost/bound/bound.h"
+#include "cost/bound/internal.h"
+#include "cost/model/problem.h"
+#include "engine/exact/exact.h"
+#include "engine/generate/generator.h"
+#include "tests/test_util.h"
+
+using namespace mlsys;
+using bound_detail::LD;
+
+namespace {
+
+// The whole graph as one group: ops in topological order, each op's neighbours by a tensor.
+std::vector<uint64_t> aroundOf(const Problem& p) {
+  std::vector<uint64_t> around(p.numOps(), 0);
+  auto bit = [&](OpId o) { return uint64_t{1} << p.topo_pos[o]; };
+  for (OpId o = 0; o < p.numOps(); ++o)
+    for (TensorId t : p.ops[o].outputs)
+      for (OpId d : p.consumers[t]) around[p.topo_pos[o]] |= bit(d), around[p.topo_pos[d]] |= bit(o);
+  return around;
+}
+
+// Each op's compute floor per run, as the bound's (base_cost per tile of its fewest native tiles;
+// the graphs here are under the default matmul_compute).
+std::vector<LD> computeFloors(const Problem& p, const ModelOptions& m) {
+  const OpComputeFloor f = opComputeFloor(p, m);
+  std::vector<LD> c(p.numOps());
+  for (OpId o = 0; o < p.numOps(); ++o) c[o] = static_cast<LD>(f.min_tiles[o]) * static_cast<LD>(p.ops[o].base_cost);
+  return c;
+}
+
+bool connected(uint64_t S, const std::vector<uint64_t>& around) {
+  uint64_t reached = S & (~S + 1), frontier = reached;
+  while (frontier) {
+    uint64_t next = 0;
+    for (uint64_t f = frontier; f; f &= f - 1) next |= around[__builtin_ctzll(f)];
+    next &= S & ~reached;
+    reached |= next;
+    frontier = next;
+  }
+  return reached == S;
+}
+
+}  // namespace
+
+// Every connected set of ops of small generated graphs (both readings): where its floor is finite,
+// its unforced ops' shares are at most that floor, and the relaxation's value is their sum.
+TEST(LpBound, EveryValidPartPaysItsShares) {
+  int graphs = 0, parts = 0, tight = 0;
+  for (const char* family : {"transformer", "random", "cnn", "mixer", "shared-weight", "odd-k", "gemm-chain"})
+    for (int seed = 1; seed <= 2; ++seed)
+      for (bool reduction : {false, true}) {
+        const Problem p = generateProblem(family, 9, static_cast<uint64_t>(seed));
+        if (p.numOps() > 12) continue;
+        const ModelOptions m = test::reading(reduction);
+        SCOPED_TRACE(std::string(family) + " seed " + std::to_string(seed) + " " + m.describe());
+        const std::vector<uint64_t> around = aroundOf(p);
+        const bound_detail::LpCover lp =
+            bound_detail::lpCover(p, m, p.topo, around, computeFloors(p, m), 1'000'000, nullptr);
+        ASSERT_TRUE(lp.done);
+        ++graphs;
+        LD sum = 0;
+        for (LD y : lp.shares) {
+          EXPECT_GE(y, 0);
+          sum += y;
+        }
+        EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(lp.value), 1e-6 * static_cast<double>(lp.value));
+        const int n = p.numOps();
+        for (uint64_t S = 1; S < (uint64_t{1} << n); ++S) {
+          if (!connected(S, around)) continue;
+          std::vector<OpId> part;
+          for (int j = 0; j < n; ++j)
+            if (S >> j & 1) part.push_back(p.topo[j]);
+          const double floor = partFloor(p, m, part).value;
+          if (!std::isfinite(floor)) continue;
+          std::vector<char> forced(p.numOps(), 0);
+          for (OpId o : forcedOps(p, part)) forced[o] = 1;
+          LD paid = 0;
+          for (int j = 0; j < n; ++j)
+            if ((S >> j & 1) && !forced[p.topo[j]]) paid += lp.shares[j];
+          EXPECT_LE(static_cast<double>(paid), floor * (1 + 1e-12)) << "part of " << part.size() << " ops";
+          ++parts;
+          tight += static_cast<double>(paid) > floor * (1 - 1e-9);
+        }
+      }
+  EXPECT_GE(graphs, 20);
+  EXPECT_GT(tight, 0);
+  std::printf("%d graphs, %d valid parts, %d tight\n", graphs, parts, tight);
+}
+
+// Too many sets to grow: nothing from the relaxation (the group keeps its floors).
+TEST(LpBound, GivesUpBeyondItsBudget) {
+  const Problem p = generateProblem("random", 8, 1);
+  const ModelOptions m;
+  const bound_detail::LpCover lp = bound_detail::lpCover(p, m, p.topo, aroundOf(p), computeFloors(p, m), 3, nullptr);
+  EXPECT_FALSE(lp.done);
+  BoundOptions bo;
+  bo.max_cover_ops = 0;
+  bo.lp_parts = 0;
+  for (const BoundComponent& c : lowerBound(p, m, bo).components)
+    for (const BoundGroup& g : c.groups) EXPECT_NE(g.method, BoundMethod::Lp);
+}
+
+// With the exact cover switched off (--cover-limit 0) the relaxation prices the small graphs: at
+// or below the whole space's proven optimum, and on most of them at it (the cover's relaxation is
+// often integral).
+TEST(LpBound, BelowTheOptimumWithoutTheCover) {
+  BoundOptions bo;
+  bo.max_cover_ops = 0;
+  int runs = 0, byLp = 0, atOptimum = 0;
+  for (const char* family : {"random", "cnn", "shared-weight", "odd-k"})
+    for (int seed = 1; seed <= 2; ++seed)
+      for (bool reduction : {false, true}) {
+        const Problem p = generateProblem(family, 5, static_cast<uint64_t>(seed));
+        const ModelOptions m = test::reading(reduction);
+        SCOPED_TRACE(std::string(family) + " seed " + std::to_string(seed) + " " + m.describe());
+        ExactOptions o;
+        o.full_space = true;
+        const ExactResult r = solveExact(p, m, o, [] { return false; });
+        if (!r.proven_optimal) continue;
+        const LowerBound lb = lowerBound(p, m, bo);
+        EXPECT_LE(lb.value(), r.latency * (1 + 1e-9));
+        for (const BoundComponent& c : lb.components)
+          for (const BoundGroup& g : c.groups) byLp += g.method == BoundMethod::Lp;
+        atOptimum += lb.value() >= r.latency * (1 - 1e-6);
+        ++runs;
+      }
+  EXPECT_GE(runs, 12);
+  EXPECT_GE(byLp, runs / 2);
+  EXPECT_GE(atOptimum, runs / 2);
+}
+
+// The contest graphs of 21 to 64 ops in one component. mlsys-2026-10 under k_limit=reduction: six
+// branches MatMul -> GELU -> MatMul at k = K = 1024, their sums added in a tree; each add beside
+// its MatMul squeezes the tile that fits (more tiles), alone it loads two tensors: the share bound
+// priced that at 8,215,107.66, the relaxation at 8,415,344 (the best schedule known 8,427,764.55,
+// 0.15% above). mlsys-2026-14 meets its best schedule under both readings (2,771,788.8 and
+// 2,665,304: proven optimal; the share bound was 0.03% and 0.59% below).
+TEST(LpBound, ContestGraphsBeyondTheCover) {
+  const std::string ten = test::sharedBenchmark("mlsys-2026-10"), fourteen = test::sharedBenchmark("mlsys-2026-14");
+  if (ten.empty() || fourteen.empty()) GTEST_SKIP() << "../shared/benchmarks is absent";
+  const LowerBound b10 = lowerBound(parseProblemFile(ten), test::reading(true));
+  EXPECT_NEAR(b10.value(), 8415344.0, 1.0);
+  ASSERT_EQ(b10.components.size(), 1u);
+  ASSERT_EQ(b10.components[0].groups.size(), 1u);
+  EXPECT_EQ(b10.components[0].groups[0].method, BoundMethod::Lp);
+  const Problem p14 = parseProblemFile(fourteen);
+  EXPECT_NEAR(lowerBound(p14, test::reading(false)).value(), 2771788.8, 1.0);
+  EXPECT_NEAR(lowerBound(p14, test::reading(true)).value(), 2665304.0, 1.0);
+}
