@@ -145,6 +145,34 @@ struct ClassFloor {
         hasSharedStrips = hasSharedStrips || !c.allNever;
         canons[f].push_back(std::move(c));
       }
+    for (int f = 0; f < 8; ++f) coefs[f] = regionCoefs(f & 1, f & 2, f & 4);
+  }
+  // The compute coefficients in a grid case (A-14: an op runs once per distinct region of its
+  // output in a step). The probe plan counted each op's regions that differ in every step at its
+  // own sides; at other sides of the class two of them may coincide (a tile and a k-strip when
+  // w = k). Within a grid case an axis kind is one interval (the whole axis: canon -> Full) or
+  // several, none whole; two regions of an op's output are then distinct in every step when on
+  // some axis one is whole and the other is not (its extent is the axis, so each of its
+  // intervals is shorter): a greedy set of such pairwise distinct regions is at most the count at
+  // any step (issue 50: a MatMul whose output is two operands of a chain, counted twice at the
+  // probe's sides, coincides with itself at w = k).
+  SubgraphPlan::Coefs coefs[8];
+  SubgraphPlan::Coefs regionCoefs(bool oneK, bool oneRow, bool oneCol) const {
+    SubgraphPlan::Coefs c{pl.mm_coef, pl.pw_every, pl.pw_last};
+    for (const SubgraphPlan::OpRegions& o : pl.multi_regions) {
+      std::vector<std::pair<Ext, Ext>> distinct;
+      for (const SubgraphPlan::Region& r : o.regions) {
+        const std::pair<Ext, Ext> cr{canon(r.rk, oneK, oneRow, oneCol), canon(r.ck, oneK, oneRow, oneCol)};
+        bool never = true;
+        for (const auto& d : distinct) never = never && neverEqual(d, cr);
+        if (never) distinct.push_back(cr);
+      }
+      (o.matmul ? c.mm : o.every ? c.every : c.last) -= o.cost * (o.counted - static_cast<i64>(distinct.size()));
+    }
+    return c;
+  }
+  const SubgraphPlan::Coefs& coefsFor(const Grid& g) const {
+    return coefs[(g.nk == 1 ? 1 : 0) | (g.nth == 1 ? 2 : 0) | (g.ntw == 1 ? 4 : 0)];
   }
   // Length of an axis of canonical kind e in step (0,0,0) (the largest step: every interval
   // starts at 0).
@@ -188,8 +216,14 @@ struct ClassFloor {
     if (!relaxed) {
       for (auto [t, bit] : outs)
         if (kept & bit) total += p.size(t) - tile;
+      // A tensor made and read inside, kept out: |t| all through S (W1), and no longer an
+      // ephemeral split-K accumulator (decision 8: counted w h when nk > 1 while ephemeral, in
+      // the plan without retention) when a MatMul makes it: that tile goes (issue 50: counted
+      // twice, the choice looked too large to fit; a MatMul that is upstream had no such tile,
+      // and taking one off anyway only lowers the floor).
       for (auto [t, bit] : inner)
-        if (kept & bit) total += p.size(t);
+        if (kept & bit)
+          total += p.size(t) - (g.nk > 1 && p.ops[p.producer[t]].type == OpType::MatMul ? tile : 0);
     }
     return total;
   }
@@ -252,8 +286,9 @@ struct ClassFloor {
   // k-strip Pointwise every k-step, epilogue Pointwise once per tile.
   LD compute(const Grid& g) const {
     const LD T = static_cast<LD>(g.ntw) * static_cast<LD>(g.nth);
-    LD per = static_cast<LD>(pl.pw_every) * static_cast<LD>(g.nk) + static_cast<LD>(pl.pw_last);
-    if (pl.mm_coef) per += static_cast<LD>(pl.mm_coef) * static_cast<LD>(pl.Kacc) / static_cast<LD>(pl.D);
+    const SubgraphPlan::Coefs& cf = coefsFor(g);
+    LD per = static_cast<LD>(cf.every) * static_cast<LD>(g.nk) + static_cast<LD>(cf.last);
+    if (cf.mm) per += static_cast<LD>(cf.mm) * static_cast<LD>(pl.Kacc) / static_cast<LD>(pl.D);
     return T * per;
   }
 

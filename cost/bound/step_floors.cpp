@@ -62,8 +62,9 @@ LD ClassFloor::stepFloor(const Grid& g, uint32_t kept, i64 kfit, const SideClass
   if (g.nth > 1) kinds.push_back(tileKind(g, kept, hFull, wLast, g.nth - 1));
   if (g.ntw > 1) kinds.push_back(tileKind(g, kept, hLast, wFull, g.ntw - 1));
   kinds.push_back(tileKind(g, kept, hLast, wLast, 1));
-  const LD a = pl.mm_coef ? static_cast<LD>(pl.mm_coef) / static_cast<LD>(pl.D) : 0;
-  const LD b = static_cast<LD>(pl.pw_every), last = static_cast<LD>(pl.pw_last);
+  const SubgraphPlan::Coefs& cf = coefsFor(g);
+  const LD a = cf.mm ? static_cast<LD>(cf.mm) / static_cast<LD>(pl.D) : 0;
+  const LD b = static_cast<LD>(cf.every), last = static_cast<LD>(cf.last);
   const LD K = static_cast<LD>(pl.Kacc);
   auto f = [&](const TileKind& t, LD x) { return std::max(a * x + b, t.e * x); };
   auto gl = [&](const TileKind& t, LD x) { return std::max(a * x + b + last, t.e * x + t.sigma); };

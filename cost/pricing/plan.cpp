@@ -403,8 +403,12 @@ void regionCharges(const Problem& p, const OpSets& s, const Needs& needs, Subgra
       }
       const i64 counted = static_cast<i64>(distinct.size());
       (mm ? pl.mm_coef : phase == 0 ? pl.pw_every : pl.pw_last) += op.base_cost * counted;
-      if (!maybe) continue;
+      if (in.size() < 2) continue;
       SubgraphPlan::OpRegions r{op.base_cost, mm, phase == 0, counted, {}};
+      for (const Need& n : in) r.regions.push_back({t, n.rk, n.ck});
+      pl.multi_regions.push_back(r);
+      if (!maybe) continue;
+      r.regions.clear();
       for (const Need& c : classes) r.regions.push_back({t, c.rk, c.ck});
       pl.regions.push_back(std::move(r));
     }

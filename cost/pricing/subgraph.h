@@ -70,6 +70,21 @@ struct SubgraphPlan {
     std::vector<Region> regions;  // its needed regions in that phase (two or more, some may coincide)
   };
   std::vector<OpRegions> regions;
+  // Every op with two or more kinds of regions in a phase (whatever their relation here), with
+  // `counted` its count in the coefficients at this granularity: at another granularity the same
+  // op set may count fewer (regions that differ here may coincide there).
+  std::vector<OpRegions> multi_regions;
+  // The coefficients with each op of multi_regions counted once per phase: the least compute of
+  // these ops at any granularity (an op runs at least once per step of its phase).
+  struct Coefs {
+    i64 mm = 0, every = 0, last = 0;
+  };
+  Coefs leastCoefs() const {
+    Coefs c{mm_coef, pw_every, pw_last};
+    for (const OpRegions& o : multi_regions)
+      (o.matmul ? c.mm : o.every ? c.every : c.last) -= o.cost * (o.counted - 1);
+    return c;
+  }
   i64 n_store = 0;                        // outputs written per tile (non-retained O(S))
   i64 n_acc = 0;                          // ephemeral split-K accumulators (counted when nk > 1)
   i64 ws_const = 0;                       // sum |t| over retained-in and retained-out tensors

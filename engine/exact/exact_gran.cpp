@@ -105,8 +105,10 @@ void GranSearch::boundFacts(const SubgraphPlan& probe, Space& s) const {
     it->tpl.push_back({sl.rk, sl.ck});
   }
   // Compute of one tile, at least (den units): every MatMul need costs mm_coef*K_acc over the
-  // k-steps; every Pointwise need at least once per tile (k-strip ones once per k-step).
-  s.cTile = (static_cast<i128>(probe.mm_coef) * s.Kacc + static_cast<i128>(probe.pw_every + probe.pw_last) * s.D) * s.B;
+  // k-steps; every Pointwise need at least once per tile (k-strip ones once per k-step). An op
+  // with several regions counts once: they may coincide at other sides than the probe's.
+  const SubgraphPlan::Coefs least = probe.leastCoefs();
+  s.cTile = (static_cast<i128>(least.mm) * s.Kacc + static_cast<i128>(least.every + least.last) * s.D) * s.B;
   s.stores = static_cast<i128>(probe.n_store) * s.W * s.H;  // output tiles partition the tensor
   s.wsConst = probe.ws_const;
   s.nStore = probe.n_store;
