@@ -13,6 +13,16 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 
+# Setuptools before 70 builds wheels through the separate `wheel` package; an interpreter that
+# cannot import it (pyenv's or a bare venv's, without --system-site-packages) fails later with
+# pip's cryptic "invalid command 'bdist_wheel'". Say so here, with the fix.
+try:
+    import wheel  # noqa: F401
+except ImportError:
+    sys.exit(f"mlsys: {sys.executable} cannot import the 'wheel' package, which this build needs. Use "
+             "Debian's interpreter: /usr/bin/python3 -m venv --system-site-packages VENV (with apt-get "
+             "install python3-wheel python3-setuptools), or install wheel into this interpreter.")
+
 
 class CMakeExtension(Extension):
     def __init__(self, name):

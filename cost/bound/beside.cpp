@@ -130,14 +130,17 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
                 const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop) {
   const size_t classes = sp.class_first.size();
   std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());
-  for (OpId x : ops)
+  for (OpId x : ops) {
+    sp.poll();
     if (sp.open[x] && !sp.joint[x] && !isMatMul(p, x))
       for (int c : sp.meets[x]) ++pointwise[c], cref[c] = std::min(cref[c], p.ops[x].base_cost);
+  }
   std::vector<std::vector<Beside>> besides(p.numOps());
   std::vector<Crowd> crowd(classes);
   std::vector<std::vector<std::map<OpId, i64>>> needing(classes);
   std::vector<std::map<TensorId, i64>> readers(classes);  // per tensor: the known ops whose trees hold it
   for (OpId x : ops) {
+    sp.poll();
     if (!sp.open[x] || sp.joint[x] || isMatMul(p, x)) continue;
     for (int c : sp.meets[x]) {
       if (!sp.class_single_kind[c] || stop()) {
@@ -168,6 +171,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   std::map<std::tuple<const JointFrontier*, i64, decltype(crowd[0].key()), decltype(Beside{}.key())>, LD> memo;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
+    sp.poll();
     if (!sp.open[x] || sp.joint[x]) continue;
     for (size_t i = 0; i < sp.meets[x].size(); ++i) {
       const int c = sp.meets[x][i];
@@ -197,6 +201,7 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
   sp.free_compute.assign(p.numOps(), 0);
   std::vector<char> mark(p.numOps(), 0);
   for (OpId x : ops) {
+    sp.poll();
     if (!sp.open[x] || sp.joint[x]) continue;
     const LD c = sp.compute[x];
     sp.free_compute[x] = c;
@@ -268,7 +273,8 @@ void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vect
     auto it = given.find({u, c});
     return it == given.end() ? 0 : it->second;
   };
-  for (OpId x : ops) {  // topological order: makers first
+  for (OpId x : ops) {
+    sp.poll();  // topological order: makers first
     if (!takes(x)) continue;
     sp.meets_loads[x].assign(sp.meets[x].size(), 0);
     std::vector<TensorId> ins = p.ops[x].inputs;
@@ -306,6 +312,7 @@ void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector
   sp.fed.assign(p.numOps(), {});
   std::vector<char> mark(p.numOps(), 0);
   for (OpId x : ops) {
+    sp.poll();
     if (!sp.open[x] || sp.joint[x]) continue;
     sp.fed[x].assign(sp.meets[x].size(), {});
     if (isMatMul(p, x)) continue;

@@ -36,6 +36,10 @@ struct BoundOptions {
   long lp_parts = 300000;         // sets grown for a group's linear relaxation (lp_relaxation.cpp), else none; 0: off
   BoundArgs args;                 // the arguments switched off (args.h: `bound --without ARG`)
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
+  // The anytime bound: called with each value proven so far, rising (the global floors, then the
+  // quick floors of every component, then each component as the first pass refines it, the
+  // shares, the priced passes, the relaxations); the last call is the returned value().
+  std::function<void(double)> on_value;
 };
 
 // The floor of one part: every subgraph whose op set is `ops` has latency >= value, whatever its
@@ -58,8 +62,11 @@ struct PartFloor {
   std::vector<TensorId> retained;   // crossing tensors kept in fast memory at that granularity
   double retention = 0;             // the prices' term, included in value
 };
+// `stop` (when set) is polled once per class of tile counts: past it the floor is 0 (every
+// subgraph pays that), so a caller that stops gets a weaker but sound figure at once.
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                    const RetentionPrices* prices = nullptr, const BoundArgs& args = {});
+                    const RetentionPrices* prices = nullptr, const BoundArgs& args = {},
+                    const std::function<bool()>* stop = nullptr);
 
 // The ops of a part that every schedule running the part as a subgraph also ran in an earlier
 // subgraph: those from which a path leaves the part and comes back (coverMasks in

@@ -57,6 +57,14 @@ struct ClassFloor {
   // The arguments switched off (args.h): retention-choice (every choice relaxed),
   // band-reloads, step-floors.
   BoundArgs args;
+  // The caller's stop (polled once per class and side pair): past it the floor is not complete,
+  // and partFloor gives 0, which every subgraph pays.
+  const std::function<bool()>* stop = nullptr;
+  mutable bool interrupted = false;
+  bool stopped() const {
+    if (!interrupted && stop && *stop && (*stop)()) interrupted = true;
+    return interrupted;
+  }
 
   ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
              const std::vector<OpId>& ops, const BoundArgs& args_ = {})
@@ -284,9 +292,12 @@ struct ClassFloor {
 
   // L5: total compute at (w,h,k): MatMuls base_cost per tile over the k-steps (x Kacc / D),
   // k-strip Pointwise every k-step, epilogue Pointwise once per tile.
-  LD compute(const Grid& g) const {
+  LD compute(const Grid& g) const { return computeWith(g, coefsFor(g)); }
+  // The same with each op of several regions counted once: at most compute() in every grid case,
+  // and never falling as the tiles shrink (the scan's pruning rests on that).
+  LD leastCompute(const Grid& g) const { return computeWith(g, pl.leastCoefs()); }
+  LD computeWith(const Grid& g, const SubgraphPlan::Coefs& cf) const {
     const LD T = static_cast<LD>(g.ntw) * static_cast<LD>(g.nth);
-    const SubgraphPlan::Coefs& cf = coefsFor(g);
     LD per = static_cast<LD>(cf.every) * static_cast<LD>(g.nk) + static_cast<LD>(cf.last);
     if (cf.mm) per += static_cast<LD>(cf.mm) * static_cast<LD>(pl.Kacc) / static_cast<LD>(pl.D);
     return T * per;
@@ -417,7 +428,7 @@ struct ClassFloor {
     std::sort(points.begin(), points.end());
     LD least = std::numeric_limits<LD>::infinity();
     for (const auto& [steps, w, h] : points) {
-      if (steps >= least) break;
+      if (steps >= least || stopped()) break;
       least = std::min(least, withOrders ? std::max(steps, orderFloor(w, h, kept)) : steps);
     }
     return least < std::numeric_limits<LD>::infinity() ? least : 0;

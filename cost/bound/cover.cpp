@@ -29,7 +29,7 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
         parts.push_back(static_cast<uint32_t>(s));
         return true;
       },
-      bo_.max_parts);
+      bo_.max_parts, bo_.give_up);
   return e == Enumerated::All;
 }
 
@@ -47,7 +47,11 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
     return part;
   };
   std::vector<PartFloor> f(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_, bo_.args);
+  const std::function<bool()>* stop = bo_.give_up ? &bo_.give_up : nullptr;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (stop && (*stop)()) return false;  // out of time: the group gets its floors
+    f[i] = partFloor(p_, m_, opsOf(parts[i]), &prices_, bo_.args, stop);
+  }
   partsPriced_ += static_cast<long>(parts.size());
   // Under prices a part that keeps a priced tensor out earns its price, and could go below 0:
   // then a schedule could run it again and again (recomputation), earning each time, and the

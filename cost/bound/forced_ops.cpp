@@ -1,5 +1,6 @@
 // Argument "forced-ops": the ops a cover part counts for (cover.cpp, lp_relaxation.cpp).
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include "cost/bound/bound.h"
@@ -23,7 +24,8 @@ namespace bound_detail {
 namespace {
 
 template <class Mask>
-std::vector<Mask> coverMasksOf(const Problem& p, const std::vector<OpId>& ops, const std::vector<Mask>& parts) {
+std::vector<Mask> coverMasksOf(const Problem& p, const std::vector<OpId>& ops, const std::vector<Mask>& parts,
+                               const std::function<bool()>& stop) {
   constexpr int kMaxWindow = 1 << 16;
   constexpr size_t kMaxPairs = 4096;
   int lo = p.numOps(), hi = -1;
@@ -64,6 +66,7 @@ std::vector<Mask> coverMasksOf(const Problem& p, const std::vector<OpId>& ops, c
   if (between.size() > kMaxPairs) return parts;
   std::vector<Mask> masks(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
+    if ((i & 1023) == 0 && stop && stop()) return parts;  // the plain masks: sound, only weaker
     const Mask S = parts[i];
     Mask forced = 0;
     for (const Between& b : between)
@@ -75,11 +78,13 @@ std::vector<Mask> coverMasksOf(const Problem& p, const std::vector<OpId>& ops, c
 
 }  // namespace
 
-std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts) {
-  return coverMasksOf(p, ops, parts);
+std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts,
+                                 const std::function<bool()>& stop) {
+  return coverMasksOf(p, ops, parts, stop);
 }
-std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts) {
-  return coverMasksOf(p, ops, parts);
+std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts,
+                                 const std::function<bool()>& stop) {
+  return coverMasksOf(p, ops, parts, stop);
 }
 
 }  // namespace bound_detail

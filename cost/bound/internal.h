@@ -36,8 +36,11 @@ inline i64 nativeTiles(const Problem& p, TensorId t) {
 
 // The ops each part (bit j: ops[j], a group in topological order) counts as covering: its ops
 // less the forced ones (forced_ops.cpp states the argument).
-std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts);
-std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts);
+// `stop` (when set) is polled every 1,024 parts: past it the plain masks (every op counted).
+std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts,
+                                 const std::function<bool()>& stop = {});
+std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts,
+                                 const std::function<bool()>& stop = {});
 // The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
 // retained (forced_ops.cpp states it); returns how many bits, n + bits <= maxBits.
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
@@ -241,6 +244,9 @@ std::optional<std::vector<TensorId>> forcedOutputs(const Problem& p, OpId v);
 bool mayShareSubgraph(const std::optional<std::vector<Shape>>& a, const std::optional<std::vector<Shape>>& b);
 
 // What the share bound's mixtures are chosen over (share_modes.cpp states the argument).
+// Thrown when the share bound's caller stops it mid-way: the component then gets no shares (0,
+// which every subgraph pays), never a half-built share vector.
+struct SharesStopped {};
 struct SharePricing {
   const std::vector<OpId>& ops;              // the component, in topological order
   LD B;                                      // the bandwidth
@@ -261,6 +267,11 @@ struct SharePricing {
   // per such op, per class it meets: the joint ops one of which it forces to nk = 1 in any S
   // holding it and the class, each with how many Pointwise ops make its operands (besideFed)
   std::vector<std::vector<std::vector<std::pair<OpId, int>>>> fed;
+  // The caller's stop, polled in every loop over the component (poll() throws SharesStopped).
+  std::function<bool()> stop;
+  void poll() const {
+    if (stop && stop()) throw SharesStopped{};
+  }
 };
 // The greatest total of shares found over the classes' mixtures.
 LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares = nullptr);  // shares: per op, at the best

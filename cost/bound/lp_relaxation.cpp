@@ -24,6 +24,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include <coin/ClpEventHandler.hpp>
 #include <coin/ClpSimplex.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <oneapi/tbb/blocked_range.h>
@@ -97,12 +98,23 @@ bool validParts(const Problem& p, const std::vector<OpId>& ops, const std::vecto
   return e == Enumerated::All;
 }
 
+// CLP's iterations stop when the caller's stop fires (status 5: not solved, nothing counts).
+class StopEvents : public ClpEventHandler {
+ public:
+  explicit StopEvents(const std::function<bool()>* stop) : stop_(stop) {}
+  int event(Event e) override { return e == endOfIteration && stop_ && *stop_ && (*stop_)() ? 0 : -1; }
+  ClpEventHandler* clone() const override { return new StopEvents(*this); }
+
+ private:
+  const std::function<bool()>* stop_;
+};
+
 // One round of the relaxation over the active rows (the parts whose constraint is in the
 // programme): y maximising sum y subject to each active part's unforced shares <= its floor, y >= 0,
 // by CLP's dual simplex; then repaired so that every row holds exactly in the arithmetic the bound
 // reports (negatives to 0, all of y scaled by the worst row's ratio). False when not solved.
 bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, const std::vector<char>& active,
-                const std::vector<LD>& floor, std::vector<LD>& y) {
+                const std::vector<LD>& floor, std::vector<LD>& y, const std::function<bool()>& stop) {
   std::vector<size_t> rows;
   for (size_t i = 0; i < covers.size(); ++i)
     if (active[i]) rows.push_back(i);
@@ -120,6 +132,8 @@ bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, cons
   lp = ClpSimplex();
   lp.setLogLevel(0);
   lp.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());
+  const StopEvents events(&stop);
+  lp.passInEventHandler(&events);
   lp.dual();
   if (lp.status() != 0) return false;
   const double* sol = lp.primalColumnSolution();
@@ -152,16 +166,19 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   };
   std::vector<uint64_t> parts;
   if (!validParts(p, ops, around, maxVisited, stop, parts, res.visited)) return res;
-  const std::vector<uint64_t> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts) : parts;
+  const std::vector<uint64_t> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
   const size_t np = parts.size();
   std::vector<char> in(p.numOps(), 0);
   std::vector<LD> quick(np);
-  for (size_t i = 0; i < np; ++i) quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
+  for (size_t i = 0; i < np; ++i) {
+    if ((i & 255) == 0 && stop && stop()) return res;
+    quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
+  }
   const LD unknown = -1;
   std::vector<LD> floor(np, unknown);
   auto floorOf = [&](size_t i) {
     if (floor[i] == unknown) {
-      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args).value);
+      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args, stop ? &stop : nullptr).value);
       ++res.parts;
     }
     return floor[i];
@@ -184,7 +201,7 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   ClpSimplex lp;
   for (;;) {
     if (stop && stop()) return res;
-    if (!solveRound(lp, n, covers, active, floor, y)) return res;  // not solved: nothing from here
+    if (!solveRound(lp, n, covers, active, floor, y, stop)) return res;  // not solved: nothing from here
     // The parts the shares break: those above their cheap floor get their partFloor (in
     // parallel: each floor is a pure function of its part, so the rows are the same at any
     // thread count), and those above it become rows.
@@ -205,7 +222,8 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
         return;
       }
       for (size_t c = r.begin(); c != r.end(); ++c)
-        floor[fresh[c]] = static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]]), nullptr, args).value);
+        floor[fresh[c]] =
+            static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]]), nullptr, args, stop ? &stop : nullptr).value);
     });
     if (stopped) return res;
     res.parts += static_cast<long>(fresh.size());
@@ -251,7 +269,7 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
       g.value = static_cast<double>(lp.value);
       g.parts = lp.parts;
       for (const auto& part : lp.cover)
-        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args),
+        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
                            bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
                            part.weight});
       raised = true;

@@ -45,8 +45,10 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
     for (const SideClass& ch : hs_) {
       const Grid g0 = gridOf(cw, ch);
       // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
-      // the best.
-      if (static_cast<double>(compute(withK(g0, kHi)) + minPen) >= cap) break;
+      // the best. (Counting each op once: with its regions per grid case, an op's two regions
+      // may coincide only at smaller tiles, A-14.)
+      if (stopped()) return;
+      if (static_cast<double>(leastCompute(withK(g0, kHi)) + minPen) >= cap) break;
       for (uint32_t kept = 0; kept < nChoices; ++kept) {
         // Cheapest test first: the choice must fit at k = 1 (or the class's k).
         if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
@@ -101,7 +103,7 @@ void ClassFloor::minimise(PartFloor& best) const {
     return x.kept == first->kept && x.k == first->k && x.cw.hi == first->cw.hi && x.ch.hi == first->ch.hi;
   };
   for (const Candidate& x : all) {
-    if (least && x.v >= least->second) break;
+    if ((least && x.v >= least->second) || stopped()) break;
     if (isFirst(x)) continue;  // refined above
     const double r = refine(x);
     if (!least || r < least->second) least = {x, r};
@@ -116,7 +118,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                    const RetentionPrices* prices, const BoundArgs& args) {
+                    const RetentionPrices* prices, const BoundArgs& args, const std::function<bool()>* stop) {
   if (!args.on(BoundArg::PartFloors)) return PartFloor{};
   PartFloor best{kInf, kInf, kInf, {}, {}, 0};
   const i64 N = p.native;
@@ -136,14 +138,20 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
   // over every k of the class, a superset of the valid ones. (Kacc is set before V9 is checked.)
   if (!multi.valid && multi.rule == Rule::V9 && std::min(kmax, multi.Kacc - 1) > 1)
     multi = planSubgraph(p, m, ops, {N, N, std::min(kmax, multi.Kacc - 1)}, kNone, kNone);
-  if (multi.valid && multi.nk > 1)
-    bound_detail::ClassFloor(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops, args).minimise(best);
+  if (multi.valid && multi.nk > 1) {
+    bound_detail::ClassFloor cf(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops, args);
+    cf.stop = stop;
+    cf.minimise(best);
+    if (cf.interrupted) return PartFloor{};
+  }
   const i64 kOne = kmax ? kmax : 1;
   SubgraphPlan one = multi.valid && multi.nk == 1 ? multi : planSubgraph(p, m, ops, {N, N, kOne}, kNone, kNone);
   if (one.valid && one.nk == 1) {
     bound_detail::ClassFloor cf(p, one, false, one.Kacc ? one.Kacc : 1, prices, ops, args);
     if (args.on(BoundArg::OrderFloors)) cf.orders = &m, cf.partOps = &ops;
+    cf.stop = stop;
     cf.minimise(best);
+    if (cf.interrupted) return PartFloor{};
   }
   if (args.test_part_scale != 1 && std::isfinite(best.value)) best.value *= args.test_part_scale;
   return best;

@@ -106,10 +106,13 @@ BoundComponent Ruler::componentBound(const std::vector<OpId>& ops,
 // pass's components, in the same order), a component none of whose ops makes or reads a priced
 // tensor (touched[op] == 0) is taken from it as it was.
 LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous,
-                          const std::vector<char>* touched) {
+                          const std::vector<char>* touched, bool publishing) {
   LD total = 0;
   std::map<std::vector<OpId>, BoundGroup> groupCache;
   out.clear();
+  LD running = 0;  // (publishing) the components done at the larger of both figures, the rest at their quick floors
+  for (int r = 0; r < no_; ++r)
+    if (!members_[r].empty()) running += quick_[r];
   for (int r = 0; r < no_; ++r) {
     if (members_[r].empty()) continue;
     const size_t i = out.size();
@@ -117,9 +120,23 @@ LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<Bo
     for (OpId o : members_[r]) reuse = reuse && !(*touched)[o];
     BoundComponent best = reuse ? (*previous)[i] : componentBound(members_[r], groupCache);
     total += best.value;
+    if (publishing) {
+      running += std::max<LD>(0, static_cast<LD>(best.value) - quick_[r]);
+      publishedParts_ = running;
+      publish(static_cast<double>(running * (1 - 1e-12L)));
+    }
     out.push_back(std::move(best));
   }
   return total;
+}
+
+void Ruler::quickFloors() {
+  quick_.assign(no_, 0);
+  LD total = 0;
+  for (int r = 0; r < no_; ++r)
+    if (!members_[r].empty()) total += quick_[r] = floors(members_[r]);
+  publishedParts_ = total;
+  publish(static_cast<double>(total * (1 - 1e-12L)));
 }
 
 // Step 5b: the share bound (shares.cpp) of every component the exact cover did not price;

@@ -38,13 +38,16 @@ class Ruler {
     auto t = Clock::now();
     lb.compute = static_cast<double>(computeFloor());
     lb.traffic = static_cast<double>(trafficFloor());
+    publish(std::max(lb.compute, lb.traffic));
     buildComponents();
+    quickFloors();
     lb.timing.floors_s = since(t);
     t = Clock::now();
-    LD total = componentsBound(lb.components);
+    LD total = componentsBound(lb.components, nullptr, nullptr, true);
     lb.timing.components_s = since(t);
     t = Clock::now();
     LD withShares = sharesOf(lb.components);
+    publish(static_cast<double>(std::max(total, withShares) * (1 - 1e-12L)));
     lb.timing.shares_s = since(t);
     const std::vector<BoundComponent> unpriced = withShares > total ? lb.components : std::vector<BoundComponent>{};
     t = Clock::now();
@@ -61,16 +64,34 @@ class Ruler {
           c.by_shares = true;
         }
     }
+    publish(static_cast<double>(total * (1 - 1e-12L)));
     t = Clock::now();
     total += relaxedCovers(lb.components);
     lb.timing.lp_s = since(t);
+    // Each component at least its quick floors (a bound alone, published first).
+    total = std::max(total, publishedParts_);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
     // doubles. Rounding down by 1e-12 relative keeps the bound below a schedule that equals it.
     lb.parts = static_cast<double>(total * (1 - 1e-12L));
+    publish(lb.value());
     return lb;
   }
 
  private:
+  // The anytime bound (BoundOptions::on_value): each value proven so far, when it rises.
+  void publish(double v) {
+    if (bo_.on_value && v > published_) {
+      published_ = v;
+      bo_.on_value(v);
+    }
+  }
+  // Every component's quick floors (its ops' compute and its unretainable traffic), published as
+  // the first bound of the parts; the first pass then replaces them one component at a time.
+  void quickFloors();
+  double published_ = 0;
+  LD publishedParts_ = 0;            // the parts' running total published by the first pass
+  std::vector<LD> quick_;             // per component root: its quick floors
+
   i64 nativeTiles(TensorId t) const { return bound_detail::nativeTiles(p_, t); }
   // Whether edge e links its ops at the current theta (edges with a floor >= theta are cut).
   bool linked(const std::pair<OpId, LD>& e) const { return !(e.second > 0 && e.second >= theta_); }
@@ -100,7 +121,7 @@ class Ruler {
   BoundComponent cutAt(const std::vector<OpId>& ops, LD th, std::map<std::vector<OpId>, BoundGroup>& groupCache);
   BoundComponent componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache);
   LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
-                     const std::vector<char>* touched = nullptr);
+                     const std::vector<char>* touched = nullptr, bool publishing = false);
   int tieRetention(std::vector<BoundComponent>& components, LD& total);
   LD sharesOf(std::vector<BoundComponent>& components) const;
   LD relaxedCovers(std::vector<BoundComponent>& components);

@@ -42,6 +42,7 @@ bool Shares::pressure(TensorId u, const std::vector<OpId>& readers, long& work) 
         stack.push_back(nb);
       }
       if ((work += 1) > kMaxPressureWork) alone = false;
+      if ((work & 1023) == 0) poll();
     }
     if (!alone) return false;
   }
@@ -110,6 +111,7 @@ std::vector<LD> Shares::attributions(int& pressured, const std::vector<const Joi
   inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
   long work = 0;
   for (TensorId u : inputs) {
+    poll();
     std::vector<OpId> readers;
     for (OpId c : p.consumers[u])
       if (inComp[c] && open[c] && std::find(readers.begin(), readers.end(), c) == readers.end()) readers.push_back(c);
@@ -135,6 +137,7 @@ int Shares::forcedStores(std::vector<LD>& traffic, const std::vector<const Joint
   if (!args.on(BoundArg::ForcedStores)) return 0;
   for (int pass = 0; pass < 2; ++pass)
     for (OpId o : ops) {
+      poll();
       if (!open[o] || (pass == 0) != (joint[o] != nullptr) || stop()) continue;
       const std::optional<std::vector<TensorId>>& F = outputsOf(o);
       if (!F || F->empty()) continue;

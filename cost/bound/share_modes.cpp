@@ -88,6 +88,7 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
   // constrains them (a constant).
   long work = 0;
   auto total = [&](const std::vector<int>& modes, std::vector<LD>* out = nullptr) {
+    sp.poll();
     std::vector<LD> y(sp.open.size(), 0);
     for (OpId o : ops) {
       if (!sp.open[o]) continue;

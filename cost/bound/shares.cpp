@@ -72,9 +72,13 @@ ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
                       const BoundArgs& args) {
-  return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {},
-                {}, {}, {}, {},  {},  {}}
-      .run();
+  try {
+    return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {},
+                  {}, {}, {}, {},  {},  {}}
+        .run();
+  } catch (const SharesStopped&) {
+    return ShareBound{};  // stopped mid-way: no shares (0), never half-built ones
+  }
 }
 
 }  // namespace mlsys::bound_detail

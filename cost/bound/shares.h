@@ -37,6 +37,11 @@ struct Shares {
   std::vector<std::optional<std::vector<TensorId>>> outputs;  // per op, forcedOutputs (once)
 
   bool stop() const { return giveUp && giveUp(); }
+  // Mid-way through a loop over the component: past the stop, abandon the share bound (shareBound
+  // catches it and gives the component no shares).
+  void poll() const {
+    if (stop()) throw SharesStopped{};
+  }
 
   const std::optional<std::vector<Shape>>& shapesOf(OpId v) {
     if (!shapesKnown[v]) {
@@ -162,7 +167,7 @@ struct Shares {
         if (touched && std::none_of(S.begin(), S.end(), [&](OpId v) { return (*touched)[v]; })) continue;
         std::vector<OpId> topo = S;
         std::sort(topo.begin(), topo.end(), [&](OpId a, OpId b) { return p.topo_pos[a] < p.topo_pos[b]; });
-        floor = static_cast<LD>(partFloor(p, m, topo, prices, args).value);
+        floor = static_cast<LD>(partFloor(p, m, topo, prices, args, giveUp ? &giveUp : nullptr).value);
       }
     };
     priceParts(nullptr);
@@ -192,6 +197,7 @@ struct Shares {
     // repeat shapes).
     std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
     for (OpId o : ops) {
+      poll();
       if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop() ||
           !args.on(BoundArg::JointFloors))
         continue;
@@ -228,7 +234,9 @@ struct Shares {
                     {},
                     {},
                     {},
+                    {},
                     {}};
+    sp.stop = giveUp;
     jointClasses(sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
     besideStep(p, m, ops, claimed, claimer, sp, [&] { return stop(); });

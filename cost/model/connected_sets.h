@@ -21,9 +21,44 @@
 
 namespace mlsys {
 
+// Non-empty masks seen so far: open addressing in one array (0 is empty), so that millions of
+// sets cost one allocation to free (a node-based set took tens of milliseconds).
+class MaskSeen {
+ public:
+  struct Inserted {
+    bool second;
+  };
+  Inserted insert(uint64_t s) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t i = slot(s);
+    if (slots_[i] == s) return {false};
+    slots_[i] = s;
+    ++size_;
+    return {true};
+  }
+  size_t count(uint64_t s) const { return slots_.empty() ? 0 : slots_[slot(s)] == s; }
+
+ private:
+  size_t slot(uint64_t s) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = static_cast<size_t>((s ^ (s >> 29)) * 0x9E3779B97F4A7C15ull) & mask;
+    while (slots_[i] != 0 && slots_[i] != s) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), 0);
+    for (uint64_t s : old)
+      if (s) slots_[slot(s)] = s;
+  }
+  std::vector<uint64_t> slots_;
+  size_t size_ = 0;
+};
+
 // Sets of at most 64 local nodes as bit masks; nb[v]: v's neighbours as a mask.
 struct MaskSets {
   using Set = uint64_t;
+  using Seen = MaskSeen;
   const std::vector<uint64_t>& nb;
   static Set single(int v) { return uint64_t{1} << v; }
   // Calls f(set with v added) for every neighbour v of s not in s, lowest bit first.
@@ -43,6 +78,8 @@ struct MaskSets {
 template <class Neighbours>
 struct ListSets {
   using Set = std::vector<int32_t>;
+  struct Hash;
+  using Seen = std::unordered_set<Set, Hash>;
   Neighbours nb;
   static Set single(int32_t v) { return {v}; }
   template <class F>
@@ -82,7 +119,7 @@ template <class Sets, class Keep, class Visit>
 Enumerated forEachConnectedSet(const Sets& sets, const std::vector<typename Sets::Set>& starts, Keep keep,
                                Visit visit, long maxVisited, const std::function<bool()>& stop = {}) {
   using Set = typename Sets::Set;
-  std::unordered_set<Set, typename Sets::Hash> seen;
+  typename Sets::Seen seen;
   std::vector<Set> queue;
   for (const Set& s : starts)
     if (seen.insert(s).second) queue.push_back(s);

@@ -327,4 +327,35 @@ i64 requireInt(const rapidjson::Value& v, const std::string& field, i64 lo, i64 
   return none.requireInt(v, lo, hi, [&] { return field; });
 }
 
+// A file name may hold any bytes; JSON text must be UTF-8: invalid sequences become U+FFFD.
+std::string validUtf8(const std::string& s) {
+  struct In {  // the input stream RapidJSON's UTF8<>::Validate reads
+    using Ch = char;
+    const char* p;
+    const char* end;
+    Ch Peek() const { return p < end ? *p : '\0'; }
+    Ch Take() { return p < end ? *p++ : '\0'; }
+  };
+  struct Out {
+    using Ch = char;
+    std::string& s;
+    void Put(Ch c) { s.push_back(c); }
+  };
+  std::string o;
+  o.reserve(s.size());
+  In in{s.data(), s.data() + s.size()};
+  while (in.p < in.end) {
+    const char* start = in.p;
+    std::string ch;
+    Out out{ch};
+    if (rapidjson::UTF8<>::Validate(in, out)) {
+      o += ch;
+    } else {
+      o += "\xEF\xBF\xBD";
+      in.p = start + 1;  // the next byte may start a valid sequence
+    }
+  }
+  return o;
+}
+
 }  // namespace mlsys

@@ -64,6 +64,10 @@ rapidjson::Document parseJsonText(const std::string& text, const std::string& wh
 // cut, with the full size named.
 std::string printable(std::string_view s, size_t max = 200);
 
+// `s` as valid UTF-8: invalid sequences become U+FFFD (what JSON writers must do with a name of any
+// bytes; a reader comparing names compares through it).
+std::string validUtf8(const std::string& s);
+
 // Shortest decimal string that reads back as the same double ("6553.6", not "6553.6000000000004").
 std::string formatDouble(double v);
 

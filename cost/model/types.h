@@ -9,7 +9,8 @@ namespace mlsys {
 using OpId = int32_t;
 using TensorId = int32_t;
 using i64 = int64_t;
-__extension__ typedef __int128 i128;  // exact latency numerators
+__extension__ typedef __int128 i128;           // exact latency numerators
+__extension__ typedef unsigned __int128 u128;  // exact remainders (cost/pricing/step.h)
 
 // Greatest common divisor of |a| and |b| (exact rational sums).
 inline i128 gcd128(i128 a, i128 b) {

@@ -69,7 +69,7 @@ std::vector<double> exactPrefixTotals(const std::vector<SubgraphReport>& sg) {
 }
 
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m, CostMethod method,
-                            StopToken stop) {
+                            StopToken stop, const std::function<bool()>& give_up) {
   Evaluation ev;
   ev.model = m;
   auto fail = [&](int sg, Rule rule, const std::string& why) {
@@ -83,18 +83,45 @@ Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOpti
   const int n = static_cast<int>(s.subgraphs.size());
   if (n == 0) fail(-1, Rule::V1, "the schedule has no subgraphs");
   std::vector<char> written(p.numTensors(), 0), covered(p.numOps(), 0);
+  bool prevBad = false;  // the previous subgraph had an index out of range (its retain list is not read)
   static const std::vector<TensorId> kNone;
   for (int i = 0; i < n; ++i) {
-    if ((i & 63) == 63 && stop.stopRequested()) {
+    if ((i & 63) == 63 && (stop.stopRequested() || (give_up && give_up()))) {
       fail(-1, Rule::Interrupted, "the evaluation was interrupted by a signal");
       ev.interrupted = true;
       return ev;
     }
     const SubgraphSched& sg = s.subgraphs[i];
-    const auto& rin = i > 0 ? s.subgraphs[i - 1].retain : kNone;
+    // Indices out of range (a schedule built in code: the readers check theirs): V1, not a crash.
+    std::string bad;
+    for (size_t j = 0; j < sg.ops.size() && bad.empty(); ++j)
+      if (sg.ops[j] < 0 || sg.ops[j] >= p.numOps())
+        bad = "op index " + std::to_string(sg.ops[j]) + " at subgraphs[" + std::to_string(i) + "][" +
+              std::to_string(j) + "] is out of range [0, " + std::to_string(p.numOps()) + ")";
+    for (size_t j = 0; j < sg.retain.size() && bad.empty(); ++j)
+      if (sg.retain[j] < 0 || sg.retain[j] >= p.numTensors())
+        bad = "tensor index " + std::to_string(sg.retain[j]) + " at tensors_to_retain[" + std::to_string(i) + "][" +
+              std::to_string(j) + "] is out of range [0, " + std::to_string(p.numTensors()) + ")";
+    if (!bad.empty()) {
+      fail(i, Rule::V1, bad);
+      SubgraphReport rep;
+      rep.cost.valid = false;
+      rep.cost.rule = Rule::V1;
+      rep.cost.reason = bad;
+      ev.subgraphs.push_back(std::move(rep));
+      prevBad = true;
+      continue;
+    }
+    const auto& rin = i > 0 && !prevBad ? s.subgraphs[i - 1].retain : kNone;
+    prevBad = false;
     SubgraphPlan pl = planSubgraph(p, m, sg.ops, sg.gran, rin, sg.retain);
     SubgraphReport rep;
-    rep.cost = costSubgraph(p, pl, sg.trav, method);
+    rep.cost = costSubgraph(p, pl, sg.trav, method, give_up);
+    if (rep.cost.interrupted) {
+      fail(-1, Rule::Interrupted, "the evaluation was interrupted (a stop request or the deadline)");
+      ev.interrupted = true;
+      return ev;
+    }
     rep.ntw = pl.ntw;
     rep.nth = pl.nth;
     rep.nk = pl.nk;

@@ -1,6 +1,7 @@
 // The full evaluator: every validity rule of the spec (V1-V11, E2, A-6) and the exact latency
 // of every subgraph. This is the oracle the search and the writer re-check against.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,11 @@ struct Evaluation {
 };
 
 // `stop` is checked every 64 subgraphs: on a request the evaluation is abandoned (interrupted), so
-// that a run on a 200,000-op graph ends within milliseconds of a signal.
+// that a run on a 200,000-op graph ends within milliseconds of a signal. `give_up` (a deadline,
+// when set) likewise, and within a subgraph's step walk.
 Evaluation evaluateSchedule(const Problem& p, const Schedule& s, const ModelOptions& m,
-                            CostMethod method = CostMethod::Auto, StopToken stop = {});
+                            CostMethod method = CostMethod::Auto, StopToken stop = {},
+                            const std::function<bool()>& give_up = {});
 
 // Sum of exact subgraph latencies as a double (exact rational sum where it fits 128 bits).
 double exactTotal(const std::vector<SubgraphReport>& sg);

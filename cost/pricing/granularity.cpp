@@ -103,7 +103,8 @@ Granularity firstFitting(const Problem& p, const ModelOptions& m, OpId o) {
 }
 
 GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout) {
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                           const std::function<bool()>& stop) {
   // Grid shape and the k range come from a probe plan at [1,1,1].
   SubgraphPlan probe = planSubgraph(p, m, ops, {1, 1, 1}, rin, rout);
   if (!probe.valid && probe.rule != Rule::V9) return {};
@@ -120,10 +121,11 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
     std::vector<Traversal> travs = {{TraversalKind::Raster, {}}};
     if (pl.tiles() >= 3 && pl.tiles() <= kMaxWrittenOrderTiles)
       travs.insert(travs.end(), {{TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}});
-    auto best = chooseCheapest(travs, [&](const Traversal& t) { return costSubgraph(p, pl, t); });
+    auto best = chooseCheapest(travs, [&](const Traversal& t) { return costSubgraph(p, pl, t, CostMethod::Auto, stop); });
     return Tiled{best.found, best.price.latency, best.cand, best.price};
   };
-  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, kChoices(p, m, ops), p.native), price);
+  auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, kChoices(p, m, ops), p.native), price,
+                             [&](const Granularity&, const Tiled&, const auto&) { return stop && stop(); });
   return {best.found, best.cand, best.price.trav, best.price.cost};
 }
 

@@ -120,9 +120,11 @@ struct GranChoice {
 };
 
 // Best valid granularity and traversal (raster, row-snake, col-snake) for a subgraph with the
-// given retained-in / retained-out sets, by exact cost, over every candidate.
+// given retained-in / retained-out sets, by exact cost, over every candidate. `stop` (when set)
+// is polled before each candidate and within a step walk: past it, the best priced so far.
 GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout);
+                           const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                           const std::function<bool()>& stop = {});
 
 // The same choice in the context of a search (costs through the worker's cache), over trimmed
 // candidate sets (4 w x 4 h x kChoices(5), after `extra`; for each k above N also the two

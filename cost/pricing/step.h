@@ -10,11 +10,54 @@
 // numerator max(c*B, m*D) over the plan's denominator D*B.
 #pragma once
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "cost/pricing/subgraph.h"
 
 namespace mlsys::step {
+
+// The exact sum of step prices num_i / den (den = D * B), kept as a whole part and a remainder
+// below den, so that a sum whose value fits 128 bits never overflows because of its denominator
+// (B = 2^40 with K = 2^24 gives den = 2^64: num alone would leave 128 bits at 2^64 latency).
+// finish() reduces the sum to lowest terms; `overflow` only where that reduced fraction does not
+// fit (then the subgraph is refused with Rule::Range, never priced approximately).
+class LatencySum {
+ public:
+  explicit LatencySum(i128 den) : den_(den) {}
+  // Adds `cnt` steps of price v / den (v >= 0, cnt >= 0).
+  void add(i128 v, i64 cnt) {
+    const i128 q = v / den_;
+    const u128 r = static_cast<u128>(v % den_), d = static_cast<u128>(den_);
+    u128 rc;
+    i128 qc;
+    if (__builtin_mul_overflow(r, static_cast<u128>(cnt), &rc) || __builtin_mul_overflow(q, i128{cnt}, &qc) ||
+        __builtin_add_overflow(whole_, qc, &whole_) ||
+        __builtin_add_overflow(whole_, static_cast<i128>(rc / d), &whole_)) {
+      overflow_ = true;
+      return;
+    }
+    rem_ += rc % d;
+    if (rem_ >= d) {
+      rem_ -= d;
+      if (__builtin_add_overflow(whole_, i128{1}, &whole_)) overflow_ = true;
+    }
+  }
+  // Writes the sum to sc.num / sc.den in lowest terms (sc.overflow when it does not fit).
+  void finish(SubgraphCost& sc) const {
+    const i128 rem = static_cast<i128>(rem_);
+    const i128 g = rem == 0 ? den_ : gcd128(rem, den_);
+    sc.den = den_ / g;
+    if (overflow_ || __builtin_mul_overflow(whole_, sc.den, &sc.num) || __builtin_add_overflow(sc.num, rem / g, &sc.num))
+      sc.overflow = true;
+  }
+
+ private:
+  i128 den_;
+  i128 whole_ = 0;
+  u128 rem_ = 0;
+  bool overflow_ = false;
+};
 
 struct Iv {
   i64 lo, hi;
@@ -143,7 +186,9 @@ class StepPricer {
 };
 
 // Every step in the tile order `order` (the oracle). Fills num, peak_ws and the bound counts.
-SubgraphCost walkSteps(const Problem& p, const SubgraphPlan& pl, const std::vector<int32_t>& order);
+// `stop` (when set) is polled about every 4,096 steps: then interrupted (no price).
+SubgraphCost walkSteps(const Problem& p, const SubgraphPlan& pl, const std::vector<int32_t>& order,
+                       const std::function<bool()>& stop = {});
 
 // One representative step per step class times the class size (exact when pl.fast_ok).
 SubgraphCost classSteps(const Problem& p, const SubgraphPlan& pl, const Traversal& trav);

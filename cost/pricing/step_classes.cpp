@@ -83,6 +83,7 @@ SubgraphCost classSteps(const Problem& p, const SubgraphPlan& pl, const Traversa
   else snakeClasses(C, R, [&](bool cl, bool rl, bool dc, bool dr, bool f, i64 n) { tc.add(rl, cl, dr, dc, f, n); });
   SubgraphCost sc;
   StepPricer pr(p, pl);
+  LatencySum sum(static_cast<i128>(pl.D) * p.bandwidth);
   std::vector<Slice> prevSl, curSl;
   auto account = [&](const StepIdx& cur, const StepIdx* prev, i64 cnt) {
     if (cnt <= 0) return;
@@ -90,9 +91,7 @@ SubgraphCost classSteps(const Problem& p, const SubgraphPlan& pl, const Traversa
     else prevSl.clear();
     pr.slicesAt(cur, curSl);
     auto res = pr.price(cur, curSl, prevSl);
-    i128 part;
-    if (__builtin_mul_overflow(res.num, static_cast<i128>(cnt), &part) || __builtin_add_overflow(sc.num, part, &sc.num))
-      sc.overflow = true;
+    sum.add(res.num, cnt);
     sc.peak_ws = std::max(sc.peak_ws, res.ws);
     (res.compute_bound ? sc.compute_bound_steps : sc.memory_bound_steps) += cnt;
   };
@@ -116,6 +115,7 @@ SubgraphCost classSteps(const Problem& p, const SubgraphPlan& pl, const Traversa
     StepIdx lst{r, c, pl.nk - 1}, lst0{r, c, pl.nk - 2};
     account(lst, &lst0, cnt);
   }
+  sum.finish(sc);
   sc.fast = true;
   return sc;
 }

@@ -34,7 +34,8 @@ double toDouble(i128 num, i128 den) {
   return static_cast<double>(static_cast<long double>(num) / static_cast<long double>(den));
 }
 
-SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traversal& trav, CostMethod method) {
+SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traversal& trav, CostMethod method,
+                          const std::function<bool()>& stop) {
   SubgraphCost sc;
   if (!pl.valid) {
     sc.valid = false;
@@ -52,6 +53,15 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
       return sc;
     }
   }
+  if (static_cast<i128>(pl.ntw) * pl.nth * pl.nk > INT64_MAX) {  // step counts are 64-bit: refuse, never saturate
+    sc.valid = false;
+    sc.rule = Rule::Range;
+    sc.reason = "the subgraph has " + std::to_string(pl.ntw) + " x " + std::to_string(pl.nth) + " tiles x " +
+                std::to_string(pl.nk) + " k-steps, more than 2^63 - 1 steps: it cannot be counted exactly; use a "
+                "coarser granularity";
+    sc.steps = INT64_MAX;
+    return sc;
+  }
   bool useFast = method != CostMethod::Walk && pl.fast_ok;
   if (!useFast && pl.steps() > kMaxWalkSteps) {
     sc.valid = false;
@@ -62,14 +72,19 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
     return sc;
   }
   if (useFast) sc = step::classSteps(p, pl, trav);
-  else sc = step::walkSteps(p, pl, traversalOrder(trav, pl.ntw, pl.nth));
-  sc.den = static_cast<i128>(pl.D) * p.bandwidth;
+  else sc = step::walkSteps(p, pl, traversalOrder(trav, pl.ntw, pl.nth), stop);
+  if (sc.interrupted) {
+    sc.valid = false;
+    sc.rule = Rule::Interrupted;
+    sc.reason = "the pricing was interrupted (a stop request or the deadline)";
+    return sc;
+  }
   sc.steps = pl.steps();
   sc.latency = toDouble(sc.num, sc.den);
   if (sc.overflow) {
     sc.valid = false;
     sc.rule = Rule::Range;
-    sc.reason = "the subgraph's latency exceeds the exact 128-bit range of the evaluator (" +
+    sc.reason = "the subgraph's exact latency (a fraction in lowest terms) leaves the 128-bit range of the evaluator (" +
                 std::to_string(pl.steps()) + " steps); it cannot be priced exactly";
     return sc;
   }

@@ -15,6 +15,7 @@
 // N under native_depth, 1 without MatMul) has step latencies max(c/D, m/B) = max(c*B, m*D)/(D*B).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +115,7 @@ struct SubgraphCost {
   i64 memory_bound_steps = 0;
   bool fast = false;      // priced by step classes (true) or by the walk
   bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, Rule::Range)
+  bool interrupted = false;  // the caller's stop ended a step walk (then valid = false, Rule::Interrupted)
 };
 
 // The step walk is refused above this many steps (Rule::Range); step classes have no limit.
@@ -131,8 +133,10 @@ std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& 
 // Prices a plan. Invalid plans, invalid traversals (V10) and capacity overflow (V11) give
 // valid=false with the rule and reason. CostMethod::Fast/Auto fall back to the walk only where
 // the classes are not exact (a tensor with two slice templates that may coincide by value).
+// `stop` (when set) is polled during a step walk (about every 4,096 steps): a walk it ends gives
+// valid=false with Rule::Interrupted. The step classes need no polling (a handful of steps).
 SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& plan, const Traversal& trav,
-                          CostMethod method = CostMethod::Auto);
+                          CostMethod method = CostMethod::Auto, const std::function<bool()>& stop = {});
 
 
 double toDouble(i128 num, i128 den);

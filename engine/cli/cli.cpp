@@ -395,7 +395,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
     so.stall_s = parseSecondsText(r["stall-seconds"].as<std::string>(), "--stall-seconds");
   }
   if (r.count("trace")) so.trace = r["trace"].as<std::string>();
-  if (r.count("stats")) so.stats = r["stats"].as<std::string>();
+  const std::string stats = r.count("stats") ? r["stats"].as<std::string>() : std::string();
   if (r.count("init")) so.init = r["init"].as<std::string>();
   so.quiet = r.count("quiet") > 0;
   so.verbose = r.count("verbose") > 0;
@@ -418,11 +418,16 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   if (so.threads > maxThreads())
     std::cerr << fmt::format("mlsys: {} {} capped to {}\n", r.count("threads") ? "--threads" : "search.threads",
                              so.threads, maxThreads());
-  checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", so.stats}, {"--trace", so.trace}});
+  checkDistinctFiles({{"the problem", files[0]}, {"the output", so.out}, {"--stats", stats}, {"--trace", so.trace}});
   // Every output path is checked before the problem is read and the search starts (a directory, a
   // missing or read-only directory): an error now, not after the budget is spent.
   OutputTarget::open(so.out, "cannot write the output");
-  if (!so.stats.empty()) OutputTarget::open(so.stats, "--stats: cannot write");
+  if (!stats.empty()) {
+    OutputTarget::open(stats, "--stats: cannot write");
+    // Temporary files of earlier runs killed during a write (their process is gone).
+    if (int n = removeStaleTemps(stats))
+      if (!so.quiet) std::cerr << fmt::format("removed {} stale temporary file(s) of '{}'\n", n, stats);
+  }
   // Not destroyed (see solve): the process ends with _Exit.
   // A FIFO or pipe as the problem is waited for within the budget (10 s when it is "auto").
   const Problem& p =
@@ -430,7 +435,7 @@ int cmdSolve(int argc, char** argv, Deadline& deadline, bool contestForm) {
   RunLog log(deadline, so.quiet);
   so.leak_at_end = true;  // the process ends with _Exit (see SolveOptions)
   SolveOutcome outcome = solve(p, so, deadline, log);
-  return reportSolve(p, so, deadline, log, outcome);
+  return reportSolve(p, so, stats, deadline, log, outcome);
 }
 
 }  // namespace

@@ -15,37 +15,6 @@ namespace {
 
 using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
-// A file name may hold any bytes; JSON text must be UTF-8: invalid sequences become U+FFFD.
-std::string validUtf8(const std::string& s) {
-  struct In {  // the input stream RapidJSON's UTF8<>::Validate reads
-    using Ch = char;
-    const char* p;
-    const char* end;
-    Ch Peek() const { return p < end ? *p : '\0'; }
-    Ch Take() { return p < end ? *p++ : '\0'; }
-  };
-  struct Out {
-    using Ch = char;
-    std::string& s;
-    void Put(Ch c) { s.push_back(c); }
-  };
-  std::string o;
-  o.reserve(s.size());
-  In in{s.data(), s.data() + s.size()};
-  while (in.p < in.end) {
-    const char* start = in.p;
-    std::string ch;
-    Out out{ch};
-    if (rapidjson::UTF8<>::Validate(in, out)) {
-      o += ch;
-    } else {
-      o += "\xEF\xBF\xBD";
-      in.p = start + 1;  // the next byte may start a valid sequence
-    }
-  }
-  return o;
-}
-
 // Values: strings (escaped by the writer), numbers in the evaluator's shortest round-trip text
 // ("6915.2", "16000"; null if not finite), booleans and integers.
 void put(Writer& w, const std::string& s) {

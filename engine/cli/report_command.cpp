@@ -33,7 +33,7 @@ static bool reportWritten(const std::string& out, const Problem& p, const std::v
                (v.ev.valid ? humanNumber(v.ev.total) : "INVALID rule " + std::string(ruleName(v.ev.rule)));
     allValid &= v.ev.valid;
   }
-  std::cerr << "mlsys report: wrote " << out << " (" << p.name << ", latency " << summary << ")\n";
+  std::cerr << "mlsys report: wrote " << out << " (" << printable(p.name) << ", latency " << summary << ")\n";
   for (const auto& v : views) {
     const size_t shown = std::min<size_t>(v.warnings.size(), 5);  // all of them are on the page
     for (size_t i = 0; i < shown; ++i) std::cerr << "warning: " << v.warnings[i] << "\n";

@@ -26,7 +26,8 @@ void logSignalStop(const Deadline& deadline, int sig, bool written) {
 
 }  // namespace
 
-int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadline, const RunLog& log,
+int reportSolve(const Problem& p, const SolveOptions& opt, const std::string& stats, const Deadline& deadline,
+                const RunLog& log,
                 const SolveOutcome& o) {
   const int sig = deadline.stopSignal();
   if (!o.searched) {
@@ -61,7 +62,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     }
     if (!table.empty()) emitLine(log.sink(), table.substr(0, table.size() - 1));
   }
-  if (!opt.stats.empty()) {
+  if (!stats.empty()) {
     SolveStats s;
     s.instance = p.name;
     s.best_latency = o.written_best;
@@ -87,7 +88,7 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const Deadline& deadl
     if (opt.resolved) s.non_default = nonDefaultKeys(*opt.resolved);
     s.set = opt.set;
     try {
-      writeFileAtomic(opt.stats, statsJson(s));
+      writeFileAtomic(stats, statsJson(s));
     } catch (const std::exception& e) {
       std::cerr << "mlsys: error: --stats: " << e.what() << "\n";
       failed = true;

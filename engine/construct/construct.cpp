@@ -65,14 +65,18 @@ bool shapeKey(const Problem& p, const std::vector<OpId>& ops, const std::vector<
 Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl, const Schedule* quick) {
   Schedule s = quick ? *quick : quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
-  auto timeUp = [&] { return dl && dl->expired(); };
+  const std::function<bool()> timeUp = [&] { return dl && dl->expired(); };
   std::map<std::vector<i64>, GranChoice> memo;
   std::vector<i64> key;
   auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
                       const std::vector<TensorId>& rout) {
-    if (!shapeKey(p, ops, rin, rout, key)) return bestGranularity(p, m, ops, rin, rout);
+    if (!shapeKey(p, ops, rin, rout, key)) return bestGranularity(p, m, ops, rin, rout, timeUp);
     auto it = memo.find(key);
-    if (it == memo.end()) it = memo.emplace(key, bestGranularity(p, m, ops, rin, rout)).first;
+    if (it == memo.end()) {
+      const GranChoice c = bestGranularity(p, m, ops, rin, rout, timeUp);
+      if (timeUp()) return c;  // cut short: not the best, not for the memo
+      it = memo.emplace(key, c).first;
+    }
     return it->second;
   };
   // Pass 1, each op alone: every distinct shape key once, in parallel (the thread count is the
@@ -102,7 +106,7 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   parallelFor(size_t{0}, todo.size(), [&](size_t j) {
     if (timeUp()) return;
     size_t i = todo[j];
-    choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone);
+    choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone, timeUp);
     done[i] = 1;
   });
   for (size_t i = 0; i < n; ++i) {

@@ -27,6 +27,7 @@ struct SearchConfig {
   double write_interval_s{};        // search.write_interval_s
   double margin_s{};                // search.margin_s
   double exact_share{};             // search.exact_share
+  double bound_share{};             // search.bound_share
   bool exact_full_space{};          // search.exact_full_space
   // sa:
   double sa_t0{};                              // sa.t0

@@ -30,6 +30,9 @@ std::vector<ConfigKey> searchKeys() {
           "search.margin_s", &C::margin_s, "0.15", 0, 60,
           "stop searching at least this long before the deadline (more when the writer's measured evaluation and write "
           "times need it); at or above the budget it is halved to half the budget, with a warning"),
+      real("search.bound_share", &C::bound_share, "0.25", 0, 1,
+           "the share of the budget the lower bound may take, running beside the search from the first schedule on "
+           "(an anytime task: each value it proves is published at once); 0: no bound but the global floors"),
       real("search.exact_share", &C::exact_share, "0.5", 0.01, 1,
            "with `--exact`: the share of the budget left after the baseline that the exact solver may take; the search "
            "gets the rest"),

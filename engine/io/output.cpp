@@ -39,6 +39,12 @@ double OutputWriter::offer(const Schedule& s, double now_s, bool force_write, co
   Evaluation ev = evaluateSchedule(p_, s, m_, CostMethod::Auto, dl_ ? dl_->stopToken() : StopToken());
   if (ev.interrupted) return kInterrupted;
   raiseTo(eval_s_, secondsSince(t0));
+  return offerEvaluated(s, ev, now_s, force_write, who);
+}
+
+double OutputWriter::offerEvaluated(const Schedule& s, const Evaluation& ev, double now_s, bool force_write,
+                                    const std::string& who) {
+  if (ev.interrupted) return kInterrupted;
   if (!ev.valid) return kInvalid;
   long seq = 0;
   {

@@ -44,6 +44,10 @@ class OutputWriter {
   // pending and is written at the next improvement or by the final flush (see writeError).
   // `who` names the finder for the on-best hook.
   double offer(const Schedule& s, double now_s, bool force_write = false, const std::string& who = "");
+  // The same for a schedule the caller has just evaluated with the full evaluator under the
+  // writer's model (`ev`): not evaluated again (a warm start of a million subgraphs).
+  double offerEvaluated(const Schedule& s, const Evaluation& ev, double now_s, bool force_write = false,
+                        const std::string& who = "");
   // Called after each new best with it, its latency and `who` (the offer's): in the order the
   // bests were accepted, never two at a time, outside the writer's lock (a slow hook delays only
   // the thread that offered). A best overtaken before its call is skipped. Set before any offer.

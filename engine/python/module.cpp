@@ -8,9 +8,11 @@
 //                          while it runs; the callback and the log take it back for each call.
 //                          Ctrl-C stops the search and returns the best so far (stop reason
 //                          "signal"): the caller's thread polls for Python signals every 50 ms.
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <exception>
+#include <atomic>
 #include <future>
 #include <memory>
 #include <cstdlib>
@@ -75,8 +77,68 @@ std::vector<double> latenciesOf(const PySchedule& s) {
 }
 
 py::object jsonLoads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
-std::string jsonDumps(const py::object& obj) {
-  return py::module_::import("json").attr("dumps")(obj).cast<std::string>();
+// Where `o` holds a float that JSON cannot write (NaN, inf): its path, such as base_costs[3]; "" if none.
+std::string nonFiniteAt(const py::handle& o, const std::string& path, int depth = 0) {
+  if (depth > 64) return "";  // the reader refuses nesting this deep with its own message
+  if (py::isinstance<py::float_>(o)) return std::isfinite(o.cast<double>()) ? "" : (path.empty() ? "the value" : path);
+  if (py::isinstance<py::dict>(o)) {
+    for (const auto& [k, v] : o.cast<py::dict>()) {
+      const std::string key = py::str(k).cast<std::string>();
+      std::string at = nonFiniteAt(v, path.empty() ? key : path + "." + key, depth + 1);
+      if (!at.empty()) return at;
+    }
+  } else if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
+    size_t i = 0;
+    for (const auto& v : o) {
+      std::string at = nonFiniteAt(v, path + "[" + std::to_string(i++) + "]", depth + 1);
+      if (!at.empty()) return at;
+    }
+  }
+  return "";
+}
+
+// A dict as JSON text for the C++ readers; a NaN or infinity is refused naming its field.
+std::string jsonDumps(const py::object& obj, const std::string& what) {
+  const std::string at = nonFiniteAt(obj, "");
+  if (!at.empty())
+    throw InputError(what + ": " + at + " is not a finite number (NaN and infinity are not JSON)");
+  return py::module_::import("json").attr("dumps")(obj, py::arg("allow_nan") = false).cast<std::string>();
+}
+
+// Runs `work` on a thread of its own while this thread (holding the GIL; only the main thread
+// sees Python's signals) looks for signals every 50 ms without holding it. On a signal,
+// on_signal() runs; when it returns true the signal's exception (KeyboardInterrupt) is raised once
+// the thread has ended, else the wait goes on. Returns what `work` threw, if anything.
+std::exception_ptr runWatchingSignals(const std::function<void()>& work, const std::function<bool()>& on_signal) {
+  std::exception_ptr error;
+  std::promise<void> done;
+  std::future<void> finished = done.get_future();
+  std::thread t([&] {
+    try {
+      work();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done.set_value();
+  });
+  for (;;) {
+    bool ready = false;
+    {
+      py::gil_scoped_release nogil;
+      ready = finished.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (ready) break;
+    if (PyErr_CheckSignals() != 0 && on_signal()) {
+      {
+        py::gil_scoped_release nogil;
+        t.join();
+      }
+      throw py::error_already_set();
+    }
+  }
+  py::gil_scoped_release nogil;
+  t.join();
+  return error;
 }
 
 struct PyImprovement {
@@ -168,36 +230,13 @@ PySolveResult pySolve(const ProblemPtr& p, const SolveArgs& a) {
       }
     };
   }
-  std::exception_ptr solve_error;
   SolveOutcome out;
-  {
-    // The search runs on its own thread; this one waits without the GIL and looks for Python
-    // signals (only the main thread sees them) every 50 ms: Ctrl-C stops the search.
-    std::promise<void> done;
-    std::future<void> finished = done.get_future();
-    std::thread t([&] {
-      try {
-        out = solve(*p, so);
-      } catch (...) {
-        solve_error = std::current_exception();
-      }
-      done.set_value();
-    });
-    for (;;) {
-      bool ready = false;
-      {
-        py::gil_scoped_release nogil;
-        ready = finished.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
-      }
-      if (ready) break;
-      if (PyErr_CheckSignals() != 0) {
-        PyErr_Clear();  // KeyboardInterrupt: the best so far is returned instead
-        stop.request(SIGINT);
-      }
-    }
-    py::gil_scoped_release nogil;
-    t.join();
-  }
+  // Ctrl-C stops the search; the best so far is returned instead of a KeyboardInterrupt.
+  const std::exception_ptr solve_error = runWatchingSignals([&] { out = solve(*p, so); }, [&] {
+    PyErr_Clear();
+    stop.request(SIGINT);
+    return false;
+  });
   if (callback_error) std::rethrow_exception(callback_error);
   if (solve_error) std::rethrow_exception(solve_error);
   PySolveResult r;
@@ -259,7 +298,7 @@ void bindData(py::module_& m) {
       .def_static(
           "from_dict",
           [](const py::object& d, const std::string& name) {
-            return std::make_shared<Problem>(parseProblemText(jsonDumps(d), name));
+            return std::make_shared<Problem>(parseProblemText(jsonDumps(d, "problem '" + name + "'"), name));
           },
           py::arg("d"), py::arg("name") = "problem")
       .def_static(
@@ -285,7 +324,7 @@ void bindData(py::module_& m) {
       .def_static(
           "from_dict",
           [](const ProblemPtr& p, const py::object& d) {
-            return PySchedule{p, parseScheduleText(jsonDumps(d), *p)};
+            return PySchedule{p, parseScheduleText(jsonDumps(d, "schedule"), *p)};
           },
           py::arg("problem"), py::arg("d"))
       .def_static(
@@ -346,11 +385,25 @@ void bindSolve(py::module_& m) {
       py::arg("schedule"), py::arg("model") = py::none());
   m.def(
       "_bound",
-      [](const ProblemPtr& p, const std::optional<std::map<std::string, std::string>>& model) {
-        py::gil_scoped_release nogil;
-        return lowerBound(*p, modelFrom(model)).value();
+      [](const ProblemPtr& p, const std::optional<std::map<std::string, std::string>>& model, double seconds) {
+        // As `mlsys bound -s SECONDS`: past the budget the components left get their quick floors.
+        // The bound runs on its own thread; this one waits without the GIL and looks for Python
+        // signals every 50 ms: Ctrl-C stops the bound and raises KeyboardInterrupt.
+        const ModelOptions mo = modelFrom(model);
+        std::atomic<bool> interrupted{false};
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+        BoundOptions bo;
+        bo.give_up = [&] { return interrupted.load() || std::chrono::steady_clock::now() > until; };
+        double value = 0;
+        // Ctrl-C stops the bound and raises KeyboardInterrupt.
+        const std::exception_ptr error = runWatchingSignals([&] { value = lowerBound(*p, mo, bo).value(); }, [&] {
+          interrupted = true;
+          return true;
+        });
+        if (error) std::rethrow_exception(error);
+        return value;
       },
-      py::arg("problem"), py::arg("model") = py::none());
+      py::arg("problem"), py::arg("model") = py::none(), py::arg("seconds") = 10.0);
   m.def(
       "_solve",
       [](const ProblemPtr& p, std::optional<double> seconds, std::optional<int> threads, std::optional<uint64_t> seed,

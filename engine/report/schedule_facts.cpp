@@ -47,12 +47,19 @@ std::vector<SubgraphTraffic> subgraphTraffic(const Problem& p, const Schedule& s
     for (OpId o : sg.ops) baseSum += p.ops[o].base_cost;
     const long double perStep =
         static_cast<long double>(baseSum) * static_cast<long double>(std::max<i64>({plan.Kacc, plan.D, 1}));
-    if (!plan.valid || !mem.valid || D <= 0 || mem.num % D != 0 || fastB > 9e18L || perStep * fastB > 1e37L) continue;
+    // mem's latency is num / den in lowest terms; over the plan's denominator D * B its numerator is
+    // (load + store) * D.
+    const i128 full = D * p.bandwidth;
+    i128 memNum = 0;
+    if (!plan.valid || !mem.valid || D <= 0 || mem.den <= 0 || full % mem.den != 0 ||
+        __builtin_mul_overflow(mem.num, full / mem.den, &memNum) || memNum % D != 0 || fastB > 9e18L ||
+        perStep * fastB > 1e37L)
+      continue;
     computeOnly.bandwidth = static_cast<i64>(fastB);
     const SubgraphCost comp = costSubgraph(computeOnly, plan, sg.trav);
     if (!comp.valid || comp.compute_bound_steps != comp.steps) continue;
     SubgraphTraffic& t = out[i];
-    const i128 moved = mem.num / D;
+    const i128 moved = memNum / D;
     t.stored = plan.n_store * plan.W * plan.H;
     t.loaded = static_cast<i64>(moved - t.stored);
     t.memory = mem.latency;

@@ -16,20 +16,39 @@
 
 namespace mlsys {
 
-void BoundGuard::setStatic(double bound, const BoundOptions& bo) {
+void BoundGuard::setOptions(const BoundOptions& bo) {
   std::lock_guard<std::mutex> lk(mu_);
   bo_ = bo;
   bo_.give_up = nullptr;  // the run's timer is gone by the time a suspect is looked for
-  if (dropped_ || !(bound > bound_)) return;
-  bound_ = bound;
-  source_ = "the lower bound";
+  bo_.on_value = nullptr;
+}
+
+void BoundGuard::setStatic(double bound, const BoundOptions& bo) {
+  setOptions(bo);
+  raise(bound, "the lower bound");
 }
 
 bool BoundGuard::raise(double bound, const std::string& who) {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (dropped_ || !(bound > bound_)) return false;
-  bound_ = bound;
-  source_ = who;
+  std::shared_ptr<const Schedule> best;
+  double bestLat = -1;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (dropped_ || !(bound > bound_)) return false;
+    if (best_ >= 0 && best_ < bound * (1 - 1e-9)) {  // above a valid schedule: a false certificate
+      best = best_s_;
+      bestLat = best_;
+    } else {
+      bound_ = bound;
+      source_ = who;
+      if (best_ >= 0 && meetsBound(best_, bound_)) optimal_.store(true, std::memory_order_relaxed);
+    }
+  }
+  if (bestLat >= 0) {
+    violated(bound, bestLat, who == "the lower bound" ? "" : who + " raised the bound above a valid schedule",
+             best.get());
+    return false;
+  }
+  if (on_raise_) on_raise_(bound, who);
   return true;
 }
 
@@ -54,6 +73,11 @@ bool BoundGuard::check(const Schedule& s, double latency, const std::vector<doub
     std::lock_guard<std::mutex> lk(mu_);
     if (dropped_) return true;
     bound = bound_;
+    if (best_ < 0 || latency < best_) {
+      best_ = latency;
+      best_s_ = std::make_shared<const Schedule>(s);
+    }
+    if (meetsBound(latency, bound) && !(latency < bound * (1 - 1e-9))) optimal_.store(true, std::memory_order_relaxed);
   }
   // Below the bound by more than the rounding the bound allows for (1e-9 relative).
   if (bound > 0 && latency < bound * (1 - 1e-9)) {
@@ -157,6 +181,7 @@ void BoundGuard::violated(double bound, double latency, const std::string& argum
   BoundViolation v{bound, latency, argument.empty() ? suspects(latency) : argument, ""};
   v.file = writeReport(v, s);
   dropped_ = true;
+  optimal_.store(false, std::memory_order_relaxed);
   violation_ = v;
   emitLine(log_, fmt::format("mlsys: internal error: lower bound {} is above a valid schedule {} (argument {}); {}; "
                              "the bound is dropped for the rest of the run (gap unknown); please report it "

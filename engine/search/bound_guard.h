@@ -8,11 +8,15 @@
 // (the gap is unknown, it never says `optimal`, it does not stop early) and reports it in its
 // outcome (`bound_violation`). Debug builds abort after writing the file.
 //
-// It is also the one holder of the bound during a run: the static bound, then every raise (the
-// exact solver over the spec's whole space), read by the search's stop policy, the progress
+// It is also the one holder of the bound during a run: each value the bound proves as it runs
+// beside the search (anytime: cost/bound/bound.h, BoundOptions::on_value), every raise by the exact
+// solver over the spec's whole space; read by the search's stop policy (optimal()), the progress
 // lines and the improvement callback. Thread-safe.
 #pragma once
+#include <atomic>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,11 +43,18 @@ class BoundGuard {
   BoundGuard(const BoundGuard&) = delete;
   BoundGuard& operator=(const BoundGuard&) = delete;
 
-  // The static bound, computed with `bo` (for naming a suspect argument later).
+  // The options the bound is computed with (for naming a suspect argument later).
+  void setOptions(const BoundOptions& bo);
+  // The static bound: setOptions(bo) and raise(bound, "the lower bound").
   void setStatic(double bound, const BoundOptions& bo);
   // A sound bound proven during the run; true when it is higher than the current one (never once
-  // dropped).
+  // dropped). Above the best valid schedule so far it is a violation (handled, false). Then
+  // on_raise(bound, who) is called (outside the lock).
   bool raise(double bound, const std::string& who);
+  // Called after each raise that took (the run's log line).
+  void setOnRaise(std::function<void(double, const std::string&)> f) { on_raise_ = std::move(f); }
+  // The best checked so far meets the bound (within 1e-9): the run may stop (never after a violation).
+  bool optimal() const { return optimal_.load(std::memory_order_relaxed); }
   // The bound now: 0 before it is known and after a violation (then the gap is unknown).
   double bound() const;
   bool dropped() const;
@@ -71,6 +82,10 @@ class BoundGuard {
   double bound_ = 0;
   std::string source_;  // "the lower bound" or who raised it
   BoundOptions bo_;
+  double best_ = -1;                        // the best checked latency (-1: none yet)
+  std::shared_ptr<const Schedule> best_s_;  // and its schedule (for a raise's report)
+  std::atomic<bool> optimal_{false};
+  std::function<void(double, const std::string&)> on_raise_;
   bool dropped_ = false;
   bool abort_in_debug_ = true;
   std::optional<BoundViolation> violation_;

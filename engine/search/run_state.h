@@ -101,8 +101,15 @@ class RunStats {
 
 class StopPolicy {
  public:
-  StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals)
-      : dl_(dl), out_(out), stats_(stats), margin_s_(margin_s), max_evals_(max_evals), start_s_(dl.elapsed()) {}
+  StopPolicy(const Deadline& dl, const OutputWriter& out, const RunStats& stats, double margin_s, int64_t max_evals,
+             const BoundGuard* guard = nullptr)
+      : dl_(dl),
+        out_(out),
+        stats_(stats),
+        margin_s_(margin_s),
+        max_evals_(max_evals),
+        start_s_(dl.elapsed()),
+        guard_(guard) {}
   // A signal, the best proven optimal (it meets the lower bound), --target reached, no
   // improvement for --stall-seconds, or the budget is spent: --max-evals evaluations if given,
   // or the time up to the writer's stop margin (room to re-check and write the best),
@@ -121,7 +128,8 @@ class StopPolicy {
   const RunStats& stats_;
   double margin_s_;
   int64_t max_evals_;
-  double start_s_;  // when the search started (seconds since the process start)
+  double start_s_;            // when the search started (seconds since the process start)
+  const BoundGuard* guard_;  // the run's bound (its optimal(): the bound may rise beside the search)
 };
 
 // The --trace CSV `seconds,worker,latency`, the whole run, one row per event, each flushed as it
@@ -255,7 +263,7 @@ struct SearchRun : private OwnedGuard {
         cfg(config),
         seed(seed_),
         dl(deadline),
-        stop(deadline, out, stats, config.margin_s, max_evals),
+        stop(deadline, out, stats, config.margin_s, max_evals, &guard),
         progress(deadline, out, stats, trace, guard, quiet, std::move(log)),
         pool(config.pool_size) {}
   // With a guard of its own holding `bound`.
@@ -266,7 +274,7 @@ struct SearchRun : private OwnedGuard {
         cfg(config),
         seed(seed_),
         dl(deadline),
-        stop(deadline, out, stats, config.margin_s, max_evals),
+        stop(deadline, out, stats, config.margin_s, max_evals, own_guard.get()),
         progress(deadline, out, stats, trace, *own_guard, quiet, std::move(log)),
         pool(config.pool_size) {}
   // With pool.isolate_first and more than one thread (call before the workers start), worker 0

@@ -47,7 +47,6 @@ struct SolveOptions {
   std::string config;                     // YAML path ("" = built-in default)
   std::vector<std::string> set;           // --set KEY=VALUE, applied over the config file
   std::string trace;                      // CSV of improvements (seconds, worker, latency)
-  std::string stats;                      // JSON summary written at the end
   bool quiet = false;                     // no progress lines (warnings still go to the log)
   bool verbose = false;  // -v: after each progress row, the best per worker kind, the acceptance rate, the pool
   // Each new best (in order, never two calls at a time; from the calling thread or the search's

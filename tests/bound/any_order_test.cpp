@@ -50,6 +50,14 @@ struct Outcome {
   long orders = 0;  // priced
 };
 
+// A subgraph's latency (in lowest terms) as a numerator over the plan's denominator D * B, the
+// floor's.
+i128 overPlan(const SubgraphCost& sc, const SubgraphPlan& pl, const Problem& p) {
+  const i128 den = static_cast<i128>(pl.D) * p.bandwidth;
+  EXPECT_EQ(den % sc.den, 0);
+  return sc.num * (den / sc.den);
+}
+
 // Every permutation of the tiles, priced by the walk (the oracle).
 Outcome everyOrder(const Problem& p, const SubgraphPlan& pl) {
   Outcome o;
@@ -59,9 +67,10 @@ Outcome everyOrder(const Problem& p, const SubgraphPlan& pl) {
     SubgraphCost sc = costSubgraph(p, pl, Traversal{TraversalKind::Custom, perm}, CostMethod::Walk);
     ++o.orders;
     if (!sc.valid) continue;
-    if (!o.anyValid || sc.num < o.best) o.best = sc.num;
+    const i128 num = overPlan(sc, pl, p);
+    if (!o.anyValid || num < o.best) o.best = num;
     o.anyValid = true;
-    o.den = sc.den;
+    o.den = static_cast<i128>(pl.D) * p.bandwidth;
   } while (std::next_permutation(perm.begin(), perm.end()));
   return o;
 }
@@ -79,7 +88,7 @@ i128 bestListedOrder(const Problem& p, const SubgraphPlan& pl) {
   for (TraversalKind tk : {TraversalKind::Raster, TraversalKind::RowSnake, TraversalKind::ColSnake}) {
     SubgraphCost sc = costSubgraph(p, pl, Traversal{tk, {}});
     EXPECT_TRUE(sc.valid);
-    if (sc.valid && (best < 0 || sc.num < best)) best = sc.num;
+    if (sc.valid && (best < 0 || overPlan(sc, pl, p) < best)) best = overPlan(sc, pl, p);
   }
   return best;
 }

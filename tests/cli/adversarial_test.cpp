@@ -291,11 +291,21 @@ TEST(Adversarial, LimitValuesDoNotOverflowTheEvaluator) {
          return b.p;
        },
        R"({"subgraphs":[[0]],"granularities":[[1,1,128]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})", 0});
-  // 2^48 steps of 2^80 each with native size 1: the exact sum needs more than 127 bits.
+  // 2^48 steps of compute 2^40 each with native size 1 (2^80 each over the denominator D * B = 2^40):
+  // a numerator over D * B would need 128 bits; kept in lowest terms the sum is 2^88, exactly.
   cases.push_back({"num",
                    [&] {
                      PB b(kMaxCapacity, kMaxBandwidth, 1);
                      b.pw({b.t(K, K)}, kMaxBaseCost);
+                     return b.p;
+                   },
+                   R"({"subgraphs":[[0]],"granularities":[[1,1,1]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})",
+                   0});
+  // 2^72 steps: more than 64-bit step counts hold, refused (never a saturated count).
+  cases.push_back({"steps",
+                   [&] {
+                     PB b(kMaxCapacity, 1);
+                     b.mm(b.t(K, K), b.t(K, K), kMaxBaseCost);
                      return b.p;
                    },
                    R"({"subgraphs":[[0]],"granularities":[[1,1,1]],"tensors_to_retain":[[]],"subgraph_latencies":[0]})",
@@ -312,6 +322,9 @@ TEST(Adversarial, LimitValuesDoNotOverflowTheEvaluator) {
     ASSERT_EQ(e.exit_code, c.exit_code) << e.out << e.err;
     if (c.exit_code == 0) {
       EXPECT_EQ(e.out.find("total latency: 0\n"), std::string::npos) << e.out;
+    }
+    if (c.name == "num") {
+      EXPECT_NE(e.out.find("total latency: 3.0948501e+26\n"), std::string::npos) << e.out;  // 2^88
     }
     if (c.exit_code == 1) {
       EXPECT_NE(e.err.find("range"), std::string::npos) << e.err;

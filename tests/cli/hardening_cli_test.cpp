@@ -393,9 +393,18 @@ TEST(HardeningCli, LargestDimensionsBestIsWritten) {
   Problem prob = parseProblemFile(p);
   Evaluation ev = evaluateSchedule(prob, parseScheduleFile(out, prob), ModelOptions{});
   ASSERT_TRUE(ev.valid) << ev.reason;
-  // The first schedule costs 7.38e18; the baseline alone reaches 1.5e14 in raster order.
-  EXPECT_LT(ev.total, 1e15) << "the best found was not written";
+  // The first schedule, [128,128,128], costs 7.38e18, which the bound proves optimal. (The baseline
+  // once "reached" 1.5e14 with [16,16,1]: 2^64 steps, counted as 2^63 - 1 by a saturating count.
+  // That schedule is now refused, rule range; see tests/cost/limits_test.cpp.)
+  EXPECT_EQ(ev.total, 7378725776981491712.0);
   EXPECT_EQ(r.err.find("was not written"), std::string::npos) << r.err;
+  const Evaluation wrong = evaluateSchedule(
+      prob,
+      parseScheduleText(R"({"subgraphs":[[0]],"granularities":[[16,16,1]],"tensors_to_retain":[[]],)"
+                        R"("traversal_orders":[null],"subgraph_latencies":[147774295664236.8]})",
+                        prob),
+      ModelOptions{});
+  EXPECT_EQ(wrong.rule, Rule::Range);
 }
 
 TEST(HardeningCli, SearchNeverPricesAnUnwritableOrder) {

@@ -40,9 +40,9 @@ run_one() {
   mkdir -p "$corp" "$art"
   cp -n "$here/corpus/$t/"* "$corp/" 2>/dev/null || true
   # fuzz_bound prices every variant against brute force: slow inputs are not findings there.
-  local timeout=10
-  [[ "$t" == bound ]] && timeout=300
-  "$bin" "$corp" -dict="$here/mlsys.dict" -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=2560 \
+  local timeout=10 slow=10
+  [[ "$t" == bound ]] && timeout=300 slow=300
+  "$bin" "$corp" -dict="$here/mlsys.dict" -max_total_time="$secs" -timeout="$timeout" -report_slow_units="$slow" -rss_limit_mb=2560 \
     -max_len=8192 -artifact_prefix="$art" -print_final_stats=1 >"$log" 2>&1
   echo $? >"$log.rc"
 }

@@ -33,6 +33,19 @@ def test_a_bad_dict_names_the_field():
         mlsys.Problem.from_dict({"widths": []})
 
 
+def test_a_nan_in_a_dict_names_its_field():
+    with open(example("ex1.json")) as f:
+        d = json.load(f)
+    d["base_costs"][0] = float("nan")
+    with pytest.raises(mlsys.InputError, match=r"base_costs\[0\] is not a finite number"):
+        mlsys.Problem.from_dict(d)
+    p = mlsys.Problem.from_file(example("ex1.json"))
+    s = mlsys.solve(p, seconds=0.2, seed=1).schedule.to_dict()
+    s["subgraph_latencies"][-1] = float("inf")
+    with pytest.raises(mlsys.InputError, match=r"subgraph_latencies\[%d\] is not a finite" % (len(s["subgraph_latencies"]) - 1)):
+        mlsys.Schedule.from_dict(p, s)
+
+
 def _variants(problem_path, schedule_path):
     """The schedule as it is, and three edits that break it in different ways."""
     with open(schedule_path) as f:
@@ -176,8 +189,41 @@ def test_ctrl_c_returns_the_best_so_far():
     assert found == "True" and valid == "True"
 
 
+def test_bound_keeps_its_budget_and_answers_ctrl_c(mlsys_bin):
+    """bound(seconds=S) as `mlsys bound -s S` (the same value at the default), and Ctrl-C stops a long
+    bound at once with KeyboardInterrupt (issue 51: it ran 97 s and ignored SIGINT)."""
+    p = example("ex5.json")
+    cli = subprocess.run([mlsys_bin, "bound", p, "--json"], capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert mlsys.bound(p) == json.loads(cli.stdout)["lower_bound"]
+    with pytest.raises(ValueError, match="seconds"):
+        mlsys.bound(p, seconds=0)
+    script = textwrap.dedent("""
+        import json, os, signal, subprocess, sys, tempfile, threading, time, mlsys
+        path = os.path.join(tempfile.mkdtemp(), "big.json")
+        subprocess.run([sys.argv[1], "generate", "-f", "random", "-n", "10000", "--seed", "7", "-o", path], check=True)
+        t = time.monotonic()
+        mlsys.bound(path, seconds=0.3)
+        budget = time.monotonic() - t
+        threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        t = time.monotonic()
+        try:
+            mlsys.bound(path, seconds=600)
+            print("no-interrupt", budget, time.monotonic() - t)
+        except KeyboardInterrupt:
+            print("interrupted", budget, time.monotonic() - t)
+    """)
+    out = subprocess.run([sys.executable, "-c", script, mlsys_bin], capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    what, budget, after = out.stdout.split()
+    assert float(budget) < 5  # 0.3 s and the reading (a loose ceiling: the machine may be loaded)
+    assert what == "interrupted", out.stdout  # a whole bound of this graph takes tens of seconds
+    assert float(after) < 5, out.stdout
+
+
 @pytest.mark.parametrize("kw", [{"seconds": 0}, {"seconds": -1}, {"seconds": float("nan")}, {"threads": -1},
-                                {"max_evals": 0}, {"target": float("inf")}, {"stall_seconds": 0}])
+                                {"max_evals": 0}, {"target": float("inf")}, {"target": 0}, {"stall_seconds": 0}])
 def test_bad_solve_arguments_name_themselves(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
         mlsys.solve(example("ex5.json"), **kw)

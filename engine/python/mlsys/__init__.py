@@ -97,9 +97,13 @@ def evaluate(problem, schedule=None, model: Model = None) -> Evaluation:
                       warnings=list(d["warnings"]), model=d["model"])
 
 
-def bound(problem, model: Model = None) -> float:
-    """A lower bound on the latency of every valid schedule (the `mlsys bound` value)."""
-    return _mlsys._bound(_problem(problem), model)
+def bound(problem, model: Model = None, seconds: float = 10) -> float:
+    """A lower bound on the latency of every valid schedule: the value `mlsys bound -s SECONDS`
+    prints (past the budget the rest of the graph gets its quick floors). Ctrl-C stops it and
+    raises KeyboardInterrupt."""
+    if not (0 < seconds <= 1e9):
+        raise ValueError(f"bound(seconds={seconds!r}): expected a budget in (0, 1e9]")
+    return _mlsys._bound(_problem(problem), model, seconds)
 
 
 def solve(problem, seconds: Optional[float] = None, threads: Optional[int] = None, seed: Optional[int] = None,
@@ -127,7 +131,7 @@ def solve(problem, seconds: Optional[float] = None, threads: Optional[int] = Non
     for name, value, ok, want in (("seconds", seconds, lambda v: 0 < v <= 1e9, "a budget in (0, 1e9]"),
                                   ("threads", threads, lambda v: v >= 0, "0 (every CPU) or more"),
                                   ("max_evals", max_evals, lambda v: v > 0, "a count > 0"),
-                                  ("target", target, lambda v: 0 <= v < float("inf"), "a latency >= 0"),
+                                  ("target", target, lambda v: 0 < v < float("inf"), "a latency > 0 (as the CLI's --target)"),
                                   ("stall_seconds", stall_seconds, lambda v: 0 < v < float("inf"), "seconds > 0")):
         if value is not None and not ok(value):
             raise ValueError(f"solve({name}={value!r}): expected {want}")
