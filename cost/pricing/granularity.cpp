@@ -121,7 +121,9 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
     std::vector<Traversal> travs = {{TraversalKind::Raster, {}}};
     if (pl.tiles() >= 3 && pl.tiles() <= kMaxWrittenOrderTiles)
       travs.insert(travs.end(), {{TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}});
-    auto best = chooseCheapest(travs, [&](const Traversal& t) { return costSubgraph(p, pl, t, CostMethod::Auto, stop); });
+    auto best = chooseCheapest(
+        travs, [&](const Traversal& t) { return costSubgraph(p, pl, t, CostMethod::Auto, stop); },
+        [&](const Traversal&, const SubgraphCost&, const auto&) { return stop && stop(); });
     return Tiled{best.found, best.price.latency, best.cand, best.price};
   };
   auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, kChoices(p, m, ops), p.native), price,
