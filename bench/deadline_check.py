@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every phase keeps the deadline (issue 51): budgets, SIGTERM at random moments, `bound -s`.
 
-    python3 bench/deadline_check.py [--mlsys BIN] [--kills 20] [--seconds 2] [--seed 1] [--out DIR]
+    python3 bench/deadline_check.py [--mlsys BIN] [--kills 20] [--seconds 2] [--seed 1] [--out DIR] [--only TEXT]
 
 Problems: issue 51's reproductions (the 19-op graph whose exact cover ran 41 s, the two-op graph
 whose baseline walked 43 s with its --init, generated shared-weight-30 and transformer-30, a 2-op
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="only the problems whose name holds this text")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     work = args.out or tempfile.mkdtemp(prefix="deadline_check_")
@@ -111,11 +112,14 @@ def main():
           % args.seconds)
     print("|---|--:|---|--:|--:|---|")
     for name, problem, init in problems(args, work):
+        if args.only and args.only not in name:
+            continue
         out = os.path.join(work, "out.json")
         wall, r = timed(solve_cmd(args, problem, init, out, args.seconds))
         try:
             st = json.load(open(out + ".stats"))
-            rows = [line.split(",") for line in open(out + ".trace").read().split("\n")[1:] if line]
+            rows = [line.split(",") for line in open(out + ".trace").read().split("\n")[1:]
+                    if line and not line.startswith("#")]
             first = next(float(r[2]) for r in rows if r[1] == "first")
             better = "yes" if st["best_latency"] < first else ("proven optimal" if st["optimal"] else "no")
         except (OSError, ValueError, KeyError, StopIteration, IndexError):

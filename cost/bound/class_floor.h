@@ -57,7 +57,7 @@ struct ClassFloor {
   // The arguments switched off (args.h): retention-choice (every choice relaxed),
   // band-reloads, step-floors.
   BoundArgs args;
-  // The caller's stop (polled once per class and side pair): past it the floor is not complete,
+  // The caller's stop (polled per class and side pair, and every 64 kept choices): past it the floor is not complete,
   // and partFloor gives 0, which every subgraph pays.
   const std::function<bool()>* stop = nullptr;
   mutable bool interrupted = false;

@@ -72,11 +72,25 @@ bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32
       for (int j = 0; j < bits; ++j)
         if (covers[i] >> j & 1) byLow[j].push_back(static_cast<int>(i));
   const uint32_t full = bits == 32 ? ~0u : (1u << bits) - 1;
-  std::vector<LD> dp(size_t{full} + 1, std::numeric_limits<LD>::infinity());
-  std::vector<int> how(size_t{full} + 1, -1);
-  std::vector<uint32_t> from(size_t{full} + 1, 0);
+  // 24 MB at 20 bits: filled 65,536 entries at a time, polling the stop between (13 ms at once).
+  // (Growing in place: each vector is reserved first, so no step copies what it holds.)
+  const size_t states = size_t{full} + 1;
+  std::vector<LD> dp;
+  std::vector<int> how;
+  std::vector<uint32_t> from;
+  dp.reserve(states);
+  how.reserve(states);
+  from.reserve(states);
+  for (size_t at = 0; at < states; at += 65536) {
+    if (at && stop && (*stop)()) return false;
+    const size_t to = std::min(states, at + 65536);
+    dp.resize(to, std::numeric_limits<LD>::infinity());
+    how.resize(to, -1);
+    from.resize(to, 0);
+  }
   dp[0] = 0;
   for (uint32_t mask = 0; mask < full; ++mask) {
+    if ((mask & 16383) == 16383 && stop && (*stop)()) return false;  // 2^bits masks: tens of ms at 20 bits
     if (!std::isfinite(static_cast<double>(dp[mask]))) continue;
     const int low = __builtin_ctz(~mask);
     for (int i : byLow[low]) {

@@ -189,10 +189,13 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   // a part whose quick floor already pays the shares holds without its partFloor).
   std::vector<char> active(np, 0);
   uint64_t covered = 0;
-  for (size_t i = 0; i < np; ++i)
-    if (covers[i] && __builtin_popcountll(parts[i]) <= 2 && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  // (Polled at every part: a part floor can take a millisecond, and 256 of them 25 ms.)
   for (size_t i = 0; i < np; ++i) {
-    if ((i & 255) == 0 && stop && stop()) return res;
+    if (stop && stop()) return res;
+    if (covers[i] && __builtin_popcountll(parts[i]) <= 2 && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+  }
+  for (size_t i = 0; i < np; ++i) {
+    if (stop && stop()) return res;
     if (!active[i] && (covers[i] & ~covered) && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
   }
   const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
@@ -208,6 +211,7 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     std::vector<size_t> check, fresh;
     std::vector<LD> sums(np, 0);
     for (size_t i = 0; i < np; ++i) {
+      if ((i & 4095) == 4095 && stop && stop()) return res;  // np x n: 10 ms at 300,000 parts
       if (active[i] || !covers[i]) continue;
       for (int j = 0; j < n; ++j)
         if (covers[i] >> j & 1) sums[i] += y[j];

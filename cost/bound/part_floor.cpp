@@ -50,6 +50,7 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
       if (stopped()) return;
       if (static_cast<double>(leastCompute(withK(g0, kHi)) + minPen) >= cap) break;
       for (uint32_t kept = 0; kept < nChoices; ++kept) {
+        if ((kept & 63) == 63 && stopped()) return;  // 2^choices of them: milliseconds on large parts
         // Cheapest test first: the choice must fit at k = 1 (or the class's k).
         if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
         const Grid g = fitted(g0, cw, ch, kept);

@@ -37,6 +37,10 @@ class MaskSeen {
     return {true};
   }
   size_t count(uint64_t s) const { return slots_.empty() ? 0 : slots_[slot(s)] == s; }
+  // A doubling of millions of slots takes tens of milliseconds: it polls `stop` (when set) every
+  // 65,536 slots and, when told to, leaves the set half-moved: abandoned() (the caller stops).
+  void setStop(const std::function<bool()>* stop) { stop_ = stop; }
+  bool abandoned() const { return abandoned_; }
 
  private:
   size_t slot(uint64_t s) const {
@@ -48,11 +52,18 @@ class MaskSeen {
   void grow() {
     std::vector<uint64_t> old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : 2 * old.size(), 0);
-    for (uint64_t s : old)
-      if (s) slots_[slot(s)] = s;
+    for (size_t k = 0; k < old.size(); ++k) {
+      if ((k & 65535) == 65535 && stop_ && *stop_ && (*stop_)()) {
+        abandoned_ = true;
+        return;
+      }
+      if (old[k]) slots_[slot(old[k])] = old[k];
+    }
   }
   std::vector<uint64_t> slots_;
   size_t size_ = 0;
+  const std::function<bool()>* stop_ = nullptr;
+  bool abandoned_ = false;
 };
 
 // Sets of at most 64 local nodes as bit masks; nb[v]: v's neighbours as a mask.
@@ -114,18 +125,20 @@ enum class Enumerated : uint8_t { All, Stopped, TooMany };
 
 // Visits every kept connected set grown from `starts` (see the top of the file). Past
 // `maxVisited` sets visited (kept or not) it gives up: TooMany. `stop` (when set) is polled every
-// 256 sets: Stopped. `visit` returning false: Stopped.
+// 16 sets: Stopped. `visit` returning false: Stopped.
 template <class Sets, class Keep, class Visit>
 Enumerated forEachConnectedSet(const Sets& sets, const std::vector<typename Sets::Set>& starts, Keep keep,
                                Visit visit, long maxVisited, const std::function<bool()>& stop = {}) {
   using Set = typename Sets::Set;
   typename Sets::Seen seen;
+  constexpr bool kPolls = requires { seen.setStop(&stop); };
+  if constexpr (kPolls) seen.setStop(&stop);
   std::vector<Set> queue;
   for (const Set& s : starts)
     if (seen.insert(s).second) queue.push_back(s);
   if (static_cast<long>(queue.size()) > maxVisited) return Enumerated::TooMany;
   for (size_t i = 0; i < queue.size(); ++i) {
-    if ((i & 255) == 255 && stop && stop()) return Enumerated::Stopped;
+    if ((i & 15) == 15 && stop && stop()) return Enumerated::Stopped;
     const Set s = queue[i];
     if (!keep(s)) continue;  // and no superset through it
     if (!visit(s)) return Enumerated::Stopped;
@@ -137,6 +150,8 @@ Enumerated forEachConnectedSet(const Sets& sets, const std::vector<typename Sets
       tooMany = static_cast<long>(queue.size()) > maxVisited;
     });
     if (tooMany) return Enumerated::TooMany;
+    if constexpr (kPolls)
+      if (seen.abandoned()) return Enumerated::Stopped;
   }
   return Enumerated::All;
 }

@@ -50,8 +50,9 @@ std::string where(std::string_view text, size_t off) {
 class Filter {
  public:
   Filter(rapidjson::Document& out, const Stream& is, std::string_view text,
-         std::initializer_list<std::string_view> keep, std::vector<size_t>& double_ends)
-      : out_(out), is_(is), text_(text), keep_(keep), double_ends_(double_ends) {}
+         std::initializer_list<std::string_view> keep, std::vector<size_t>& double_ends,
+         const std::function<bool()>& stop)
+      : out_(out), is_(is), text_(text), keep_(keep), double_ends_(double_ends), stop_(stop) {}
 
   bool Null() { return skipping() ? endScalar() : out_.Null(); }
   bool Bool(bool b) { return skipping() ? endScalar() : out_.Bool(b); }
@@ -107,6 +108,7 @@ class Filter {
   }
 
   bool failed() const { return !error_.empty(); }
+  bool stopped() const { return stopped_; }
   const std::string& error() const { return error_; }
   size_t errorOffset() const { return error_offset_; }
 
@@ -119,6 +121,10 @@ class Filter {
   }
   bool leave() { return endScalar(); }
   bool enter() {
+    if (stop_ && (++enters_ & 4095) == 0 && stop_()) {
+      stopped_ = true;
+      return false;
+    }
     if (++depth_ > kMaxJsonDepth)  // called before the reader takes the bracket
       return fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", is_.Tell());
     return true;
@@ -152,6 +158,9 @@ class Filter {
   std::vector<std::unordered_set<std::string>> keys_;  // per open stored object
   std::string error_;
   size_t error_offset_ = 0;
+  const std::function<bool()>& stop_;
+  long enters_ = 0;
+  bool stopped_ = false;
 };
 
 // Counts the doubles before `target` in document order (the order Filter recorded them in).
@@ -171,12 +180,13 @@ bool doublesBefore(const rapidjson::Value& v, const rapidjson::Value* target, si
 
 }  // namespace
 
-JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::initializer_list<std::string_view> keep) {
+JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::initializer_list<std::string_view> keep,
+                     const std::function<bool()>& stop) {
   JsonDoc d;
   d.text = text;
   rapidjson::MemoryStream ms(text.data(), text.size());
   Stream is(ms);
-  Filter filter(d.doc, is, d.text, keep, d.double_ends);
+  Filter filter(d.doc, is, d.text, keep, d.double_ends, stop);
   rapidjson::Reader reader;
   rapidjson::ParseResult result;
   auto generate = [&](rapidjson::Document&) {
@@ -184,6 +194,7 @@ JsonDoc parseJsonDoc(const std::string& text, const std::string& what, std::init
     return !result.IsError();
   };
   d.doc.Populate(generate);
+  if (filter.stopped()) throw ReadInterrupted(what + ": reading was interrupted");
   if (filter.failed()) throw InputError(what + ": " + filter.error() + where(text, filter.errorOffset()));
   if (result.IsError()) {
     rapidjson::ParseErrorCode code = result.Code();

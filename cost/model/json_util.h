@@ -3,6 +3,7 @@
 // written in errors, and shortest round-trip formatting of doubles.
 #pragma once
 #include <initializer_list>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,10 +52,12 @@ struct JsonDoc {
 // When `keep` is not empty and the top level is an object, top-level members with other keys
 // are checked for syntax, depth and repetition of the key but not stored (unknown keys of a
 // huge file cost no memory). The JsonDoc refers to `text`, which must outlive it.
+// `stop` (when set) is polled about every 4,096 arrays and objects: when it returns true the
+// parse ends with ReadInterrupted.
 JsonDoc parseJsonDoc(const std::string& text, const std::string& what,
-                     std::initializer_list<std::string_view> keep = {});
-JsonDoc parseJsonDoc(std::string&& text, const std::string& what,
-                     std::initializer_list<std::string_view> keep = {}) = delete;
+                     std::initializer_list<std::string_view> keep = {}, const std::function<bool()>& stop = {});
+JsonDoc parseJsonDoc(std::string&& text, const std::string& what, std::initializer_list<std::string_view> keep = {},
+                     const std::function<bool()>& stop = {}) = delete;
 
 // The same checks, keeping every member; for callers that need no literals.
 rapidjson::Document parseJsonFile(const std::string& path, const std::string& what);

@@ -59,12 +59,14 @@ std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth,
   return order;
 }
 
-Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx) {
+Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx,
+                           const std::function<bool()>& stop) {
   // Only the keys read below are stored; others are skipped unstored.
   // (op_types only to recognise a problem file given as the schedule.)
   const JsonDoc d = parseJsonDoc(
       json, ctx,
-      {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders", "op_types"});
+      {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders", "op_types"},
+      stop);
   const rapidjson::Document& doc = d.doc;
   const std::string c = ctx + ": rule V1";
   if (!doc.IsObject()) throw InputError(c + ": top level must be a JSON object");
@@ -102,6 +104,7 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
   s.reported.reserve(n);
   // Field names are built only on error (lambdas): traversal orders can hold millions of entries.
   for (rapidjson::SizeType i = 0; i < n; ++i) {
+    if (stop && (i & 4095) == 4095 && stop()) throw ReadInterrupted(ctx + ": reading was interrupted");
     SubgraphSched sg;
     auto at = [&](const char* field) { return c + ": " + field + "[" + std::to_string(i) + "]"; };
     if (!S[i].IsArray() || S[i].Size() == 0)
@@ -140,7 +143,7 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
 }
 
 Schedule parseScheduleFile(const std::string& path, const Problem& p, const ReadLimits& lim) {
-  return parseScheduleText(readTextFile(path, "schedule", lim), p, "schedule '" + path + "'");
+  return parseScheduleText(readTextFile(path, "schedule", lim), p, "schedule '" + path + "'", lim.stop);
 }
 
 std::pair<i64, i64> subgraphGrid(const Problem& p, const SubgraphSched& sg) {

@@ -50,7 +50,10 @@ std::vector<int32_t> mirroredOrder(std::vector<int32_t> order, i64 ntw, i64 nth,
 // Reads a schedule. Format problems (rule V1) throw InputError naming the field and index.
 // Op and tensor indices are range-checked against `p`.
 Schedule parseScheduleFile(const std::string& path, const Problem& p, const ReadLimits& lim = {});
-Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx = "schedule");
+// `stop` (when set) is polled while parsing and reading out the subgraphs: true ends it with
+// ReadInterrupted (no verdict).
+Schedule parseScheduleText(const std::string& json, const Problem& p, const std::string& ctx = "schedule",
+                           const std::function<bool()>& stop = {});
 
 // Serialises with `latencies` as subgraph_latencies (shortest round-trip decimals).
 // Snake traversals are written as explicit permutations (the contest format has no names).

@@ -1,6 +1,7 @@
 // Basic identifiers and error types shared by every layer.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -31,10 +32,17 @@ struct ReadLimits {
   double max_bytes = kDefaultMaxMb * 1024 * 1024;           // --max-input-mb
   double give_up_at = 0;                                    // steady-clock seconds (time_since_epoch); 0: now + 10 s
   const char* raise_hint = "raise it with --max-input-mb";  // how a user lifts max_bytes
+  std::function<bool()> stop;  // polled while parsing what was read: true ends it (ReadInterrupted)
 };
 
 // Bad input (problem, schedule, config): the message names the field and index.
 struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reading was stopped by the caller's stop (a signal, a deadline) before it ended: no verdict on
+// the input.
+struct ReadInterrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

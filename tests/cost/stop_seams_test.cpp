@@ -93,5 +93,31 @@ TEST(StopSeams, CheckingALongInitScheduleStopsAtAnyPoll) {
   }
 }
 
+// Reading a long --init stops too: the parse polls about every 4,096 arrays, the read-out every
+// 4,096 subgraphs; a stop ends it with ReadInterrupted (never a verdict on half a file).
+TEST(StopSeams, ParsingALongScheduleStopsAtAnyPoll) {
+  const Problem p = twoRoles();
+  std::string subgraphs, grans, retain, lats;
+  const int n = 50000;
+  for (int i = 0; i < n; ++i) {
+    const char* sep = i ? "," : "";
+    subgraphs += std::string(sep) + (i % 2 ? "[1]" : "[0]");
+    grans += std::string(sep) + "[64,128,128]";
+    retain += std::string(sep) + "[]";
+    lats += std::string(sep) + "0";
+  }
+  const std::string text = R"({"subgraphs":[)" + subgraphs + R"(],"granularities":[)" + grans +
+                           R"(],"tensors_to_retain":[)" + retain + R"(],"subgraph_latencies":[)" + lats + "]}";
+  NthPoll all{1L << 40};
+  const Schedule whole = parseScheduleText(text, p, "schedule", std::ref(all));
+  EXPECT_EQ(whole.subgraphs.size(), static_cast<size_t>(n));
+  ASSERT_GT(all.polls, 20) << "the parse should poll its stop as it goes";
+  for (long k = 1; k <= all.polls; k += std::max(1L, all.polls / 20)) {
+    NthPoll stop{k};
+    EXPECT_THROW(parseScheduleText(text, p, "schedule", std::ref(stop)), ReadInterrupted) << "stopped at poll " << k;
+    EXPECT_EQ(stop.after, 1) << "stopped at poll " << k;
+  }
+}
+
 }  // namespace
 }  // namespace mlsys
