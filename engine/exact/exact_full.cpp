@@ -123,7 +123,7 @@ bool GranSearch::priceEveryOrder(Pricing& pr, const Grid& g) {
   std::vector<int32_t> perm(static_cast<size_t>(T));
   for (i64 t = 0; t < T; ++t) perm[static_cast<size_t>(t)] = static_cast<int32_t>(t);
   do {
-    if ((++pr.attempts & 63) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    if ((++pr.attempts & 7) == 0 && !ignoreStop && stop_()) throw Stopped{};
     SubgraphCost sc = costSubgraph(p_, pl, Traversal{TraversalKind::Custom, perm});
     ++st_.configs_priced;
     if (!sc.valid) continue;
@@ -167,9 +167,11 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
   auto grid = [&](i64 w, i64 h, i64 k) {
     return Grid{w, h, k, (s.W + w - 1) / w, (s.H + h - 1) / h, s.Kacc ? (s.Kacc + k - 1) / k : 1};
   };
+  u64 n = 0;  // stop polls: every 8 floors or queue items (each can take a millisecond)
   for (size_t wi = 0; wi < s.ws.size(); ++wi)
     for (size_t hi = 0; hi < s.hs.size(); ++hi)
       for (size_t ki = 0; ki < s.ks.size(); ++ki) {
+        if ((++n & 7) == 0 && !ignoreStop && stop_()) throw Stopped{};
         const Grid g = gridOf(s, wi, hi, ki);
         if (firstWs(s, g) > p_.capacity) continue;
         const Cost lb = anyOrderWeak(s, g);
@@ -210,9 +212,8 @@ void GranSearch::runFull(const std::vector<OpId>& ops, const std::vector<TensorI
     }
   };
   Cost floorMin = kInf;
-  u64 n = 0;
   while (!q.empty() && q.top().lb < limit()) {
-    if ((++n & 63) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    if ((++n & 7) == 0 && !ignoreStop && stop_()) throw Stopped{};
     const Item it = q.top();
     q.pop();
     if (it.level == 0 || it.level == 1) {
