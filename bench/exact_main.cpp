@@ -15,8 +15,8 @@
 #include <iostream>
 #include <string>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/exact/exact.h"
 
 using namespace mlsys;

@@ -7,10 +7,9 @@
 // seam a run uses: the lower bound (BoundOptions::give_up), the baseline (its Deadline, on a clock
 // that records every reading), the full evaluator on the baseline's schedule (its give_up; it is
 // never told to stop, so every gap is seen) and, on graphs of up to 20 ops, the exact solver over
-// the spec's whole space (its stop, as `solve` runs it on the whole graph). Prints one Markdown row per phase: the polls, the
-// longest gap between two polls, the time from the last poll to the phase's return, and the wall
-// time. A phase that keeps the deadline has small gaps and a short tail; the tail after a stop is
-// what a signal waits for.
+// the spec's whole space (its stop, as `solve` runs it on the whole graph). Prints one Markdown row per phase: the
+// polls, the longest gap between two polls, the time from the last poll to the phase's return, and the wall time. A
+// phase that keeps the deadline has small gaps and a short tail; the tail after a stop is what a signal waits for.
 //
 // --catch MS: when a phase goes MS milliseconds without polling, a watchdog thread interrupts it
 // (SIGPROF) and its stack goes to stderr, at most one trace per gap; read the offsets with
@@ -21,12 +20,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cost/bound/args.h"
@@ -141,8 +140,7 @@ int main(int argc, char** argv) {
         return 1;
       }
       args.disable(*a);
-    }
-    else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+    } else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
       std::printf("usage: mlsys_poll_gaps [--seconds S] [--without ARG]... [--catch MS] PROBLEM.json...\n");
       return 0;
     } else files.push_back(argv[i]);
@@ -162,7 +160,7 @@ int main(int argc, char** argv) {
     {  // the bound, with its budget
       Polls polls;
       const Clock::time_point start = Clock::now(), until = start + std::chrono::duration_cast<Clock::duration>(
-                                                                         std::chrono::duration<double>(seconds));
+                                                                        std::chrono::duration<double>(seconds));
       BoundOptions bo;
       bo.args = args;
       bo.give_up = [&] {
@@ -187,7 +185,7 @@ int main(int argc, char** argv) {
     if (p.numOps() <= kExactMaxOps) {  // the exact solver, with its budget
       Polls polls;
       const Clock::time_point start = Clock::now(), until = start + std::chrono::duration_cast<Clock::duration>(
-                                                                         std::chrono::duration<double>(seconds));
+                                                                        std::chrono::duration<double>(seconds));
       ExactOptions o;
       o.incumbent = &base;
       o.full_space = true;

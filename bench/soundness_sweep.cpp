@@ -9,9 +9,6 @@
 // found / not, and geomean(reference optimum / bound) (how tight the bound is on these graphs);
 // every violation (problem JSON, model, variant, numbers) goes to FILE (default stderr). Exit 1 on
 // any violation.
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/parallel_for.h>
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -22,6 +19,9 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include "tests/bound_check/bound_check.h"
 #include "tests/soundness/random_problem.h"

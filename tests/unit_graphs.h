@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "tests/test_util.h"
 
 namespace mlsys::units {

@@ -54,8 +54,8 @@ struct BoundArgs {
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
     "compute-floor", "traffic-floor", "part-floors", "retention-choice", "band-reloads", "step-floors",
-    "order-floors", "cover", "forced-ops", "readers", "edge-floors", "retention-prices", "shares",
-    "joint-floors", "pressure", "forced-stores", "closed-loads", "lp"};
+    "order-floors",  "cover",         "forced-ops",  "readers",          "edge-floors",  "retention-prices",
+    "shares",        "joint-floors",  "pressure",    "forced-stores",    "closed-loads", "lp"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

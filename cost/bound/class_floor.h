@@ -230,8 +230,7 @@ struct ClassFloor {
       // twice, the choice looked too large to fit; a MatMul that is upstream had no such tile,
       // and taking one off anyway only lowers the floor).
       for (auto [t, bit] : inner)
-        if (kept & bit)
-          total += p.size(t) - (g.nk > 1 && p.ops[p.producer[t]].type == OpType::MatMul ? tile : 0);
+        if (kept & bit) total += p.size(t) - (g.nk > 1 && p.ops[p.producer[t]].type == OpType::MatMul ? tile : 0);
     }
     return total;
   }

@@ -122,7 +122,8 @@ bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, cons
   std::vector<double> elements, rowUpper;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (int j = 0; j < n; ++j)
-      if (covers[rows[r]] >> j & 1) rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1);
+      if (covers[rows[r]] >> j & 1)
+        rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1);
     rowUpper.push_back(static_cast<double>(floor[rows[r]]));
   }
   CoinPackedMatrix matrix(true, rowIndex.data(), colIndex.data(), elements.data(),
@@ -273,9 +274,9 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
       g.value = static_cast<double>(lp.value);
       g.parts = lp.parts;
       for (const auto& part : lp.cover)
-        g.cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
-                           bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
-                           part.weight});
+        g.cover.push_back(
+            {part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
+             bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{}, part.weight});
       raised = true;
     }
     if (!raised) continue;

@@ -6,16 +6,16 @@
 
 namespace mlsys::bound_detail {
 
-LD ClassFloor::sharedStripSavings(const Grid& g, const std::vector<std::pair<Ext, Ext>>& tpl, std::pair<Ext, Ext> a, i64 Ht,
-                      i64 Wt, bool kEqualSide) const {
+LD ClassFloor::sharedStripSavings(const Grid& g, const std::vector<std::pair<Ext, Ext>>& tpl, std::pair<Ext, Ext> a,
+                                  i64 Ht, i64 Wt, bool kEqualSide) const {
   const bool onCols = a.second == Ext::Kappa;  // A's k axis: its columns (an LHS) or its rows (an RHS)
   const Ext other = onCols ? a.first : a.second;
   const Ext tileKind = onCols ? Ext::Gamma : Ext::Rho;
-  const i64 n = onCols ? g.ntw : g.nth, side = onCols ? g.w : g.h;      // tiles along the k axis, least side
-  const i64 L = onCols ? pl.W : pl.H;                                    // that axis (= Kacc)
+  const i64 n = onCols ? g.ntw : g.nth, side = onCols ? g.w : g.h;  // tiles along the k axis, least side
+  const i64 L = onCols ? pl.W : pl.H;                               // that axis (= Kacc)
   const i64 sideHi = n > 1 ? (L - (onCols ? g.colLast : g.rowLast)) / (n - 1) : side;
-  const i64 lastHi = L - (n - 1) * side;                                 // the largest last tile interval
-  const i64 across = onCols ? g.nth : g.ntw;                              // tiles along the other axis
+  const i64 lastHi = L - (n - 1) * side;      // the largest last tile interval
+  const i64 across = onCols ? g.nth : g.ntw;  // tiles along the other axis
   // The other axis: a tile interval (its lengths sum to the axis over the tiles along it) or
   // the whole axis in every tile.
   const LD otherSum = other == Ext::Full ? static_cast<LD>(across) * static_cast<LD>(onCols ? Ht : Wt)
@@ -108,9 +108,9 @@ LD ClassFloor::traffic(const Grid& g, uint32_t kept, Bands* pools, bool kEqualSi
     LD least = std::numeric_limits<LD>::infinity();
     for (LD h : {static_cast<LD>(g.h), hHi})
       for (LD w : {static_cast<LD>(g.w), wHi})
-        least = std::min(least,
-                         bound_detail::bandReloads(h * rowPool / H, (H - (R - 1) * h) * rowPool / H, w * colPool / W,
-                                                   (W - (C - 1) * w) * colPool / W, g.nth, g.ntw));
+        least =
+            std::min(least, bound_detail::bandReloads(h * rowPool / H, (H - (R - 1) * h) * rowPool / H, w * colPool / W,
+                                                      (W - (C - 1) * w) * colPool / W, g.nth, g.ntw));
     total += least;
   }
   if (pools) *pools = bands(g, rowPool, rowMin, colPool, colMin);

@@ -52,5 +52,4 @@ int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vecto
   return bits;
 }
 
-
 }  // namespace mlsys::bound_detail

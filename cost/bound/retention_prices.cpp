@@ -28,7 +28,6 @@ std::vector<int> keptBalance(const Problem& p, const std::vector<BoundComponent>
   return g;
 }
 
-
 // Step 6: tie the two sides of retention (bound.h, RetentionPrices). For any prices >= 0 the
 // bound stays a lower bound; this looks for good ones by subgradient steps from 0: a tensor the
 // covers keep in more often than out gets dearer, one kept out more often cheaper (a first move

@@ -171,6 +171,8 @@ double LowerBound::value() const { return std::max({compute, traffic, parts}); }
 
 bool meetsBound(double latency, double bound) { return bound > 0 && latency <= bound * (1 + 1e-9); }
 
-LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOptions& bo) { return bound_detail::Ruler(p, m, bo).run(); }
+LowerBound lowerBound(const Problem& p, const ModelOptions& m, const BoundOptions& bo) {
+  return bound_detail::Ruler(p, m, bo).run();
+}
 
 }  // namespace mlsys

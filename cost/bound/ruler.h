@@ -89,8 +89,8 @@ class Ruler {
   // the first bound of the parts; the first pass then replaces them one component at a time.
   void quickFloors();
   double published_ = 0;
-  LD publishedParts_ = 0;            // the parts' running total published by the first pass
-  std::vector<LD> quick_;             // per component root: its quick floors
+  LD publishedParts_ = 0;  // the parts' running total published by the first pass
+  std::vector<LD> quick_;  // per component root: its quick floors
 
   i64 nativeTiles(TensorId t) const { return bound_detail::nativeTiles(p_, t); }
   // Whether edge e links its ops at the current theta (edges with a floor >= theta are cut).

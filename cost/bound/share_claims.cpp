@@ -122,8 +122,9 @@ std::vector<LD> Shares::attributions(int& pressured, const std::vector<const Joi
       ++pressured;
       const LD grid = gridPressure(p, readers, [&](OpId d) { return rowReload(d, joint); });
       for (OpId c : readers)
-        t[c] += size * std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) /
-                                                          static_cast<LD>(p.capacity)));
+        t[c] +=
+            size *
+            std::max(grid, std::min<LD>(1, static_cast<LD>(p.size(p.ops[c].inputs[0])) / static_cast<LD>(p.capacity)));
     } else {
       for (OpId c : readers) t[c] += size / static_cast<LD>(readers.size());
     }

@@ -52,29 +52,27 @@
 //    per class of joint ops that may share a subgraph) is chosen in share_modes.cpp; what
 //    the other open ops take beside a class (their compute floor there, the excess of a joint op
 //    they force to nk = 1) is in beside.cpp.
+#include "cost/bound/shares.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "cost/bound/shares.h"
 #include "cost/model/connected_sets.h"
 
 namespace mlsys::bound_detail {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
                       const BoundArgs& args) {
   try {
-    return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {},
-                  {}, {}, {}, {},  {},  {}}
+    return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {}, {},
+                  {}, {}, {},  {},  {}}
         .run();
   } catch (const SharesStopped&) {
     return ShareBound{};  // stopped mid-way: no shares (0), never half-built ones

@@ -172,8 +172,8 @@ struct Shares {
     };
     priceParts(nullptr);
     // With the prices: the parts a priced tensor crosses (its maker's, a reader's) floored again.
-    RetentionPrices prices = args.on(BoundArg::RetentionPrices) ? retentionPrices(p, ops, open, inComp, pricedReaders)
-                                                                 : RetentionPrices{};
+    RetentionPrices prices =
+        args.on(BoundArg::RetentionPrices) ? retentionPrices(p, ops, open, inComp, pricedReaders) : RetentionPrices{};
     std::map<std::vector<OpId>, LD> plain;
     if (!prices.empty()) {
       plain = floorOf;

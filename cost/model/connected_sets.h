@@ -127,8 +127,8 @@ enum class Enumerated : uint8_t { All, Stopped, TooMany };
 // `maxVisited` sets visited (kept or not) it gives up: TooMany. `stop` (when set) is polled every
 // 16 sets: Stopped. `visit` returning false: Stopped.
 template <class Sets, class Keep, class Visit>
-Enumerated forEachConnectedSet(const Sets& sets, const std::vector<typename Sets::Set>& starts, Keep keep,
-                               Visit visit, long maxVisited, const std::function<bool()>& stop = {}) {
+Enumerated forEachConnectedSet(const Sets& sets, const std::vector<typename Sets::Set>& starts, Keep keep, Visit visit,
+                               long maxVisited, const std::function<bool()>& stop = {}) {
   using Set = typename Sets::Set;
   typename Sets::Seen seen;
   constexpr bool kPolls = requires { seen.setStop(&stop); };

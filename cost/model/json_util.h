@@ -2,8 +2,8 @@
 // (bounded nesting, no duplicate keys, unknown top-level keys skipped), integers quoted as
 // written in errors, and shortest round-trip formatting of doubles.
 #pragma once
-#include <initializer_list>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -65,8 +65,7 @@ Schedule parseScheduleText(const std::string& json, const Problem& p, const std:
   // (op_types only to recognise a problem file given as the schedule.)
   const JsonDoc d = parseJsonDoc(
       json, ctx,
-      {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders", "op_types"},
-      stop);
+      {"subgraphs", "granularities", "tensors_to_retain", "subgraph_latencies", "traversal_orders", "op_types"}, stop);
   const rapidjson::Document& doc = d.doc;
   const std::string c = ctx + ": rule V1";
   if (!doc.IsObject()) throw InputError(c + ": top level must be a JSON object");

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/stop.h"
+#include "cost/pricing/evaluator.h"
 
 namespace mlsys {
 

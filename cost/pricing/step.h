@@ -48,7 +48,8 @@ class LatencySum {
     const i128 rem = static_cast<i128>(rem_);
     const i128 g = rem == 0 ? den_ : gcd128(rem, den_);
     sc.den = den_ / g;
-    if (overflow_ || __builtin_mul_overflow(whole_, sc.den, &sc.num) || __builtin_add_overflow(sc.num, rem / g, &sc.num))
+    if (overflow_ || __builtin_mul_overflow(whole_, sc.den, &sc.num) ||
+        __builtin_add_overflow(sc.num, rem / g, &sc.num))
       sc.overflow = true;
   }
 

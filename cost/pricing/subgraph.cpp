@@ -57,7 +57,8 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
     sc.valid = false;
     sc.rule = Rule::Range;
     sc.reason = "the subgraph has " + std::to_string(pl.ntw) + " x " + std::to_string(pl.nth) + " tiles x " +
-                std::to_string(pl.nk) + " k-steps, more than 2^63 - 1 steps: it cannot be counted exactly; use a "
+                std::to_string(pl.nk) +
+                " k-steps, more than 2^63 - 1 steps: it cannot be counted exactly; use a "
                 "coarser granularity";
     sc.steps = INT64_MAX;
     return sc;
@@ -84,8 +85,9 @@ SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& pl, const Traver
   if (sc.overflow) {
     sc.valid = false;
     sc.rule = Rule::Range;
-    sc.reason = "the subgraph's exact latency (a fraction in lowest terms) leaves the 128-bit range of the evaluator (" +
-                std::to_string(pl.steps()) + " steps); it cannot be priced exactly";
+    sc.reason =
+        "the subgraph's exact latency (a fraction in lowest terms) leaves the 128-bit range of the evaluator (" +
+        std::to_string(pl.steps()) + " steps); it cannot be priced exactly";
     return sc;
   }
   if (sc.peak_ws > p.capacity) {

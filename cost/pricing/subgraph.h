@@ -47,18 +47,18 @@ struct SubgraphPlan {
   std::vector<std::string> warnings;
 
   Granularity g;
-  i64 W = 0, H = 0;                       // grid tensor shape (all non-ephemeral outputs share it)
-  i64 ntw = 0, nth = 0;                   // tiles across, down
-  i64 nk = 1, Kacc = 0;                   // k-steps per tile, reduction length of the accumulating MatMul(s)
-  i64 D = 1;                              // compute denominator
-  std::vector<SliceTpl> slices;           // boundary-input slices loaded each step (not retained-in)
+  i64 W = 0, H = 0;              // grid tensor shape (all non-ephemeral outputs share it)
+  i64 ntw = 0, nth = 0;          // tiles across, down
+  i64 nk = 1, Kacc = 0;          // k-steps per tile, reduction length of the accumulating MatMul(s)
+  i64 D = 1;                     // compute denominator
+  std::vector<SliceTpl> slices;  // boundary-input slices loaded each step (not retained-in)
   // Compute (L5, A-14: an op runs once per distinct region of its output needed in a step). The
   // coefficients count, per op, the regions that are distinct in every step (all of them when no
   // two of its needed regions can coincide in some steps and differ in others); `regions` lists
   // the ops whose regions coincide in some steps only, priced step by step (step.h).
-  i64 mm_coef = 0;                        // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
-  i64 pw_every = 0;                       // Pointwise base costs charged every k-step (k-strip prologues)
-  i64 pw_last = 0;                        // Pointwise base costs charged once per tile, in the last k-step
+  i64 mm_coef = 0;   // sum of MatMul base costs: per-step compute numerator mm_coef*|k_j|
+  i64 pw_every = 0;  // Pointwise base costs charged every k-step (k-strip prologues)
+  i64 pw_last = 0;   // Pointwise base costs charged once per tile, in the last k-step
   struct Region {
     TensorId t;  // the op's output (its axis lengths for Full)
     Ext rk, ck;
@@ -82,8 +82,7 @@ struct SubgraphPlan {
   };
   Coefs leastCoefs() const {
     Coefs c{mm_coef, pw_every, pw_last};
-    for (const OpRegions& o : multi_regions)
-      (o.matmul ? c.mm : o.every ? c.every : c.last) -= o.cost * (o.counted - 1);
+    for (const OpRegions& o : multi_regions) (o.matmul ? c.mm : o.every ? c.every : c.last) -= o.cost * (o.counted - 1);
     return c;
   }
   i64 n_store = 0;                        // outputs written per tile (non-retained O(S))
@@ -113,8 +112,8 @@ struct SubgraphCost {
   i64 peak_ws = 0;
   i64 compute_bound_steps = 0;  // compute >= load + store
   i64 memory_bound_steps = 0;
-  bool fast = false;      // priced by step classes (true) or by the walk
-  bool overflow = false;  // the exact sum left the 128-bit range (then valid = false, Rule::Range)
+  bool fast = false;         // priced by step classes (true) or by the walk
+  bool overflow = false;     // the exact sum left the 128-bit range (then valid = false, Rule::Range)
   bool interrupted = false;  // the caller's stop ended a step walk (then valid = false, Rule::Interrupted)
 };
 
@@ -137,7 +136,6 @@ std::vector<TensorId> boundaryInputs(const Problem& p, const std::vector<OpId>& 
 // valid=false with Rule::Interrupted. The step classes need no polling (a handful of steps).
 SubgraphCost costSubgraph(const Problem& p, const SubgraphPlan& plan, const Traversal& trav,
                           CostMethod method = CostMethod::Auto, const std::function<bool()>& stop = {});
-
 
 double toDouble(i128 num, i128 den);
 

@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 
@@ -17,9 +17,9 @@
 #include <oneapi/tbb/global_control.h>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/json_util.h"
 #include "cost/model/number_format.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/io/config.h"
@@ -287,8 +287,8 @@ int cmdBound(int argc, char** argv) {
             << (shares ? "; " + count(shares, "component") + " raised by the share bound" : std::string())
             << "; --json lists them)\n"
             << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
-            << (bo.args.off ? "without: " + offArgs(bo.args) + "\n" : std::string())
-            << "time: floors " << ms(lb.timing.floors_s) << ", components " << ms(lb.timing.components_s) << ", shares "
+            << (bo.args.off ? "without: " + offArgs(bo.args) + "\n" : std::string()) << "time: floors "
+            << ms(lb.timing.floors_s) << ", components " << ms(lb.timing.components_s) << ", shares "
             << ms(lb.timing.shares_s) << ", priced passes " << ms(lb.timing.prices_s) << " (" << lb.timing.price_passes
             << "), linear relaxations " << ms(lb.timing.lp_s) << "\n";
   return 0;

@@ -67,7 +67,6 @@ int cmdGenerate(int argc, char** argv);  // engine/cli/generate.cpp
 // The end of `solve` (engine/cli/solve_report.cpp): the summary and the move table on stderr
 // (unless quiet), --stats; returns the exit code (128+N after signal N).
 int reportSolve(const Problem& p, const SolveOptions& opt, const std::string& stats, const Deadline& deadline,
-                const RunLog& log,
-                const SolveOutcome& o);
+                const RunLog& log, const SolveOutcome& o);
 
 }  // namespace mlsys

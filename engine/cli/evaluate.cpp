@@ -5,9 +5,9 @@
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/json_util.h"
 #include "cost/model/number_format.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/json_out.h"
 #include "engine/report/schedule_facts.h"

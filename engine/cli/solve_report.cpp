@@ -27,8 +27,7 @@ void logSignalStop(const Deadline& deadline, int sig, bool written) {
 }  // namespace
 
 int reportSolve(const Problem& p, const SolveOptions& opt, const std::string& stats, const Deadline& deadline,
-                const RunLog& log,
-                const SolveOutcome& o) {
+                const RunLog& log, const SolveOutcome& o) {
   const int sig = deadline.stopSignal();
   if (!o.searched) {
     if (sig && o.exit_code == 128 + sig) logSignalStop(deadline, sig, false);
@@ -44,9 +43,8 @@ int reportSolve(const Problem& p, const SolveOptions& opt, const std::string& st
         stopReasonName(o.stop_reason), humanLatency(o.written_best),
         o.lower_bound > 0 ? humanLatency(o.lower_bound) : std::string(o.bound_violation ? "dropped" : "-"),
         o.lower_bound > 0 ? gapText(o.written_best, o.lower_bound) : std::string("unknown"),
-        o.optimal ? ", optimal" : "",
-        formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes, humanCount(res.evaluations),
-        humanCount(evalsPerS)));
+        o.optimal ? ", optimal" : "", formatDouble(std::round(o.best_found_s * 1000) / 1000), o.writes,
+        humanCount(res.evaluations), humanCount(evalsPerS)));
     // The moves that ran and the workers (none when the first schedule was proven at once).
     std::string table;
     for (const auto& [name, m] : res.moves)

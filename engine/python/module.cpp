@@ -8,14 +8,14 @@
 //                          while it runs; the callback and the log take it back for each call.
 //                          Ctrl-C stops the search and returns the best so far (stop reason
 //                          "signal"): the caller's thread polls for Python signals every 50 ms.
-#include <cmath>
-#include <chrono>
-#include <csignal>
-#include <exception>
 #include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <exception>
 #include <future>
 #include <memory>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -26,10 +26,10 @@
 #include <pybind11/stl.h>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
 #include "cost/model/rule.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/io/config.h"
 #include "engine/io/files.h"
 #include "engine/search/solve.h"
@@ -100,8 +100,7 @@ std::string nonFiniteAt(const py::handle& o, const std::string& path, int depth 
 // A dict as JSON text for the C++ readers; a NaN or infinity is refused naming its field.
 std::string jsonDumps(const py::object& obj, const std::string& what) {
   const std::string at = nonFiniteAt(obj, "");
-  if (!at.empty())
-    throw InputError(what + ": " + at + " is not a finite number (NaN and infinity are not JSON)");
+  if (!at.empty()) throw InputError(what + ": " + at + " is not a finite number (NaN and infinity are not JSON)");
   return py::module_::import("json").attr("dumps")(obj, py::arg("allow_nan") = false).cast<std::string>();
 }
 
@@ -232,11 +231,12 @@ PySolveResult pySolve(const ProblemPtr& p, const SolveArgs& a) {
   }
   SolveOutcome out;
   // Ctrl-C stops the search; the best so far is returned instead of a KeyboardInterrupt.
-  const std::exception_ptr solve_error = runWatchingSignals([&] { out = solve(*p, so); }, [&] {
-    PyErr_Clear();
-    stop.request(SIGINT);
-    return false;
-  });
+  const std::exception_ptr solve_error = runWatchingSignals([&] { out = solve(*p, so); },
+                                                            [&] {
+                                                              PyErr_Clear();
+                                                              stop.request(SIGINT);
+                                                              return false;
+                                                            });
   if (callback_error) std::rethrow_exception(callback_error);
   if (solve_error) std::rethrow_exception(solve_error);
   PySolveResult r;
@@ -396,10 +396,11 @@ void bindSolve(py::module_& m) {
         bo.give_up = [&] { return interrupted.load() || std::chrono::steady_clock::now() > until; };
         double value = 0;
         // Ctrl-C stops the bound and raises KeyboardInterrupt.
-        const std::exception_ptr error = runWatchingSignals([&] { value = lowerBound(*p, mo, bo).value(); }, [&] {
-          interrupted = true;
-          return true;
-        });
+        const std::exception_ptr error = runWatchingSignals([&] { value = lowerBound(*p, mo, bo).value(); },
+                                                            [&] {
+                                                              interrupted = true;
+                                                              return true;
+                                                            });
         if (error) std::rethrow_exception(error);
         return value;
       },

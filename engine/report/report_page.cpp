@@ -253,16 +253,15 @@ ScheduleView viewSchedule(const Problem& p, const std::string& problem_path, con
 void checkStats(const Problem& p, const Stats& st, ScheduleView& v) {
   // The name as --stats wrote it (valid UTF-8; a newline or escape survives the JSON round trip).
   if (!st.instance.empty() && st.instance != validUtf8(p.name))
-    v.warnings.push_back("--stats '" + st.path + "' is for instance '" + printable(st.instance) + "', the problem is '" +
-                         printable(p.name) + "'");
+    v.warnings.push_back("--stats '" + st.path + "' is for instance '" + printable(st.instance) +
+                         "', the problem is '" + printable(p.name) + "'");
   if (st.best_latency > 0 && std::abs(st.best_latency - v.ev.total) > 1e-9 * std::max(1.0, v.ev.total))
     v.warnings.push_back("--stats '" + st.path + "' reports best latency " + humanNumber(st.best_latency) +
                          ", the schedule '" + v.path + "' has " + humanNumber(v.ev.total));
 }
 
 void checkTrace(const Problem& p, const Trace& t, const std::string& path, ScheduleView& v) {
-  if (!t.instance.empty() && t.instance != p.name && t.instance != validUtf8(p.name) &&
-      t.instance != printable(p.name))
+  if (!t.instance.empty() && t.instance != p.name && t.instance != validUtf8(p.name) && t.instance != printable(p.name))
     v.warnings.push_back("--trace '" + path + "' is for instance '" + printable(t.instance) + "', the problem is '" +
                          printable(p.name) + "'");
 }

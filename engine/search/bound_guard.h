@@ -29,8 +29,8 @@
 namespace mlsys {
 
 struct BoundViolation {
-  double bound = 0;    // the bound (or part floor) claimed
-  double latency = 0;  // the valid schedule's latency (or its subgraph's) below it
+  double bound = 0;      // the bound (or part floor) claimed
+  double latency = 0;    // the valid schedule's latency (or its subgraph's) below it
   std::string argument;  // what the claim rested on, as far as the check can tell
   std::string file;      // where the problem and the schedule were written ("" if that failed)
 };

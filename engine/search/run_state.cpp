@@ -230,9 +230,10 @@ void Progress::monitor(const std::atomic<int>& running, double log_interval_s, b
     header = true;
     const double since = t - stats_.last_improvement_s.load(std::memory_order_relaxed);
     const double bound = guard_.bound();
-    emitLine(log_, fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), bound > 0 ? humanLatency(bound) : "-",
-                               bound > 0 ? gapText(best_, bound) : "-", humanSeconds(std::max(0.0, since)),
-                               humanCount(std::llround(rate)), best_who_.empty() ? "-" : best_who_));
+    emitLine(log_,
+             fmt::format(kProgressRow, humanSeconds(t), humanLatency(best_), bound > 0 ? humanLatency(bound) : "-",
+                         bound > 0 ? gapText(best_, bound) : "-", humanSeconds(std::max(0.0, since)),
+                         humanCount(std::llround(rate)), best_who_.empty() ? "-" : best_who_));
     if (verbose_) {
       std::string bests;
       for (const auto& [k, v] : stats_.bestByKind())

@@ -128,7 +128,7 @@ class StopPolicy {
   const RunStats& stats_;
   double margin_s_;
   int64_t max_evals_;
-  double start_s_;            // when the search started (seconds since the process start)
+  double start_s_;           // when the search started (seconds since the process start)
   const BoundGuard* guard_;  // the run's bound (its optimal(): the bound may rise beside the search)
 };
 
@@ -313,7 +313,6 @@ struct SearchRun : private OwnedGuard {
   Progress progress;
   ElitePool pool;                   // the elite schedules workers restart from (every worker's offers)
   std::unique_ptr<ElitePool> own0;  // worker 0's own offers, when isolated (isolateFirstWorker)
-
 };
 
 }  // namespace mlsys

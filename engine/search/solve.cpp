@@ -7,17 +7,17 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <utility>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/json_util.h"
 #include "cost/model/number_format.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/limits.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
@@ -99,7 +99,8 @@ class SolveRun {
     }
     // Temporary files of earlier runs killed during a write (their process is gone).
     if (!opt_.out.empty())
-      if (int n = removeStaleTemps(opt_.out)) log_(fmt::format("removed {} stale temporary file(s) of '{}'", n, opt_.out));
+      if (int n = removeStaleTemps(opt_.out))
+        log_(fmt::format("removed {} stale temporary file(s) of '{}'", n, opt_.out));
     // The trace covers the whole run (engine/search/run_state.h, TraceFile): the search's rows go to the same file.
     trace_ = opt_.trace.empty() ? nullptr : TraceFile::open(opt_.trace, p_.name);
     out_ = std::make_unique<OutputWriter>(p_, cfg_.model, opt_.out, cfg_.write_interval_s, &dl_);
@@ -447,7 +448,7 @@ class SolveRun {
   Deadline& dl_;
   const RunLog& log_;
   SearchConfig cfg_;
-  BoundGuard guard_;  // the bound, and the check of every new best against it
+  BoundGuard guard_;          // the bound, and the check of every new best against it
   std::thread bound_thread_;  // the bound beside the search (startBound)
   std::atomic<bool> bound_stop_{false}, bound_done_{false};
   std::mutex bound_log_mu_;
@@ -455,7 +456,7 @@ class SolveRun {
   double budget_ = 0;
   std::unique_ptr<TraceFile> trace_;
   std::unique_ptr<OutputWriter> out_;
-  std::unique_ptr<Schedule> quick_, base_;  // the first schedule and the baseline
+  std::unique_ptr<Schedule> quick_, base_;                 // the first schedule and the baseline
   std::unique_ptr<std::pair<Schedule, Evaluation>> late_;  // a late --init and its evaluation
   std::atomic<bool> callback_stopped_{false};
   std::exception_ptr callback_error_;

@@ -9,9 +9,9 @@
 // (bench/soundness_sweep.cpp) runs the same on as many graphs as wanted.
 #include <gtest/gtest.h>
 
-#include <oneapi/tbb/parallel_for.h>
-
 #include <mutex>
+
+#include <oneapi/tbb/parallel_for.h>
 
 #include "tests/bound_check/bound_check.h"
 #include "tests/soundness/random_problem.h"

@@ -43,7 +43,9 @@ Schedule scheduleOf(const Case& c, const Problem& p) {
   if (c.schedule) return test::scheduleFromJson(c.schedule, p);
   Schedule best;
   double least = 1e300;
-  for (i64 w : {32, 64}) for (i64 h : {32, 64, 128}) for (i64 k : {32, 64, 128}) {
+  for (i64 w : {32, 64})
+    for (i64 h : {32, 64, 128})
+      for (i64 k : {32, 64, 128}) {
         Schedule s;
         s.subgraphs.push_back({{0, 1}, {w, h, k}, {}, {}});
         const Evaluation ev = evaluateSchedule(p, s, {});

@@ -13,8 +13,8 @@
 #include <rapidjson/document.h>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/exact/exact.h"
 #include "engine/generate/generator.h"
 #include "tests/test_util.h"

@@ -12,8 +12,8 @@
 
 #include "cost/bound/bound.h"
 #include "cost/bound/internal.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
+#include "cost/pricing/evaluator.h"
 #include "cost/pricing/subgraph.h"
 #include "engine/exact/exact.h"
 #include "engine/generate/generator.h"

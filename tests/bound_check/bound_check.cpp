@@ -10,10 +10,10 @@ namespace mlsys::soundness {
 namespace {
 
 // The component arguments a variant may switch alone (the part floor's own are partVariants').
-constexpr BoundArg kStructural[] = {BoundArg::Cover,           BoundArg::ForcedOps,   BoundArg::Readers,
-                                    BoundArg::EdgeFloors,      BoundArg::Shares,      BoundArg::JointFloors,
-                                    BoundArg::Pressure,        BoundArg::ForcedStores, BoundArg::ClosedLoads,
-                                    BoundArg::RetentionPrices, BoundArg::Lp};
+constexpr BoundArg kStructural[] = {
+    BoundArg::Cover,       BoundArg::ForcedOps,       BoundArg::Readers,  BoundArg::EdgeFloors,
+    BoundArg::Shares,      BoundArg::JointFloors,     BoundArg::Pressure, BoundArg::ForcedStores,
+    BoundArg::ClosedLoads, BoundArg::RetentionPrices, BoundArg::Lp};
 constexpr BoundArg kPartArgs[] = {BoundArg::OrderFloors, BoundArg::StepFloors, BoundArg::BandReloads,
                                   BoundArg::RetentionChoice};
 
@@ -125,9 +125,8 @@ CheckResult checkBound(const Problem& p, const ModelOptions& m, const Space& spa
       ++r.part_checks;
       if (above(floor, best.latency)) {
         std::ostringstream os;
-        os << "part floor (" << name << ") of ops " << opsText(S) << " is " << floor
-           << " above the subgraph's cost " << best.latency << " at [" << best.gran.w << "," << best.gran.h << ","
-           << best.gran.k << "]; " << head.str();
+        os << "part floor (" << name << ") of ops " << opsText(S) << " is " << floor << " above the subgraph's cost "
+           << best.latency << " at [" << best.gran.w << "," << best.gran.h << "," << best.gran.k << "]; " << head.str();
         r.violations.push_back(os.str());
       }
     }

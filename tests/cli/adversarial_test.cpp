@@ -17,8 +17,8 @@
 #include <map>
 #include <thread>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/deadline.h"
 #include "engine/generate/generator.h"
 #include "engine/search/solve.h"

@@ -39,8 +39,8 @@ TEST(BoundArgsCli, AnUnknownArgumentIsAUsageErrorNamingThem) {
 }
 
 TEST(BoundArgsCli, JsonSaysWhatSetEachComponentAndWhatEachArgumentGave) {
-  const auto r = test::runMlsys({"bound", test::instancePath("generated/transformer-20.json"), "--json",
-                                 "--without", "lp"});
+  const auto r =
+      test::runMlsys({"bound", test::instancePath("generated/transformer-20.json"), "--json", "--without", "lp"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const rapidjson::Document d = parseJsonText(r.out, "bound --json");
   ASSERT_TRUE(d["without"].IsArray());
@@ -49,7 +49,7 @@ TEST(BoundArgsCli, JsonSaysWhatSetEachComponentAndWhatEachArgumentGave) {
   EXPECT_EQ(std::string(d["attribution"].GetString()), "complete");
   ASSERT_TRUE(d["raised_by"].IsObject());
   EXPECT_TRUE(d["raised_by"].HasMember("part-floors"));  // without them the cover proves nothing
-  EXPECT_FALSE(d["raised_by"].HasMember("lp"));           // switched off: never credited
+  EXPECT_FALSE(d["raised_by"].HasMember("lp"));          // switched off: never credited
   for (const auto& c : d["components"].GetArray()) {
     const std::string by = c["set_by"].GetString();
     EXPECT_TRUE(by == "cover" || by == "floors" || by == "shares" || by == "edge-floors" || by == "lp" ||

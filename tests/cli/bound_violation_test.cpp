@@ -15,9 +15,9 @@ namespace {
 
 TEST(BoundViolationCli, PlantedArgumentIsReportedInTheLogAndTheStats) {
   const std::string out = test::tempPath("bv_out.json"), stats = test::tempPath("bv_stats.json");
-  const auto r = test::runMlsys({"solve", test::instancePath("examples/ex5.json"), out, "-s", "0.6", "-t", "1",
-                                 "--stats", stats},
-                                {"/usr/bin/env", "MLSYS_TEST_PLANT_PART_SCALE=3"});
+  const auto r =
+      test::runMlsys({"solve", test::instancePath("examples/ex5.json"), out, "-s", "0.6", "-t", "1", "--stats", stats},
+                     {"/usr/bin/env", "MLSYS_TEST_PLANT_PART_SCALE=3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.err, m,
@@ -39,8 +39,8 @@ TEST(BoundViolationCli, PlantedArgumentIsReportedInTheLogAndTheStats) {
 
 TEST(BoundViolationCli, AnHonestRunHasNone) {
   const std::string out = test::tempPath("bv_out2.json"), stats = test::tempPath("bv_stats2.json");
-  const auto r = test::runMlsys(
-      {"solve", test::instancePath("examples/ex5.json"), out, "-s", "0.3", "-t", "1", "--stats", stats});
+  const auto r =
+      test::runMlsys({"solve", test::instancePath("examples/ex5.json"), out, "-s", "0.3", "-t", "1", "--stats", stats});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
   const rapidjson::Document d = parseJsonFile(stats, "stats");

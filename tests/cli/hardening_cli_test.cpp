@@ -398,12 +398,12 @@ TEST(HardeningCli, LargestDimensionsBestIsWritten) {
   // That schedule is now refused, rule range; see tests/cost/limits_test.cpp.)
   EXPECT_EQ(ev.total, 7378725776981491712.0);
   EXPECT_EQ(r.err.find("was not written"), std::string::npos) << r.err;
-  const Evaluation wrong = evaluateSchedule(
-      prob,
-      parseScheduleText(R"({"subgraphs":[[0]],"granularities":[[16,16,1]],"tensors_to_retain":[[]],)"
-                        R"("traversal_orders":[null],"subgraph_latencies":[147774295664236.8]})",
-                        prob),
-      ModelOptions{});
+  const Evaluation wrong =
+      evaluateSchedule(prob,
+                       parseScheduleText(R"({"subgraphs":[[0]],"granularities":[[16,16,1]],"tensors_to_retain":[[]],)"
+                                         R"("traversal_orders":[null],"subgraph_latencies":[147774295664236.8]})",
+                                         prob),
+                       ModelOptions{});
   EXPECT_EQ(wrong.rule, Rule::Range);
 }
 

@@ -69,10 +69,11 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   std::vector<std::string> keys;
   for (const auto& m : d.GetObject()) keys.push_back(str(m.name));
   EXPECT_EQ(keys,
-            (std::vector<std::string>{
-                "instance",    "best_latency", "on_disk", "first_write_s", "best_found_s", "elapsed_s",   "evaluations",
-                "evals_per_s", "writes",       "threads", "workers",       "seed",         "lower_bound", "gap",
-                "optimal",     "bound_violation", "stop_reason", "model", "version", "config", "non_default", "set"}));
+            (std::vector<std::string>{"instance",        "best_latency", "on_disk",     "first_write_s", "best_found_s",
+                                      "elapsed_s",       "evaluations",  "evals_per_s", "writes",        "threads",
+                                      "workers",         "seed",         "lower_bound", "gap",           "optimal",
+                                      "bound_violation", "stop_reason",  "model",       "version",       "config",
+                                      "non_default",     "set"}));
   EXPECT_TRUE(d["bound_violation"].IsNull());
   // What a repeat of the run needs: the config file, the keys off their default, the --set arguments.
   EXPECT_EQ(str(d["config"]), kNasty);

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/search/solve.h"
 
 int main(int argc, char** argv) {

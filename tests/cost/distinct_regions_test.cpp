@@ -22,9 +22,9 @@ const char* kCaseC =
     R"("slow_memory_bandwidth":6,"native_granularity":[128,128]})";
 
 double priced(const Problem& p, const std::string& gran, CostMethod how) {
-  const Schedule s = test::scheduleFromJson(R"({"subgraphs":[[0,1,2]],"granularities":[)" + gran +
-                                                R"(],"tensors_to_retain":[[]],"subgraph_latencies":[0]})",
-                                            p);
+  const Schedule s = test::scheduleFromJson(
+      R"({"subgraphs":[[0,1,2]],"granularities":[)" + gran + R"(],"tensors_to_retain":[[]],"subgraph_latencies":[0]})",
+      p);
   const Evaluation ev = evaluateSchedule(p, s, {}, how);
   EXPECT_TRUE(ev.valid) << ev.reason;
   return ev.total;

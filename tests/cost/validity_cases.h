@@ -7,8 +7,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/json_util.h"
+#include "cost/pricing/evaluator.h"
 #include "tests/test_util.h"
 
 namespace mlsys::validity {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/generate/generator.h"
 #include "tests/exact/tiny_problems.h"
 #include "tests/test_util.h"

@@ -7,9 +7,9 @@
 #include <exception>
 #include <string>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 
 namespace mlsys::fuzz {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cost/bound/bound.h"
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/report/report_format.h"
 #include "engine/report/report_page.h"
 #include "tests/report/report_test_util.h"

@@ -3,6 +3,8 @@
 // tripled) makes the bound rise above valid schedules; the run must log the internal error with
 // the argument, write the problem and the schedule to the named file, drop the bound, never say
 // optimal nor stop early, and report bound_violation. Debug builds abort (a death test below).
+#include "engine/search/bound_guard.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,9 +16,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/json_util.h"
-#include "engine/search/bound_guard.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/search/solve.h"
 #include "tests/test_util.h"
 

@@ -11,9 +11,9 @@
 
 #include <rapidjson/document.h>
 
+#include "cost/model/schedule.h"
 #include "cost/pricing/evaluator.h"
 #include "cost/pricing/granularity.h"
-#include "cost/model/schedule.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
 #include "engine/generate/generator.h"

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <thread>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/problem.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/base/deadline.h"
 #include "engine/construct/construct.h"
 #include "engine/generate/generator.h"

@@ -8,10 +8,10 @@
 #include <limits>
 #include <vector>
 
-#include "cost/pricing/evaluator.h"
 #include "cost/model/model.h"
 #include "cost/model/problem.h"
 #include "cost/model/schedule.h"
+#include "cost/pricing/evaluator.h"
 
 namespace mlsys::soundness {
 
