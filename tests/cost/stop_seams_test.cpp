@@ -36,6 +36,20 @@ struct NthPoll {
   }
 };
 
+// n subgraphs, each op 0 or op 1 alone at [64,128,128], in turn: a long --init schedule.
+std::string longScheduleText(int n) {
+  std::string subgraphs, grans, retain, lats;
+  for (int i = 0; i < n; ++i) {
+    const char* sep = i ? "," : "";
+    subgraphs += std::string(sep) + (i % 2 ? "[1]" : "[0]");
+    grans += std::string(sep) + "[64,128,128]";
+    retain += std::string(sep) + "[]";
+    lats += std::string(sep) + "0";
+  }
+  return R"({"subgraphs":[)" + subgraphs + R"(],"granularities":[)" + grans + R"(],"tensors_to_retain":[)" + retain +
+         R"(],"subgraph_latencies":[)" + lats + "]}";
+}
+
 TEST(StopSeams, TheBaselinesGranularityChoiceStopsAtAnyPoll) {
   const Problem p = twoRoles();
   const ModelOptions m;
@@ -61,20 +75,8 @@ TEST(StopSeams, TheBaselinesGranularityChoiceStopsAtAnyPoll) {
 
 TEST(StopSeams, CheckingALongInitScheduleStopsAtAnyPoll) {
   const Problem p = twoRoles();
-  std::string subgraphs, grans, retain, orders, lats;
-  const int n = 4096;  // a long schedule: each op alone, many times over (V? rules aside, its length)
-  for (int i = 0; i < n; ++i) {
-    const char* sep = i ? "," : "";
-    subgraphs += std::string(sep) + (i % 2 ? "[1]" : "[0]");
-    grans += std::string(sep) + "[64,128,128]";
-    retain += std::string(sep) + "[]";
-    orders += std::string(sep) + "null";
-    lats += std::string(sep) + "0";
-  }
-  const Schedule s = parseScheduleText(R"({"subgraphs":[)" + subgraphs + R"(],"granularities":[)" + grans +
-                                           R"(],"tensors_to_retain":[)" + retain + R"(],"traversal_orders":[)" +
-                                           orders + R"(],"subgraph_latencies":[)" + lats + "]}",
-                                       p);
+  // A long schedule: each op alone, many times over.
+  const Schedule s = parseScheduleText(longScheduleText(4096), p);
   NthPoll all{1L << 40};
   const Evaluation full = evaluateSchedule(p, s, ModelOptions{}, CostMethod::Auto, {}, std::ref(all));
   ASSERT_FALSE(full.interrupted);
@@ -97,17 +99,8 @@ TEST(StopSeams, CheckingALongInitScheduleStopsAtAnyPoll) {
 // 4,096 subgraphs; a stop ends it with ReadInterrupted (never a verdict on half a file).
 TEST(StopSeams, ParsingALongScheduleStopsAtAnyPoll) {
   const Problem p = twoRoles();
-  std::string subgraphs, grans, retain, lats;
   const int n = 50000;
-  for (int i = 0; i < n; ++i) {
-    const char* sep = i ? "," : "";
-    subgraphs += std::string(sep) + (i % 2 ? "[1]" : "[0]");
-    grans += std::string(sep) + "[64,128,128]";
-    retain += std::string(sep) + "[]";
-    lats += std::string(sep) + "0";
-  }
-  const std::string text = R"({"subgraphs":[)" + subgraphs + R"(],"granularities":[)" + grans +
-                           R"(],"tensors_to_retain":[)" + retain + R"(],"subgraph_latencies":[)" + lats + "]}";
+  const std::string text = longScheduleText(n);
   NthPoll all{1L << 40};
   const Schedule whole = parseScheduleText(text, p, "schedule", std::ref(all));
   EXPECT_EQ(whole.subgraphs.size(), static_cast<size_t>(n));
