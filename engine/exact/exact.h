@@ -101,6 +101,10 @@ struct ExactOptions {
   // priced, the search is Dijkstra without the heuristic); every bound the normal mode prunes
   // with is checked against the exact prices instead, and each failure counts in lb_violations.
   bool verify = false;
+  // Asked before each configuration is priced (one costSubgraph call, a configs_priced): false
+  // stops the search as `stop` does, even while the first incumbent is built (the search's
+  // --max-evals budget: SearchRun::takeEvaluations). Empty: every pricing is allowed.
+  std::function<bool()> take_pricing;
 };
 
 struct ExactStats {

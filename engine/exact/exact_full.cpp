@@ -124,6 +124,7 @@ bool GranSearch::priceEveryOrder(Pricing& pr, const Grid& g) {
   for (i64 t = 0; t < T; ++t) perm[static_cast<size_t>(t)] = static_cast<int32_t>(t);
   do {
     if ((++pr.attempts & 7) == 0 && !ignoreStop && stop_()) throw Stopped{};
+    takePricing();
     SubgraphCost sc = costSubgraph(p_, pl, Traversal{TraversalKind::Custom, perm});
     ++st_.configs_priced;
     if (!sc.valid) continue;

@@ -261,6 +261,7 @@ void GranSearch::price(const Space& s, Pricing& pr, const Cand& c) {
 void GranSearch::priceOrder(Pricing& pr, const SubgraphPlan& pl, const Grid& g, int tk, Cost lb, bool wsPruned) {
   if (!pl.valid) return;
   if (!pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) return;  // excluded from the space (exact.h)
+  takePricing();
   SubgraphCost sc = costSubgraph(p_, pl, exactTraversal(kKinds[tk & 3], tk >> 2, g.nw, g.nh));
   ++st_.configs_priced;
   if (!sc.valid) return;

@@ -135,6 +135,10 @@ class GranSearch {
   void runFull(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                Cost cap, PriceEntry& e);
   bool ignoreStop = false;  // while building the first incumbent (it must be complete)
+  // Before each costSubgraph: ExactOptions::take_pricing refused throws Stopped, ignoreStop or not.
+  void takePricing() const {
+    if (o_.take_pricing && !o_.take_pricing()) throw Stopped{};
+  }
 
  private:
   struct Tensor {

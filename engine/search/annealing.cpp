@@ -101,9 +101,9 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
       continue;
     }
     ++proposals;
-    // Price.
+    // Price (an evaluation taken from the budget first: none is left under --max-evals, stop).
+    if (!run_.takeEvaluations(id_)) break;
     DeltaEval d = ev.evaluate(c);
-    run_.stats.countEvaluations(id_, 1);
     MoveStats& st = stats_[mi];
     ++st.evaluations;
     ++sinceImprove;

@@ -197,6 +197,7 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
   };
   CandidateLibrary lib(run.p, ev.model(), cfg.beam_library_ops, passStop);
   if (!lib.complete()) return;
+  if (run.stop.byEvaluations()) lib.setTake([&run, worker_id] { return run.takeEvaluations(worker_id); });
   double last = 0;
   // Beam worker j starts at width order_width * 2^j: more threads, wider beams.
   for (int width = cfg.beam_order_width << std::min(beam_index, 9); width <= 4096; width *= 2) {
@@ -209,8 +210,9 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
     Schedule s;
     double lat = 0;
     const bool built = orderBeam(run.p, lib, width, passStop, s, lat);
-    // Each candidate priced counts as an evaluation (the --max-evals unit).
-    run.stats.countEvaluations(worker_id, static_cast<long>(lib.priced() - pricedBefore));
+    // Each candidate priced counts as an evaluation (under --max-evals, taken before it is priced).
+    if (!run.stop.byEvaluations())
+      run.stats.countEvaluations(worker_id, static_cast<long>(lib.priced() - pricedBefore));
     if (!built) return;
     last = run.dl.elapsed() - t0;
     ev.reset(s);

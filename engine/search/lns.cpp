@@ -66,6 +66,7 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
   o.incumbent = &inc;
   o.greedy_incumbent = false;
   o.full_space = cfg.exact_full_space;
+  takePricings(o);
   ExactResult r = solveExact(p, ev.model(), o, [this] { return run_.stop.stopNow(); });
   // Over the spec's whole space the exact solver's lower bound holds for every schedule, unless it
   // priced a configuration below a floor it pruned with (then none of its proofs count).
@@ -76,7 +77,7 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
     run_.progress.raiseBound(r.lower_bound, "the exact solver (whole graph)");
   }
   ++stats_.evaluations;
-  run_.stats.countEvaluations(id_, r.stats.configs_priced);
+  if (!run_.stop.byEvaluations()) run_.stats.countEvaluations(id_, r.stats.configs_priced);
   if (r.found && r.latency < ev.total()) {
     ev.reset(r.schedule);
     if (ev.valid()) improved(ev, stats_);
@@ -221,11 +222,12 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   // cache by its whole order and leaves the granularity move's reach until a traversal move
   // resets it; measured, they cost transformer-n150-s12 1-2% at 30 s (bench/RESULTS.md).
   o.mirrors = false;
+  takePricings(o);
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(run_.cfg.lns_window_seconds);
   ExactResult r =
       solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
-  run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
+  if (!run_.stop.byEvaluations()) run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
   if (r.stats.lb_violations > 0) {  // a window's exact price below a floor it pruned with
     run_.progress.guard().exactViolation("the exact solver (an LNS window)", static_cast<long>(r.stats.lb_violations),
                                          &inc, incEval.total);
@@ -343,9 +345,9 @@ bool Lns::polishGranularities(IncrementalEvaluator& ev, Schedule& start, double 
 }
 
 bool Lns::polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD) {
+  if (!run_.takeEvaluations(id_)) return false;  // --max-evals spent: stopNow() says so to the callers
   DeltaEval d = ev.evaluate(c);
   ++polishStats_.evaluations;
-  run_.stats.countEvaluations(id_, 1);
   polishStats_.valid += d.valid;
   const bool valid = d.valid;
   if (valid && deltaImproves(d.delta, at, 1e-12) && (!bestD.valid || d.delta < bestD.delta))

@@ -24,6 +24,7 @@
 #include <unordered_set>
 
 #include "cost/pricing/incremental.h"
+#include "engine/exact/exact.h"
 #include "engine/search/run_state.h"
 #include "moves/move.h"
 
@@ -79,6 +80,11 @@ class Lns {
   // A polish prices change c (counted in the polish's stats) and keeps it in best / bestD if it
   // is the cheapest so far that lowers the latency `at`; true if c is valid.
   bool polishConsider(IncrementalEvaluator& ev, Change c, double at, Change& best, DeltaEval& bestD);
+  // Under --max-evals, an exact solve takes each pricing from the run's budget before it makes it
+  // (ExactOptions::take_pricing); otherwise its pricings are counted when it returns.
+  void takePricings(ExactOptions& o) {
+    if (run_.stop.byEvaluations()) o.take_pricing = [this] { return run_.takeEvaluations(id_); };
+  }
   // Offers the schedule to the pool and the progress if it beats the worker's best, counting the
   // improvement in `by`.
   void improved(const IncrementalEvaluator& ev, MoveStats& by);

@@ -130,6 +130,7 @@ CandidateLibrary::Priced CandidateLibrary::price(int c, const std::vector<Tensor
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
+  if (take_ && !take_()) return Priced{};
   GranResult g = exactGranularity(p_, m_, cands_[c].ops, rin, rout, stop);
   Priced pr{g.found, g.latency, g.g, g.trav};
   if (g.found && !g.proven) return pr;  // cut short: usable, not cached

@@ -51,6 +51,9 @@ class CandidateLibrary {
   Priced price(int c, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                const std::function<bool()>& stop);
   size_t priced() const;
+  // Asked before each candidate that is not in the cache is priced (one evaluation of the search's
+  // --max-evals budget): false leaves it unpriced (invalid, not cached). Empty: always priced.
+  void setTake(std::function<bool()> take) { take_ = std::move(take); }
 
  private:
   const Problem& p_;
@@ -60,6 +63,7 @@ class CandidateLibrary {
   bool complete_ = true;
   mutable std::mutex mu_;
   std::map<std::vector<int64_t>, Priced> cache_;
+  std::function<bool()> take_;
 };
 
 bool orderBeam(const Problem& p, CandidateLibrary& lib, int width, const std::function<bool()>& stop, Schedule& out,

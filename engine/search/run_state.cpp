@@ -30,6 +30,19 @@ void RunStats::noteBest(const std::string& who, double lat) {
   if (it == best_by_kind_.end() || lat < it->second) best_by_kind_[who] = lat;
 }
 
+bool RunStats::takeEvaluations(int worker, long n, int64_t limit) {
+  if (limit <= 0) {
+    countEvaluations(worker, n);
+    return true;
+  }
+  long cur = evaluations.load(std::memory_order_relaxed);
+  do {
+    if (n > limit - cur) return false;
+  } while (!evaluations.compare_exchange_weak(cur, cur + n, std::memory_order_relaxed));
+  if (worker >= 0 && worker < workers_) by_worker_[worker].n.fetch_add(n, std::memory_order_relaxed);
+  return true;
+}
+
 std::vector<long> RunStats::evaluationsByWorker() const {
   std::vector<long> v;
   for (int i = 0; i < workers_; ++i) v.push_back(by_worker_[i].n.load(std::memory_order_relaxed));

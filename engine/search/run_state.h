@@ -64,6 +64,11 @@ class RunStats {
     evaluations.fetch_add(n, std::memory_order_relaxed);
     if (worker >= 0 && worker < workers_) by_worker_[worker].n.fetch_add(n, std::memory_order_relaxed);
   }
+  // --max-evals: takes n evaluations out of a budget of `limit` (> 0) before they are made, and
+  // counts them as countEvaluations does; false, counting nothing, when fewer than n are left.
+  // Every worker takes before it prices, so a run makes at most `limit` evaluations, however
+  // many threads race for the last ones. limit <= 0: no budget (counts and returns true).
+  bool takeEvaluations(int worker, long n, int64_t limit);
   // Before the workers start: one counter per worker.
   void setWorkers(int n) {
     workers_ = n > 0 ? n : 0;
@@ -121,6 +126,7 @@ class StopPolicy {
   double fraction() const;
   // The budget is --max-evals evaluations (deterministic runs), not time.
   bool byEvaluations() const { return max_evals_ > 0; }
+  int64_t maxEvals() const { return max_evals_; }
 
  private:
   const Deadline& dl_;
@@ -283,6 +289,10 @@ struct SearchRun : private OwnedGuard {
   void isolateFirstWorker() { own0 = std::make_unique<ElitePool>(cfg.pool_size); }
   // The pool worker `id` reads (adopts and restarts from).
   ElitePool& poolOf(int id) { return id == 0 && own0 ? *own0 : pool; }
+  // Worker `id` may make n more evaluations (RunStats::takeEvaluations under --max-evals): every
+  // pricing of a move, a polish candidate, a beam candidate or an exact window's configuration
+  // asks here first when the budget is evaluations, and stops when refused.
+  bool takeEvaluations(int id, long n = 1) { return stats.takeEvaluations(id, n, stop.maxEvals()); }
   // Worker `id` offers a schedule: to the shared pool and, for an isolated worker 0, to its own.
   void offer(int id, const Schedule& s, double latency) {
     pool.offer(s, latency);

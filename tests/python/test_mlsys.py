@@ -151,6 +151,14 @@ def test_log_lines_go_to_the_sink():
     assert lines and lines[0].startswith("[") and "mlsys" in lines[0]
 
 
+def test_max_evals_is_a_budget_not_a_hint():
+    # Each worker takes an evaluation before it prices: max_evals=1 makes one (it made 87 before).
+    for threads in (1, 2):
+        r = mlsys.solve(example("ex5.json"), seconds=30, threads=threads, max_evals=1)
+        assert r.evaluations == 1, (threads, r.evaluations)
+        assert r.stop_reason == "max_evals"
+
+
 def test_two_threads():
     r = mlsys.solve(example("ex5.json"), seconds=1, threads=2)
     assert r.threads == 2
