@@ -1,6 +1,8 @@
 #include "cost/pricing/granularity.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 
 namespace mlsys {
 
@@ -102,33 +104,91 @@ Granularity firstFitting(const Problem& p, const ModelOptions& m, OpId o) {
   return first.found ? first.cand : cands.back();
 }
 
+namespace {
+
+// Granularity g of the subgraph at its cheapest traversal: raster, and the snakes where they can
+// be written; not found when g is invalid.
+GranChoice priceGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const Granularity& g,
+                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                            const std::function<bool()>& stop) {
+  SubgraphPlan pl = planSubgraph(p, m, ops, g, rin, rout);
+  if (!pl.valid) return {};
+  std::vector<Traversal> travs = {{TraversalKind::Raster, {}}};
+  if (pl.tiles() >= 3 && pl.tiles() <= kMaxWrittenOrderTiles)
+    travs.insert(travs.end(), {{TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}});
+  auto best = chooseCheapest(
+      travs, [&](const Traversal& t) { return costSubgraph(p, pl, t, CostMethod::Auto, stop); },
+      [&](const Traversal&, const SubgraphCost&, const auto&) { return stop && stop(); });
+  if (!best.found) return {};
+  return {true, g, best.cand, best.price};
+}
+
+// What chooseCheapest reads of a GranChoice.
+struct ChoicePrice {
+  bool valid = false;
+  double latency = 0;
+  GranChoice c;
+};
+
+}  // namespace
+
 GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                            const std::function<bool()>& stop) {
   // Grid shape and the k range come from a probe plan at [1,1,1].
   SubgraphPlan probe = planSubgraph(p, m, ops, {1, 1, 1}, rin, rout);
   if (!probe.valid && probe.rule != Rule::V9) return {};
-  // Each granularity at its cheapest traversal (snakes only where they can be written).
-  struct Tiled {
-    bool valid = false;
-    double latency = 0;
-    Traversal trav;
-    SubgraphCost cost;
-  };
   auto price = [&](const Granularity& g) {
-    SubgraphPlan pl = planSubgraph(p, m, ops, g, rin, rout);
-    if (!pl.valid) return Tiled{};
-    std::vector<Traversal> travs = {{TraversalKind::Raster, {}}};
-    if (pl.tiles() >= 3 && pl.tiles() <= kMaxWrittenOrderTiles)
-      travs.insert(travs.end(), {{TraversalKind::RowSnake, {}}, {TraversalKind::ColSnake, {}}});
-    auto best = chooseCheapest(
-        travs, [&](const Traversal& t) { return costSubgraph(p, pl, t, CostMethod::Auto, stop); },
-        [&](const Traversal&, const SubgraphCost&, const auto&) { return stop && stop(); });
-    return Tiled{best.found, best.price.latency, best.cand, best.price};
+    GranChoice c = priceGranularity(p, m, ops, g, rin, rout, stop);
+    return ChoicePrice{c.found, c.cost.latency, c};
   };
   auto best = chooseCheapest(granularityCandidates(probe.W, probe.H, kChoices(p, m, ops), p.native), price,
-                             [&](const Granularity&, const Tiled&, const auto&) { return stop && stop(); });
-  return {best.found, best.cand, best.price.trav, best.price.cost};
+                             [&](const Granularity&, const ChoicePrice&, const auto&) { return stop && stop(); });
+  return best.found ? best.price.c : GranChoice{};
+}
+
+GranChoice bestGranularityDescent(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                                  const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                                  const std::function<bool()>& stop) {
+  SubgraphPlan probe = planSubgraph(p, m, ops, {1, 1, 1}, rin, rout);
+  if (!probe.valid && probe.rule != Rule::V9) return {};
+  const std::vector<i64> ws = sideCandidates(probe.W, p.native), hs = sideCandidates(probe.H, p.native),
+                         ks = kChoices(p, m, ops);
+  const int dims[3] = {static_cast<int>(ws.size()), static_cast<int>(hs.size()), static_cast<int>(ks.size())};
+  std::map<std::array<int, 3>, GranChoice> priced;
+  auto price = [&](const std::array<int, 3>& at) -> const GranChoice& {
+    auto it = priced.find(at);
+    if (it != priced.end()) return it->second;
+    const GranChoice c = priceGranularity(p, m, ops, {ws[at[0]], hs[at[1]], ks[at[2]]}, rin, rout, stop);
+    return priced.emplace(at, c).first->second;
+  };
+  // The start: the largest-side-first path through the lists (as halvings() halves), first valid.
+  std::array<int, 3> at = {0, 0, 0};
+  while (!price(at).found) {
+    if (stop && stop()) return {};
+    int side = -1;
+    i64 largest = 0;
+    const i64 vals[3] = {ws[at[0]], hs[at[1]], ks[at[2]]};
+    for (int d : {2, 0, 1})  // k first on ties: it leaves the grid as it is
+      if (at[d] + 1 < dims[d] && vals[d] > largest) largest = vals[d], side = d;
+    if (side < 0) return {};  // [smallest, smallest, smallest] is invalid: nothing is
+    ++at[side];
+  }
+  static constexpr int kMoves[8][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
+                                       {0, 0, 1}, {0, 0, -1}, {1, 1, 0}, {-1, -1, 0}};
+  while (!(stop && stop())) {
+    std::array<int, 3> next = at;
+    double bestLat = price(at).cost.latency;
+    for (const auto& mv : kMoves) {
+      std::array<int, 3> n = {at[0] + mv[0], at[1] + mv[1], at[2] + mv[2]};
+      if (n[0] < 0 || n[1] < 0 || n[2] < 0 || n[0] >= dims[0] || n[1] >= dims[1] || n[2] >= dims[2]) continue;
+      const GranChoice& c = price(n);
+      if (c.found && c.cost.latency < bestLat) bestLat = c.cost.latency, next = n;
+    }
+    if (next == at) break;
+    at = next;
+  }
+  return price(at);
 }
 
 bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,

@@ -126,6 +126,15 @@ GranChoice bestGranularity(const Problem& p, const ModelOptions& m, const std::v
                            const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                            const std::function<bool()>& stop = {});
 
+// The same choice by descent over the same candidate lists (sides and k in decreasing order): from
+// the first valid point of the largest-side-first path, moves of one list position on one side or
+// on w and h together, to the cheapest neighbour while it lowers the latency. Dozens of pricings
+// instead of thousands, a local optimum of the same space: the baseline's walk on large graphs
+// (search.baseline_full_walk_ops).
+GranChoice bestGranularityDescent(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                                  const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                                  const std::function<bool()>& stop = {});
+
 // The same choice in the context of a search (costs through the worker's cache), over trimmed
 // candidate sets (4 w x 4 h x kChoices(5), after `extra`; for each k above N also the two
 // largest w, each with the largest h that fits, and that h balanced) in raster order, then the

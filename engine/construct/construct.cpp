@@ -62,10 +62,17 @@ bool shapeKey(const Problem& p, const std::vector<OpId>& ops, const std::vector<
 
 }  // namespace
 
-Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl, const Schedule* quick) {
+Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl, const Schedule* quick,
+                          bool descent) {
   Schedule s = quick ? *quick : quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
   const std::function<bool()> timeUp = [&] { return dl && dl->expired(); };
+  const auto bestGranularity = [descent](const Problem& pp, const ModelOptions& mm, const std::vector<OpId>& ops,
+                                         const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
+                                         const std::function<bool()>& stop) {
+    return descent ? bestGranularityDescent(pp, mm, ops, rin, rout, stop)
+                   : mlsys::bestGranularity(pp, mm, ops, rin, rout, stop);
+  };
   std::map<std::vector<i64>, GranChoice> memo;
   std::vector<i64> key;
   auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
@@ -125,10 +132,16 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
     if (done[from] && !keys[i].empty()) memo.emplace(std::move(keys[i]), choice[from]);
   }
   // Retention: keep an output resident into the next subgraph when all its consumers are there.
+  // `next`: the latency of subgraph i + 1 as it stands, when the pair (i, i + 1) priced it (it is
+  // subgraph i of the next pair, with the same retained-in and retained-out sets): each subgraph is
+  // priced once as it stands, not twice.
+  double next = -1;
   for (size_t i = 0; i + 1 < s.subgraphs.size(); ++i) {
     if (timeUp()) return s;
     auto& a = s.subgraphs[i];
     auto& b = s.subgraphs[i + 1];
+    double here = next;
+    next = -1;
     for (TensorId t : p.ops[a.ops[0]].outputs) {
       if (p.is_graph_output[t] || p.consumers[t].empty()) continue;
       bool allNext = std::all_of(p.consumers[t].begin(), p.consumers[t].end(),
@@ -140,14 +153,16 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
       GranChoice ca = memoBest(a.ops, rinA, rout);
       GranChoice cb = memoBest(b.ops, rout, b.retain);
       if (!ca.found || !cb.found) continue;
-      SubgraphCost oldA = costSubgraph(p, planSubgraph(p, m, a.ops, a.gran, rinA, a.retain), a.trav);
-      SubgraphCost oldB = costSubgraph(p, planSubgraph(p, m, b.ops, b.gran, a.retain, b.retain), b.trav);
-      if (ca.cost.latency + cb.cost.latency < oldA.latency + oldB.latency) {
+      if (here < 0) here = costSubgraph(p, planSubgraph(p, m, a.ops, a.gran, rinA, a.retain), a.trav).latency;
+      if (next < 0) next = costSubgraph(p, planSubgraph(p, m, b.ops, b.gran, a.retain, b.retain), b.trav).latency;
+      if (ca.cost.latency + cb.cost.latency < here + next) {
         a.retain = rout;
         a.gran = ca.g;
         a.trav = ca.trav;
         b.gran = cb.g;
         b.trav = cb.trav;
+        here = ca.cost.latency;
+        next = cb.cost.latency;
       }
     }
   }

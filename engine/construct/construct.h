@@ -16,8 +16,10 @@ Schedule quickSchedule(const Problem& p, const ModelOptions& m);
 // problem that parsed (every op fits alone at [1,1,1]).
 // Stops improving (keeping what it has, still valid) when `dl` expires. `quick`, if given, is
 // quickSchedule(p, m) already built by the caller (it is linear but not free on huge graphs).
+// `descent`: each granularity by bestGranularityDescent (dozens of pricings) instead of the full
+// walk of bestGranularity (thousands): for large graphs (search.baseline_full_walk_ops).
 Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadline* dl = nullptr,
-                          const Schedule* quick = nullptr);
+                          const Schedule* quick = nullptr, bool descent = false);
 
 }  // namespace mlsys
 

@@ -28,6 +28,7 @@ struct SearchConfig {
   double margin_s{};                // search.margin_s
   double exact_share{};             // search.exact_share
   double bound_share{};             // search.bound_share
+  long baseline_full_walk_ops{};    // search.baseline_full_walk_ops
   bool exact_full_space{};          // search.exact_full_space
   // sa:
   double sa_t0{};                              // sa.t0

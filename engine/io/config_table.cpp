@@ -33,6 +33,10 @@ std::vector<ConfigKey> searchKeys() {
       real("search.bound_share", &C::bound_share, "0.25", 0, 1,
            "the share of the budget the lower bound may take, running beside the search from the first schedule on "
            "(an anytime task: each value it proves is published at once); 0: no bound but the global floors"),
+      integer("search.baseline_full_walk_ops", &C::baseline_full_walk_ops, "1000", 0, 1000000000,
+              "the baseline prices every granularity candidate of each op on graphs of at most this many ops; on "
+              "larger ones it descends through the same candidates from the largest fitting one (a local optimum, "
+              "dozens of pricings instead of thousands: the baseline of 5,000 ops in well under a second)"),
       real("search.exact_share", &C::exact_share, "0.5", 0.01, 1,
            "with `--exact`: the share of the budget left after the baseline that the exact solver may take; the search "
            "gets the rest"),

@@ -297,7 +297,7 @@ class SolveRun {
       base = quick;
     } else {
       tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(r_.threads));
-      base = baselineSchedule(p_, cfg_.model, &baseDl, &quick);
+      base = baselineSchedule(p_, cfg_.model, &baseDl, &quick, p_.numOps() > cfg_.baseline_full_walk_ops);
     }
     return base;
   }
