@@ -53,8 +53,9 @@ class CMakeBuild(build_ext):
 
 
 setup(
-    packages=["mlsys"],
-    package_dir={"mlsys": "engine/python/mlsys"},
+    # mlsys_onnx: the ONNX importer (pure Python; mlsys.Problem.from_onnx, `mlsys import`).
+    packages=["mlsys", "mlsys_onnx"],
+    package_dir={"mlsys": "engine/python/mlsys", "mlsys_onnx": "engine/onnx/mlsys_onnx"},
     ext_modules=[CMakeExtension("mlsys._mlsys")],
     cmdclass={"build_ext": CMakeBuild},
     zip_safe=False,

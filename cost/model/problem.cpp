@@ -6,6 +6,9 @@
 #include <sstream>
 #include <string_view>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include "cost/model/json_util.h"
 
 namespace mlsys {
@@ -43,6 +46,9 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
   const int nt = p.numTensors(), no = p.numOps();
   if (nt == 0) throw InputError(ctx + ": \"widths\" is empty: no tensors");
   if (no == 0) throw InputError(ctx + ": \"op_types\" is empty: no ops");
+  if (!p.op_names.empty() && p.op_names.size() != p.ops.size())
+    throw InputError(ctx + ": \"op_names\" has " + std::to_string(p.op_names.size()) + " entries for " +
+                     std::to_string(no) + " ops");
   p.producer.assign(nt, -1);
   p.consumers.assign(nt, {});
   for (int o = 0; o < no; ++o) {
@@ -146,12 +152,30 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
   }
 }
 
+// The optional `op_names`: one string per op (names from a model; see Problem::op_names).
+static std::vector<std::string> readOpNames(const rapidjson::Value& v, rapidjson::SizeType no, const std::string& ctx) {
+  if (!v.IsArray()) throw InputError(ctx + ": \"op_names\" must be an array of strings, one per op");
+  if (v.Size() != no)
+    throw InputError(ctx + ": \"op_names\" has " + std::to_string(v.Size()) + " entries but \"op_types\" has " +
+                     std::to_string(no));
+  std::vector<std::string> names;
+  names.reserve(no);
+  for (rapidjson::SizeType o = 0; o < no; ++o) {
+    if (!v[o].IsString()) throw InputError(ctx + ": " + idx("op_names", o) + ": must be a string");
+    if (v[o].GetStringLength() > kMaxOpNameBytes)
+      throw InputError(ctx + ": " + idx("op_names", o) + ": longer than " + std::to_string(kMaxOpNameBytes) +
+                       " bytes (" + std::to_string(v[o].GetStringLength()) + ")");
+    names.emplace_back(v[o].GetString(), v[o].GetStringLength());
+  }
+  return names;
+}
+
 Problem parseProblemText(const std::string& json, const std::string& name) {
   const std::string ctx = name;
   // Only the keys read below are stored; others (comments, metadata, junk) are skipped unstored.
   const JsonDoc d = parseJsonDoc(json, ctx,
                                  {"widths", "heights", "inputs", "outputs", "base_costs", "op_types",
-                                  "fast_memory_capacity", "slow_memory_bandwidth", "native_granularity"});
+                                  "fast_memory_capacity", "slow_memory_bandwidth", "native_granularity", "op_names"});
   const rapidjson::Document& doc = d.doc;
   if (!doc.IsObject()) throw InputError(ctx + ": top level must be a JSON object");
   Problem p;
@@ -197,6 +221,7 @@ Problem parseProblemText(const std::string& json, const std::string& name) {
     op.base_cost = d.requireInt(B[o], 0, kMaxBaseCost, [&] { return ctx + ": " + idx("base_costs", o); });
     p.ops.push_back(std::move(op));
   }
+  if (doc.HasMember("op_names")) p.op_names = readOpNames(doc["op_names"], no, ctx);
   p.capacity = d.requireInt(requireMember(doc, "fast_memory_capacity", ctx), 1, kMaxCapacity,
                             [&] { return ctx + ": fast_memory_capacity"; });
   p.bandwidth = d.requireInt(requireMember(doc, "slow_memory_bandwidth", ctx), 1, kMaxBandwidth,
@@ -252,6 +277,15 @@ std::string problemToJson(const Problem& p) {
   os << "],\n  \"op_types\": [";
   for (size_t o = 0; o < p.ops.size(); ++o)
     os << (o ? ", " : "") << (p.ops[o].type == OpType::MatMul ? "\"MatMul\"" : "\"Pointwise\"");
+  if (!p.op_names.empty()) {
+    os << "],\n  \"op_names\": [";
+    for (size_t o = 0; o < p.op_names.size(); ++o) {
+      rapidjson::StringBuffer b;
+      rapidjson::Writer<rapidjson::StringBuffer> w(b);
+      w.String(p.op_names[o].data(), static_cast<rapidjson::SizeType>(p.op_names[o].size()));
+      os << (o ? ", " : "") << b.GetString();
+    }
+  }
   os << "],\n  \"fast_memory_capacity\": " << p.capacity << ",\n  \"slow_memory_bandwidth\": " << p.bandwidth
      << ",\n  \"native_granularity\": [" << p.native << ", " << p.native << "]\n}\n";
   return os.str();

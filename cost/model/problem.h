@@ -27,6 +27,9 @@ struct Problem {
   i64 bandwidth = 0;  // slow_memory_bandwidth, elements per time unit
   i64 native = 0;     // N = native_granularity[0]
   std::string name;   // file stem, for messages and benches
+  // Optional, one per op or empty: the names of the model nodes the ops come from (the key
+  // `op_names`, written by `mlsys import`; the contest format has no such key and ignores it).
+  std::vector<std::string> op_names;
 
   // Derived.
   std::vector<OpId> producer;                // per tensor, -1 for graph inputs
@@ -55,7 +58,10 @@ Problem parseProblemText(const std::string& json, const std::string& name = "pro
 // generators and tests). Throws InputError like the parser.
 void finalizeProblem(Problem& p, const std::string& ctx = "problem");
 
-// Serialise to the contest input format (used by the generator).
+// The most bytes one op name may have (a longer one is refused, naming the op).
+inline constexpr size_t kMaxOpNameBytes = 1024;
+
+// Serialise to the contest input format (used by the generator), with `op_names` when set.
 std::string problemToJson(const Problem& p);
 
 }  // namespace mlsys

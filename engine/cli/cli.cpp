@@ -180,7 +180,7 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, co
 
 namespace {
 
-const char* const kCommands = "solve, evaluate, bound, report, generate";
+const char* const kCommands = "solve, evaluate, bound, report, generate, import";
 
 std::string usageText() {
   return "mlsys " MLSYS_VERSION
@@ -194,6 +194,7 @@ std::string usageText() {
          "  mlsys bound PROBLEM.json [-s S]             a lower bound on the latency\n"
          "  mlsys report PROBLEM.json SOLUTION.json [B.json] -o report.html   an HTML picture of a schedule, or of two compared\n"
          "  mlsys generate --family F --size N [--seed S] [-o FILE]  write a generated problem\n"
+         "  mlsys import MODEL.onnx -o PROBLEM.json [--dim NAME=VALUE]  a problem from an ONNX model (python3-onnx)\n"
          "  mlsys --help | --version\n"
          "\n"
          "Run 'mlsys COMMAND --help' for the options of a command. A short option means the same in every\n"
@@ -459,6 +460,7 @@ int runCli(int argc, char** argv, Deadline& deadline) {
     if (cmd == "bound") return cmdBound(argc - 1, argv + 1);
     if (cmd == "report") return cmdReport(argc - 1, argv + 1);
     if (cmd == "generate") return cmdGenerate(argc - 1, argv + 1);
+    if (cmd == "import") return cmdImport(argc - 1, argv + 1);
     if (cmd == "solve") return cmdSolve(argc - 1, argv + 1, deadline, false);
     // The contest form, `mlsys PROBLEM.json OUT.json`: a first argument that names a file (a path,
     // a name with an extension, or an existing file). Any other word is a mistyped command.

@@ -63,6 +63,7 @@ std::vector<std::string> positionals(const cxxopts::ParseResult& r, size_t n, co
 int cmdEvaluate(int argc, char** argv);  // engine/cli/evaluate.cpp
 int cmdReport(int argc, char** argv);    // engine/cli/report_command.cpp
 int cmdGenerate(int argc, char** argv);  // engine/cli/generate.cpp
+int cmdImport(int argc, char** argv);    // engine/cli/import.cpp (runs the Python importer in its place)
 
 // The end of `solve` (engine/cli/solve_report.cpp): the summary and the move table on stderr
 // (unless quiet), --stats; returns the exit code (128+N after signal N).

@@ -308,6 +308,9 @@ void bindData(py::module_& m) {
       .def("to_dict", [](const Problem& p) { return jsonLoads(problemToJson(p)); })
       .def_property_readonly("name", [](const Problem& p) { return p.name; })
       .def_property_readonly("num_ops", [](const Problem& p) { return p.numOps(); })
+      .def_property_readonly(
+          "op_names", [](const Problem& p) { return p.op_names; },
+          "The model node of each op (the `op_names` key, from an ONNX import); empty when the file has none.")
       .def_property_readonly("num_tensors", [](const Problem& p) { return p.numTensors(); })
       .def("__repr__", [](const Problem& p) {
         return "<mlsys.Problem '" + p.name + "': " + std::to_string(p.numOps()) + " ops, " +

@@ -299,6 +299,20 @@ std::string tensorsText(const Problem& p, const std::vector<TensorId>& ts) {
   return o;
 }
 
+// A model node's name as a chip shows it: its last 2 path parts ("/layer1/0/conv1/Conv" ->
+// "conv1/Conv"), at most 28 characters (the full name is in the chip's tooltip).
+static std::string shortName(const std::string& name) {
+  std::string s = name;
+  size_t cut = s.size(), slashes = 0;
+  while (cut > 0 && slashes < 2) {
+    --cut;
+    if (s[cut] == '/' && cut + 1 < s.size()) ++slashes;
+  }
+  if (slashes == 2) s = s.substr(cut + 1);
+  if (s.size() > 28) s = "\xE2\x80\xA6" + s.substr(s.size() - 27);
+  return s;
+}
+
 std::string opChips(const Problem& p, const std::vector<OpId>& ops) {
   std::ostringstream o;
   for (OpId op : ops) {
@@ -306,9 +320,13 @@ std::string opChips(const Problem& p, const std::vector<OpId>& ops) {
     TensorId out = opd.outputs.empty() ? -1 : opd.outputs[0];
     o << "<span class=\"chip " << opTypeShort(opd.type) << "\" title=\"op " << op << " "
       << (opd.type == OpType::MatMul ? "MatMul" : "Pointwise");
+    // The model node it comes from (`op_names`, from `mlsys import`), in full in the tooltip.
+    if (!p.op_names.empty()) o << " " << esc(validUtf8(p.op_names[op]));
     if (out >= 0)
       o << " &rarr; t" << out << " (" << humanNumber(p.widths[out]) << "&times;" << humanNumber(p.heights[out]) << ")";
-    o << ", base cost " << humanNumber(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type) << "</span> ";
+    o << ", base cost " << humanNumber(opd.base_cost) << "\">" << op << ":" << opTypeShort(opd.type);
+    if (!p.op_names.empty()) o << " <span class=\"nm\">" << esc(validUtf8(shortName(p.op_names[op]))) << "</span>";
+    o << "</span> ";
   }
   return o.str();
 }
@@ -360,6 +378,7 @@ tr:target{background:#fff7cc}
 tr.badrow{background:#ffecec}
 .chip{display:inline-block;padding:0 4px;margin:1px 2px 1px 0;border-radius:3px;font-size:11.5px;white-space:nowrap}
 .chip.MM{background:#dde8fb;color:#1d4f9c}.chip.PW{background:#e3f4e6;color:#1f6a33}
+.chip .nm{font-weight:400;opacity:.8}
 .tag{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;color:#fff}
 .bv{display:flex;flex-direction:column-reverse;gap:2px}
 .bv em{font-style:normal;text-align:right}

@@ -23,7 +23,7 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-const Strings kCommands = {"solve", "evaluate", "bound", "report", "generate"};
+const Strings kCommands = {"solve", "evaluate", "bound", "report", "generate", "import"};
 // Programs whose flags are not mlsys's (a program written with a '/' is one too, unless it is mlsys).
 bool isOtherProgram(const std::string& name) {
   static const std::string kPrograms =

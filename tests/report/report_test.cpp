@@ -53,6 +53,20 @@ TEST(Report, ValidScheduleHasTimelineOccupancyAndTable) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
+// A problem imported from a model carries its node names (`op_names`): each op's chip shows the
+// last parts of its name, and its tooltip the whole name (escaped).
+TEST(Report, ShowsTheModelsNodeNames) {
+  std::string problem = kProblem;
+  problem.insert(problem.rfind('}'), R"(,"op_names":["/encoder/layer.0/attn/MatMul","/head/<Relu>"])");
+  Files f = writeInstance("names", problem, kSchedule);
+  std::string html = test::reportHtml("names", {f.problem, f.schedule});
+  ASSERT_FALSE(html.empty());
+  EXPECT_NE(html.find("op 0 Pointwise /encoder/layer.0/attn/MatMul"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"nm\">attn/MatMul</span>"), std::string::npos);
+  EXPECT_NE(html.find("/head/&lt;Relu&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<Relu>"), std::string::npos);
+}
+
 TEST(Report, InvalidScheduleIsShownAndExitsOne) {
   Files f = writeInstance("invalid", kProblem, kInvalid);
   std::string html = test::invalidReportHtml("invalid", {f.problem, f.schedule}, "V8");

@@ -30,6 +30,27 @@ from . import _mlsys
 __all__ = ["Problem", "Schedule", "Evaluation", "Violation", "Improvement", "SolveResult", "InputError",
            "evaluate", "bound", "solve", "__version__"]
 
+def _problem_from_onnx(path: Union[str, os.PathLike], dims: Optional[Dict[str, int]] = None,
+                       skip_unsupported: bool = False, **accelerator) -> Problem:
+    """A problem from an ONNX model, lowered as `mlsys import` does (engine/onnx/README.md): `dims`
+    binds the model's symbolic dims ({"batch": 1}); `skip_unsupported` bridges unsupported nodes
+    as Pointwise ops; `accelerator` sets the cost model's parameters (capacity, bandwidth, native,
+    matmul_throughput, pointwise_throughput). The problem's op_names are the model's node names.
+    Needs Debian's python3-onnx. A model the importer cannot lower raises InputError."""
+    try:
+        import mlsys_onnx
+    except ImportError as e:
+        raise ImportError(f"mlsys.Problem.from_onnx needs the importer mlsys_onnx and Debian's python3-onnx: {e}") from e
+    try:
+        d, _ = mlsys_onnx.import_model(os.fspath(path), dims=dims, skip_unsupported=skip_unsupported,
+                                       accelerator=accelerator or None)
+    except mlsys_onnx.OnnxImportError as e:
+        raise InputError(str(e)) from None
+    return Problem.from_dict(d, os.path.splitext(os.path.basename(os.fspath(path)))[0])
+
+
+Problem.from_onnx = staticmethod(_problem_from_onnx)
+
 Model = Optional[Dict[str, str]]  # model options, e.g. {"k_limit": "reduction"} (README "Model options")
 
 

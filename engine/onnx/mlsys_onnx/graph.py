@@ -1,0 +1,236 @@
+"""Loading an ONNX model, binding its symbolic dims, shape inference and constant folding.
+
+The result is a Graph: the model's nodes in their (topological) order, a static shape for every
+tensor that inference or folding could give one, the known values of the small constants, the set
+of tensors that are constant (initializers, Constant nodes and whatever is computed from them
+only), the data graph inputs and the graph outputs.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import numpy_helper, shape_inference
+
+from . import fold
+from .errors import OnnxImportError
+
+SMALL = 1 << 16      # initializers at most this big are read into numpy (shape arithmetic)
+SUBSTITUTE = 1 << 16  # folded values at most this big are fed back to shape inference
+ROUNDS = 6            # rounds of shape inference + folding
+
+
+def load_model(src):
+    """A ModelProto from a path or a ModelProto (copied); its display name."""
+    if isinstance(src, onnx.ModelProto):
+        m = onnx.ModelProto()
+        m.CopyFrom(src)
+        return m, (m.graph.name or "model")
+    if not isinstance(src, (str, bytes, os.PathLike)):
+        raise OnnxImportError(f"expected a path or an onnx.ModelProto, not {type(src).__name__}")
+    path = os.fspath(src)
+    path = path.decode() if isinstance(path, bytes) else path
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise OnnxImportError(f"cannot read '{path}': {e.strerror or e}") from None
+    name = os.path.basename(path)
+    if not data:
+        raise OnnxImportError(f"'{path}' is empty, not an ONNX model")
+    if data.lstrip()[:1] in (b"{", b"["):
+        raise OnnxImportError(f"'{path}' is JSON text, not an ONNX model (a binary protobuf .onnx file)")
+    m = onnx.ModelProto()
+    try:
+        m.ParseFromString(data)
+    except Exception as e:  # noqa: BLE001 (protobuf raises DecodeError or RuntimeError)
+        raise OnnxImportError(f"'{path}' is not a valid ONNX model: the protobuf does not parse "
+                              f"({type(e).__name__}: {e}); is the file truncated?") from None
+    if m.ir_version <= 0 or not m.HasField("graph") or not m.graph.node:
+        raise OnnxImportError(f"'{path}' is not an ONNX model (no ir_version, graph or nodes); "
+                              "is the file truncated or of another format?")
+    return m, name
+
+
+def check_model(m, name):
+    """Raise for a model that cannot be lowered at all; return onnx.checker's complaint about
+    one that can (a warning: the checker of onnx 1.12 rejects valid models, e.g. graph outputs
+    without a shape)."""
+    if not any(o.domain in ("", "ai.onnx") for o in m.opset_import):
+        raise OnnxImportError(f"'{name}' has no ai.onnx opset_import; is the file truncated?")
+    try:
+        onnx.checker.check_model(m)
+    except Exception as e:  # noqa: BLE001 (onnx.checker.ValidationError and friends)
+        msg = str(e).strip().splitlines()
+        return f"onnx.checker: {msg[0] if msg else type(e).__name__}"
+    return None
+
+
+def opset_of(m):
+    return max((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), default=1)
+
+
+def bind_dims(m, dims):
+    """Set every dim_param of the data graph inputs from dims (name -> positive int). Raises when
+    one is unbound (naming every unbound name and the inputs it appears in). Returns the dims used
+    and the names given but not found."""
+    inits = {t.name for t in m.graph.initializer}
+    unbound, used = {}, {}
+    for inp in m.graph.input:
+        if inp.name in inits or not inp.type.HasField("tensor_type"):
+            continue
+        for ax, d in enumerate(inp.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                continue
+            key = d.dim_param if d.HasField("dim_param") else f"{inp.name}:{ax}"
+            if key in dims:
+                d.dim_value = dims[key]
+                used[key] = dims[key]
+            else:
+                unbound.setdefault(key, []).append(f"input '{inp.name}' axis {ax}")
+    if unbound:
+        parts = [f"'{k}' ({', '.join(v)})" for k, v in unbound.items()]
+        raise OnnxImportError("symbolic dim(s) without a value: " + "; ".join(parts) +
+                              "; give each with --dim NAME=VALUE (a dim with no name: --dim INPUT:AXIS=VALUE)")
+    # Stale symbolic shapes elsewhere would only confuse inference: let it infer them anew.
+    del m.graph.value_info[:]
+    for out in m.graph.output:
+        if out.type.HasField("tensor_type"):
+            out.type.tensor_type.ClearField("shape")
+    return used, sorted(set(dims) - set(used))
+
+
+def _infer(m):
+    try:
+        return shape_inference.infer_shapes(m, check_type=False, strict_mode=False, data_prop=True)
+    except Exception as e:  # noqa: BLE001
+        raise OnnxImportError(f"ONNX shape inference failed: {str(e).strip().splitlines()[0]}") from None
+
+
+def _shape_of(vi):
+    t = vi.type
+    if not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
+        return None
+    dims = t.tensor_type.shape.dim
+    if any(not d.HasField("dim_value") for d in dims):
+        return None
+    return tuple(int(d.dim_value) for d in dims)
+
+
+def _initial_values(m):
+    consts = {}
+    for t in m.graph.initializer:
+        if t.data_location != onnx.TensorProto.EXTERNAL and int(np.prod(t.dims, dtype=np.int64)) <= SMALL:
+            try:
+                consts[t.name] = numpy_helper.to_array(t)
+            except Exception:  # noqa: BLE001 (an odd dtype: its value stays unknown)
+                pass
+    return consts
+
+
+def _fold(m, shapes):
+    """Values of constant tensors (where known) and the set of constant tensor names."""
+    consts = _initial_values(m)
+    const_names = {t.name for t in m.graph.initializer}
+    for node in m.graph.node:
+        if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx"):
+            s = shapes.get(node.input[0])
+            if s is not None:
+                a = fold.attrs(node)
+                v = np.array(s[a.get("start", 0):a.get("end", len(s))] if node.op_type == "Shape"
+                             else int(np.prod(s, dtype=np.int64)), dtype=np.int64)
+                consts[node.output[0]] = v
+                const_names.add(node.output[0])
+            continue
+        if node.domain not in ("", "ai.onnx") or not all(i == "" or i in const_names for i in node.input):
+            continue
+        const_names.update(o for o in node.output if o)
+        vals = [consts.get(i) if i else None for i in node.input]
+        if any(v is None for i, v in zip(node.input, vals) if i):
+            continue
+        outs = fold.evaluate(node, vals)
+        if outs:
+            for o, v in zip(node.output, outs):
+                if o:
+                    consts[o] = v
+    return consts, const_names
+
+
+def _substitute(m, consts, done):
+    """Replace single-output folded nodes by Constant nodes, so that inference sees the values."""
+    changed = False
+    for i, node in enumerate(m.graph.node):
+        if (node.op_type == "Constant" or len(node.output) != 1 or node.output[0] in done
+                or node.output[0] not in consts or consts[node.output[0]].size > SUBSTITUTE):
+            continue
+        v = consts[node.output[0]]
+        if v.dtype == object or v.dtype.kind in "USO":
+            continue
+        new = onnx.helper.make_node("Constant", [], [node.output[0]], name=node.name,
+                                    value=numpy_helper.from_array(v, name=node.output[0]))
+        m.graph.node[i].CopyFrom(new)
+        done.add(node.output[0])
+        changed = True
+    return changed
+
+
+class Graph:
+    """The analysed model (see the module docstring)."""
+
+    def __init__(self, m, name):
+        self.name = name
+        self.opset = opset_of(m)
+        done = set()
+        for _ in range(ROUNDS):
+            inferred = _infer(m)
+            shapes = self._shapes(inferred)
+            consts, const_names = _fold(inferred, shapes)
+            for k, v in consts.items():
+                shapes[k] = tuple(int(s) for s in v.shape)
+            if not _substitute(m, consts, done):
+                break
+        self.model = inferred
+        self.nodes = list(inferred.graph.node)
+        self.shapes, self.consts, self.const_names = shapes, consts, const_names
+        inits = {t.name for t in inferred.graph.initializer}
+        self.initializers = inits
+        self.data_inputs = [i.name for i in inferred.graph.input if i.name not in inits]
+        self.outputs = [o.name for o in inferred.graph.output]
+        self.producer, self.consumers = {}, {}
+        for i, node in enumerate(self.nodes):
+            for o in node.output:
+                if o:
+                    self.producer[o] = i
+            for x in node.input:
+                if x:
+                    self.consumers.setdefault(x, []).append(i)
+        self.live = self._live()
+
+    @staticmethod
+    def _shapes(m):
+        shapes = {}
+        for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
+            s = _shape_of(vi)
+            if s is not None or vi.name not in shapes:
+                shapes[vi.name] = s
+        for t in m.graph.initializer:
+            shapes[t.name] = tuple(int(d) for d in t.dims)
+        return shapes
+
+    def _live(self):
+        """Indices of the nodes whose outputs reach a graph output."""
+        live, need = set(), set(self.outputs)
+        for i in range(len(self.nodes) - 1, -1, -1):
+            if any(o in need for o in self.nodes[i].output):
+                live.add(i)
+                need.update(x for x in self.nodes[i].input if x)
+        return live
+
+    def node_name(self, i):
+        n = self.nodes[i]
+        return n.name or f"{n.op_type}_{i}"
+
+    def is_const(self, name):
+        return name in self.const_names
+
+    def n_graph_outputs(self, name):
+        return self.outputs.count(name)
