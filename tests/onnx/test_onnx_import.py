@@ -197,9 +197,22 @@ def test_elementwise_chain_with_folded_broadcast_bias():
            ["add", "mul", "sig"])
 
 
+def test_arithmetic_identities_are_no_ops():
+    # x * 1 (torch's baddbmm before a masked Softmax), 1 * x, x / 1, x + 0, x - 0: the value passes
+    # through; x * 2 and 0 - x are ops.
+    m = model([node("Relu", ["x"], ["r"], "relu"), node("Mul", ["r", "one"], ["a"], "mul1"),
+               node("Mul", ["one", "a"], ["b"], "mul1b"), node("Div", ["b", "one"], ["c"], "div1"),
+               node("Add", ["c", "zero"], ["d"], "add0"), node("Sub", ["d", "zero"], ["e"], "sub0"),
+               node("Mul", ["e", "two"], ["f"], "mul2"), node("Sub", ["zero", "f"], ["y"], "neg")],
+              [("x", [16, 32])], ["y"], inits=[const("one", 1.0), const("zero", 0.0), const("two", 2.0)])
+    p = imp(m)
+    expect(p, [32] * 4, [16] * 4, [[0], [1], [2]], [[1], [2], [3]], [16, 16, 16], ["Pointwise"] * 3,
+           ["relu", "mul2", "neg"])
+
+
 def test_add_with_same_shape_constant_is_an_input():
     m = model([node("Relu", ["x"], ["r"], "relu"), node("Add", ["r", "c"], ["y"], "add")],
-              [("x", [16, 32])], ["y"], inits=[const("c", np.zeros((16, 32)))])
+              [("x", [16, 32])], ["y"], inits=[const("c", np.full((16, 32), 0.5))])
     p = imp(m)
     expect(p, [32] * 4, [16] * 4, [[0], [1, 2]], [[1], [3]], [16, 16], ["Pointwise"] * 2, ["relu", "add"])
     assert p["onnx"]["tensor_names"][2] == "c"

@@ -158,8 +158,32 @@ def _choose_parts(L, out, S, vs, shapes, full, spatial, core):
     return out in L.want
 
 
+# x * 1, x / 1, x + 0, x - 0 with a constant 1 or 0 (torch's baddbmm leaves a Mul by 1.0 before each
+# masked Softmax): the output is x itself, no op.
+_IDENTITY = {"Mul": (1.0, (0, 1)), "Div": (1.0, (1,)), "Add": (0.0, (0, 1)), "Sub": (0.0, (1,))}
+
+
+def _identity_operand(L, i, node):
+    """The operand an arithmetic identity passes through unchanged (same shape as the output), or None."""
+    if node.op_type not in _IDENTITY or len(node.input) != 2:
+        return None
+    neutral, const_slots = _IDENTITY[node.op_type]
+    for k in const_slots:
+        c = L.g.consts.get(node.input[k])
+        other = node.input[1 - k]
+        if c is None or other not in L.vals or L.shape(other, i) != L.shape(node.output[0], i):
+            continue
+        if c.size >= 1 and np.all(np.asarray(c, dtype=np.float64) == neutral):
+            return other
+    return None
+
+
 def unary(flops_key):
     def h(L, i, node, name):
+        same = _identity_operand(L, i, node)
+        if same is not None:
+            L.vals[node.output[0]] = L.vals[same]
+            return
         elementwise(L, i, node, name, [x for x in node.input if x], FLOPS[flops_key])
     return h
 
