@@ -45,7 +45,18 @@ Subcommands:
                              the graphs not at their bound.
             `--check` makes the exit code 1 when the criterion does not hold.
 
+  scale     T.csv [--one ONE.csv] [--one-twice ONE2.csv]: issue 53's table of a run with T
+            threads: per graph latency / bound, when the best came (share of the budget), against 1
+            thread at the same budget and at twice it; the geomean, the graphs above 1.10, the
+            count whose last improvement came before 80% of the budget, how often T beats 1.
+
+  --set large (before the subcommand) switches to 15 graphs: every family at 200, 1,000 and
+            5,000 ops, generator seed 9001 (named F-nNNNN-s9001).
+
 Examples:
+  bench/midsize.py --set large run --seconds 30 --threads 2 --out /tmp/large_t2.csv
+  bench/midsize.py --set large run --seconds 30 --threads 1 --out /tmp/large_t1.csv
+  bench/midsize.py --set large scale /tmp/large_t2.csv --one /tmp/large_t1.csv
   bench/midsize.py run --mlsys build/release/mlsys --seconds 30 --threads 2 --seeds 1 \\
       --dir /tmp/midsize --out /tmp/midsize_new_s1.csv
   bench/midsize.py run --mlsys build/release/mlsys --seconds 2 --threads 2 --seeds 1,2,3 \\
@@ -78,8 +89,17 @@ COLUMNS = ["graph", "family", "size", "gen_seed", "ops", "graph_sha1", "seed", "
 REL_EPS = 1e-9
 
 
-def graph_set():
+# The large set (issue 53, whole models at speed): every family at 200, 1,000 and 5,000 ops, from a
+# generator seed no tuning has used.
+LARGE_FAMILIES = ["transformer", "cnn", "mixer", "random", "gemm-chain"]
+LARGE_SIZES = [200, 1000, 5000]
+LARGE_SEED = 9001
+
+
+def graph_set(which="mid"):
     """The fixed list of (name, family, requested size, generator seed), in benchmark order."""
+    if which == "large":
+        return [(f"{fam}-n{n:04d}-s{LARGE_SEED}", fam, n, LARGE_SEED) for fam in LARGE_FAMILIES for n in LARGE_SIZES]
     out = []
     for fam in FAMILIES:
         for i, n in enumerate(SIZES):
@@ -88,8 +108,14 @@ def graph_set():
     return out
 
 
-GRAPHS = graph_set()
-ORDER = {g[0]: i for i, g in enumerate(GRAPHS)}
+def use_set(which):
+    """Switch every subcommand to graph set `which` (mid: the 60 graphs; large: 15 of 200-5,000 ops)."""
+    global GRAPHS, ORDER
+    GRAPHS = graph_set(which)
+    ORDER = {g[0]: i for i, g in enumerate(GRAPHS)}
+
+
+use_set("mid")
 
 
 def log(msg):
@@ -410,8 +436,85 @@ def cmd_compare(args):
         sys.exit(1)
 
 
+def rows_by_graph(path):
+    """{graph: the last ok row per graph and seed, as a list}; every row read."""
+    last = {}
+    for r in read_csv(path):
+        last[(r["graph"], r["seed"])] = r
+    out = {}
+    for (g, _), r in last.items():
+        if r["status"] == "ok" and to_float(r["best_latency"]) is not None:
+            out.setdefault(g, []).append(r)
+    return out
+
+
+def cmd_scale(args):
+    """The table of issue 53 from a run with T threads (and optionally one with 1 thread, same budget,
+    and one with 1 thread at twice the budget): per graph latency / bound, when the best came (share
+    of the budget), and whether T threads beat 1."""
+    T = rows_by_graph(args.csv)
+    one = rows_by_graph(args.one) if args.one else {}
+    twice = rows_by_graph(args.one_twice) if args.one_twice else {}
+    med = lambda rs, k: statistics.median(to_float(r[k]) for r in rs)  # noqa: E731
+    graphs = sorted(T, key=lambda g: (ORDER.get(g, len(ORDER)), g))
+    if not graphs:
+        sys.exit(f"midsize: no ok row in {args.csv}")
+    head = "| graph | ops | latency | bound | latency / bound | best at (share of budget) |"
+    sep = "|---|---:|---:|---:|---:|---:|"
+    if one:
+        head += " 1 thread | T beats 1 |"
+        sep += "---:|---|"
+    if twice:
+        head += " 1 thread at 2x | T reaches it |"
+        sep += "---:|---|"
+    print(head)
+    print(sep)
+    ratios, early, n, beats, not_at, reach, reach_n = [], 0, 0, 0, 0, 0, 0
+    for g in graphs:
+        rs = T[g]
+        lat, bound = med(rs, "best_latency"), max(to_float(r["lower_bound"]) or 0 for r in rs)
+        share = med(rs, "best_found_s") / max(1e-9, med(rs, "seconds"))
+        ratio = lat / bound if bound > 0 else float("inf")
+        ratios.append(ratio)
+        early += share <= 0.8
+        n += 1
+        at = bound > 0 and lat - bound <= REL_EPS * lat
+        row = f"| {g} | {rs[0]['ops']} | {lat:,.0f} | {bound:,.0f} | {ratio:.4f} | {share:.0%} |"
+        if one:
+            if g in one:
+                l1 = med(one[g], "best_latency")
+                ok = lat < l1 * (1 - REL_EPS)
+                not_at += not at
+                beats += ok and not at
+                row += f" {l1:,.0f} | {'at bound' if at else ('yes' if ok else 'NO')} |"
+            else:
+                row += " | |"
+        if twice:
+            if g in twice:
+                l2 = med(twice[g], "best_latency")
+                reach_n += 1
+                reach += lat <= l2 * (1 + REL_EPS)
+                row += f" {l2:,.0f} | {'yes' if lat <= l2 * (1 + REL_EPS) else 'no'} |"
+            else:
+                row += " | |"
+        print(row)
+    finite = [r for r in ratios if math.isfinite(r)]
+    geo = math.exp(sum(math.log(r) for r in finite) / len(finite)) if finite else float("nan")
+    print()
+    print(f"graphs: {n}; geomean(latency / bound) {geo:.4f}; above 1.10: {sum(r > 1.10 for r in ratios)}; "
+          f"worst {max(ratios):.4f}")
+    print(f"last improvement before 80% of the budget: {early} of {n}")
+    if one:
+        print(f"T threads strictly better than 1 thread at the same budget: {beats} of {not_at} not at their bound")
+    if twice:
+        print(f"T threads at S reach 1 thread at 2S: {reach} of {reach_n}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=["mid", "large"], default="mid",
+                    help="the graph set: mid (60 graphs of 20-150 ops, the default) or large (5 families x "
+                         "200, 1,000, 5,000 ops, generator seed 9001)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     g = sub.add_parser("generate", help="write the 60 graphs into --dir")
@@ -443,7 +546,14 @@ def main():
     c.add_argument("--check", action="store_true", help="exit 1 when the criterion fails")
     c.set_defaults(func=cmd_compare)
 
+    k = sub.add_parser("scale", help="the issue-53 table of one run (T threads), against 1 thread if given")
+    k.add_argument("csv", metavar="T.csv")
+    k.add_argument("--one", default=None, metavar="ONE.csv", help="the same graphs and budget with 1 thread")
+    k.add_argument("--one-twice", default=None, metavar="ONE2.csv", help="1 thread at twice the budget")
+    k.set_defaults(func=cmd_scale)
+
     args = ap.parse_args()
+    use_set(args.set)
     args.func(args)
 
 
