@@ -113,3 +113,21 @@ def test_torchvision_resnet18_end_to_end(tmp_path):
     assert mlsys("solve", prob, sched, "-s", "2", "-q").returncode == 0
     ev = mlsys("evaluate", prob, sched)
     assert ev.returncode == 0 and "valid" in ev.stdout
+
+
+def test_import_refuses_zero_strides_in_one_line(tmp_path):
+    """A Conv with strides 0 used to kill `mlsys import` (SIGFPE in ONNX shape inference)."""
+    f = TensorProto.FLOAT
+    w = helper.make_tensor("w", f, [4, 4, 3, 3], [1.0] * 144)
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["a"]),
+                           helper.make_node("Conv", ["a", "w"], ["y"], strides=[0, 0])],
+                          "g", [helper.make_tensor_value_info("x", f, [1, 4, 8, 8])],
+                          [helper.make_tensor_value_info("y", f, None)], [w])
+    m = tmp_path / "s0.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), str(m))
+    env = dict(os.environ, MLSYS_ONNX_DIR=os.path.join(os.path.dirname(__file__), "..", "..", "engine", "onnx"))
+    r = mlsys("import", m, "-o", tmp_path / "p.json", env=env)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr == "mlsys import: error: node 'Conv_1' (#1, op Conv) is invalid: attribute 'strides' is [0, 0]: " \
+                       "each must be a positive integer\n"
+    assert not (tmp_path / "p.json").exists()

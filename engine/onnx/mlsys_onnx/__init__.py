@@ -10,11 +10,12 @@ import os
 import time
 
 from .accel import Accelerator
-from .emit import to_json
-from .errors import ImportError_, OnnxImportError
+from .emit import check_problem, to_json
+from .errors import ImportError_, OnnxImportError, show
 try:  # Debian's python3-onnx (and numpy): without them the package still loads (--help works)
-    from .graph import Graph, bind_dims, check_model, load_model
+    from .graph import MAX_DIM_VALUE, Graph, bind_dims, check_model, load_model, opset_of
     from .lower import Lowering
+    from .validate import check_nodes
     _MISSING = None
 except ModuleNotFoundError as _e:
     if _e.name not in ("onnx", "numpy") and not (_e.name or "").startswith(("onnx.", "numpy.")):
@@ -36,7 +37,10 @@ def _check_dims(dims):
     out = {}
     for k, v in dims.items():
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise OnnxImportError(f"dim '{k}' must be a positive integer, not {v!r}")
+            raise OnnxImportError(f"dim '{show(k)}' must be a positive integer, not {v!r}")
+        if v > MAX_DIM_VALUE:
+            raise OnnxImportError(f"dim '{show(k)}' = {v} is too large: a dim is at most 2^63 - 1 (and a tensor of "
+                                  "the problem at most 2^24 rows and columns)")
         out[str(k)] = v
     return out
 
@@ -56,6 +60,7 @@ def import_model(model, dims=None, skip_unsupported=False, accelerator=None, nam
     dims = _check_dims(dims)
     m, mname = load_model(model)
     checker = check_model(m, mname)
+    check_nodes(m, opset_of(m))
     used, unused = bind_dims(m, dims)
     g = Graph(m, mname)
     low = Lowering(g, acc, bool(skip_unsupported))
@@ -65,8 +70,10 @@ def import_model(model, dims=None, skip_unsupported=False, accelerator=None, nam
             "accelerator": acc.to_dict(), "skipped": low.skipped, "folded_batchnorm": low.folded_bn}
     problem = low.t.finish(roots, meta)
     if not problem["op_types"]:
-        raise OnnxImportError(f"'{mname}' lowers to no MatMul or Pointwise op (is every output a constant?)")
-    warnings = ([checker] if checker else []) + list(low.warnings) + [f"--dim {k} matches no symbolic dim of the graph inputs" for k in unused]
+        raise OnnxImportError(f"'{show(mname)}' lowers to no MatMul or Pointwise op (is every output a constant?)")
+    check_problem(problem)
+    warnings = (([checker] if checker else []) + list(low.warnings)
+                + [f"--dim {show(k)} matches no symbolic dim of the graph inputs" for k in unused])
     types = problem["op_types"]
     produced = {o[0] for o in problem["outputs"]}
     read = {t for ins in problem["inputs"] for t in ins}
@@ -85,11 +92,11 @@ def import_model(model, dims=None, skip_unsupported=False, accelerator=None, nam
 def summary(report):
     """The report as the lines the CLI prints on stderr."""
     r = report
-    lines = [f"{r['model']}: {r['onnx_nodes']} ONNX nodes -> {r['ops']} ops ({r['matmul']} MatMul, "
+    lines = [f"{show(r['model'])}: {r['onnx_nodes']} ONNX nodes -> {r['ops']} ops ({r['matmul']} MatMul, "
              f"{r['pointwise']} Pointwise), {r['tensors']} tensors ({r['graph_inputs']} graph inputs, "
              f"{r['graph_outputs']} graph outputs), {r['cuts']} cut edges, {len(r['skipped'])} bridged nodes, "
              f"{r['folded_batchnorm']} BatchNormalization folded; {r['seconds']:.2f} s"]
     for s in r["skipped"]:
-        lines.append(f"bridged: node '{s['node']}' (#{s['index']}, op {s['op_type']}): {s['reason']}")
-    lines.extend(f"warning: {w}" for w in r["warnings"])
+        lines.append(f"bridged: node '{show(s['node'])}' (#{s['index']}, op {show(s['op_type'])}): {s['reason']}")
+    lines.extend(f"warning: {show(w, 1000)}" for w in r["warnings"])
     return lines

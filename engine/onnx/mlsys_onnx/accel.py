@@ -22,6 +22,17 @@ FLOPS = {
     "Softmax": 10, "LogSoftmax": 10,
     "LayerNormalization": 12, "BatchNormalization": 2,
 }
+MAX_DIM = 1 << 24        # the problem reader's limits: widths, heights, native
+MAX_COST = 1 << 40       # base costs
+MAX_BANDWIDTH = 1 << 40
+MAX_CAPACITY = 1 << 62
+OVERFLOW = 1 << 64       # a cost of 2^64 or more (or inf): above every limit
+
+
+def cost_text(c):
+    return "more than 2^64" if c >= OVERFLOW else f"{c:,}"
+
+
 BRIDGE_FLOPS = 1  # a node bridged by --skip-unsupported
 COPY_FLOPS = 1    # a cut-free copy (the RHS copy of x @ x)
 
@@ -36,23 +47,36 @@ class Accelerator:
 
     def check(self):
         from .errors import OnnxImportError
-        for name in ("native", "capacity", "bandwidth"):
+        for name, hi, limit in (("native", MAX_DIM, "2^24"), ("capacity", MAX_CAPACITY, "2^62"),
+                                ("bandwidth", MAX_BANDWIDTH, "2^40")):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
                 raise OnnxImportError(f"accelerator {name} must be a positive integer, not {v!r}")
+            if v > hi:
+                raise OnnxImportError(f"accelerator {name} {v} is above the problem format's limit {limit} = {hi:,}")
         for name in ("matmul_throughput", "pointwise_throughput"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or math.isinf(v):
                 raise OnnxImportError(f"accelerator {name} must be a positive number, not {v!r}")
+        for name, cost in (("matmul_throughput", self.matmul_cost(1)),
+                           ("pointwise_throughput", self.pointwise_cost(1))):
+            if cost > MAX_COST:
+                raise OnnxImportError(f"accelerator {name} {getattr(self, name)!r} is too small: even the cheapest "
+                                      f"op would cost {cost_text(cost)}, above the problem format's limit 2^40")
         return self
 
+    @staticmethod
+    def _ceil(x):
+        return max(1, math.ceil(x)) if math.isfinite(x) and x < OVERFLOW else OVERFLOW
+
     def matmul_cost(self, k):
-        """base_cost of a MatMul with reduction length k: one N x N output tile over all of k."""
-        return max(1, math.ceil(2 * self.native * self.native * k / self.matmul_throughput))
+        """base_cost of a MatMul with reduction length k: one N x N output tile over all of k
+        (OVERFLOW when it is not a finite number)."""
+        return self._ceil(2 * self.native * self.native * k / self.matmul_throughput)
 
     def pointwise_cost(self, flops_per_element):
         """base_cost of a Pointwise doing flops_per_element per element: one N x N tile."""
-        return max(1, math.ceil(self.native * self.native * flops_per_element / self.pointwise_throughput))
+        return self._ceil(self.native * self.native * flops_per_element / self.pointwise_throughput)
 
     def to_dict(self):
         return asdict(self)

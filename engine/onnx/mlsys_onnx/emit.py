@@ -1,6 +1,9 @@
 """The tensor and op tables the lowering fills, dead-code removal, renumbering and the JSON text."""
 import json
 
+from .accel import MAX_BANDWIDTH, MAX_CAPACITY, MAX_COST, MAX_DIM, cost_text
+from .errors import OnnxImportError, show
+
 MAX_NAME = 1024  # the reader's limit on an op name, in bytes
 
 
@@ -108,6 +111,43 @@ class Table:
             "op_names": names,
             "onnx": onnx_meta,
         }
+
+
+def _dims_hint(p):
+    dims = p["onnx"].get("dims") or {}
+    given = ", ".join(f"{show(k, 60)}={v}" for k, v in dims.items())
+    return f"; smaller --dim values ({given} given)" if given else ""
+
+
+def check_problem(p):
+    """Refuse a problem the reader would refuse (cost/model/problem.cpp): widths and heights in
+    [1, 2^24], base costs in [1, 2^40], capacity [1, 2^62], bandwidth [1, 2^40], native
+    [1, 2^24], and every op fitting fast memory at granularity [1,1,1] (one element per input
+    plus one for its output)."""
+    tn, names = p["onnx"]["tensor_names"], p["op_names"]
+    for key, what in (("heights", "a height (rows)"), ("widths", "a width (columns)")):
+        for t, v in enumerate(p[key]):
+            if not 1 <= v <= MAX_DIM:
+                raise OnnxImportError(f"tensor '{show(tn[t])}' (#{t}) has {what} of {v:,}, outside the problem "
+                                      f"format's range [1, 2^24 = {MAX_DIM:,}]" + _dims_hint(p))
+    for o, c in enumerate(p["base_costs"]):
+        if not 1 <= c <= MAX_COST:
+            flag = "--matmul-throughput" if p["op_types"][o] == "MatMul" else "--pointwise-throughput"
+            raise OnnxImportError(f"op {o} '{show(names[o])}' ({p['op_types'][o]}) has a base cost of "
+                                  f"{cost_text(c)}, above the problem format's limit 2^40 = {MAX_COST:,}; "
+                                  f"raise {flag} or lower --native")
+    cap, bw, n = p["fast_memory_capacity"], p["slow_memory_bandwidth"], p["native_granularity"][0]
+    for what, v, hi, limit in (("fast memory capacity", cap, MAX_CAPACITY, "2^62"),
+                               ("slow memory bandwidth", bw, MAX_BANDWIDTH, "2^40"),
+                               ("native size", n, MAX_DIM, "2^24")):
+        if not 1 <= v <= hi:
+            raise OnnxImportError(f"the {what} {v:,} is outside the problem format's range [1, {limit}]")
+    for o, ins in enumerate(p["inputs"]):
+        need = len(ins) + len(p["outputs"][o])
+        if need > cap:
+            raise OnnxImportError(f"op {o} '{show(names[o])}' ({p['op_types'][o]}) reads {len(ins)} tensors: its "
+                                  f"smallest working set is {need} elements, more than the fast memory capacity "
+                                  f"{cap:,} (--capacity)")
 
 
 def to_json(problem):

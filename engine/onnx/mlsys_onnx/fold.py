@@ -2,6 +2,8 @@
 Concat -> Reshape, masks built with Range/Trilu/Where, ...). A node is folded when all its inputs
 have known values and the result is small; otherwise its outputs stay unknown (the lowering still
 treats the outputs of an all-constant node as constants, without their values)."""
+import math
+
 import numpy as np
 from onnx import helper, numpy_helper
 
@@ -164,21 +166,45 @@ OPS.update({k: (lambda f: lambda n, a, i: [f(i[0], i[1])])(f) for k, f in _BIN.i
 OPS.update({k: (lambda f: lambda n, a, i: [f(i[0])])(f) for k, f in _UN.items()})
 
 
-def out_size_ok(node, ins):
-    """False when the result would be too big to hold (ConstantOfShape, Expand, Tile, Range)."""
+_BROADCAST = {k for k, f in _BIN.items() if f} | {"Where", "Min", "Max"}
+
+
+def _count(shape):
+    return math.prod(int(s) for s in shape)
+
+
+def out_size(node, ins):
+    """The number of elements of the node's (first) output, computed from the input shapes
+    before anything is allocated; None when it cannot be told (then it is not folded)."""
     t = node.op_type
-    try:
-        if t == "ConstantOfShape":
-            return int(np.prod(ins[0])) <= MAX_ELEMENTS
-        if t == "Expand":
-            return int(np.prod(np.broadcast_shapes(ins[0].shape, tuple(int(s) for s in ins[1])))) <= MAX_ELEMENTS
-        if t == "Tile":
-            return ins[0].size * int(np.prod(ins[1])) <= MAX_ELEMENTS
-        if t == "Range":
-            return abs((ins[1].item() - ins[0].item()) / (ins[2].item() or 1)) <= MAX_ELEMENTS
-    except (ValueError, TypeError, IndexError):
+    if t == "ConstantOfShape":
+        return _count(ins[0].reshape(-1))
+    if t == "Expand":
+        return _count(np.broadcast_shapes(ins[0].shape, tuple(int(s) for s in ins[1].reshape(-1))))
+    if t == "Tile":
+        return ins[0].size * _count(ins[1].reshape(-1))
+    if t == "Range":
+        n = (ins[1].item() - ins[0].item()) / (ins[2].item() or 1)
+        return math.ceil(n) if math.isfinite(n) else None
+    if t == "Gather":
+        x, idx = ins[0], np.asarray(ins[1])
+        ax = int(attrs(node).get("axis", 0)) % max(x.ndim, 1)
+        return x.size // x.shape[ax] * idx.size if x.ndim and x.shape[ax] else 0
+    if t in _BROADCAST:
+        return _count(np.broadcast_shapes(*[np.shape(x) for x in ins if x is not None]))
+    return max((x.size for x in ins if x is not None), default=0)
+
+
+def out_size_ok(node, ins):
+    """False when the result would be too big to hold: its size (a broadcast, Expand, Tile, Range,
+    ConstantOfShape, Gather) is checked before numpy allocates it."""
+    if any(x is not None and x.size > MAX_ELEMENTS for x in ins):
         return False
-    return all(x is None or x.size <= MAX_ELEMENTS for x in ins)
+    try:
+        n = out_size(node, ins)
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError):
+        return False
+    return n is not None and 0 <= n <= MAX_ELEMENTS
 
 
 def evaluate(node, ins):

@@ -5,18 +5,52 @@ tensor that inference or folding could give one, the known values of the small c
 of tensors that are constant (initializers, Constant nodes and whatever is computed from them
 only), the data graph inputs and the graph outputs.
 """
+import math
 import os
+import stat
+import warnings
 
 import numpy as np
 import onnx
 from onnx import numpy_helper, shape_inference
 
 from . import fold
-from .errors import OnnxImportError
+from .errors import OnnxImportError, file_kind, show
+from .validate import sanitize_names
 
 SMALL = 1 << 16      # initializers at most this big are read into numpy (shape arithmetic)
 SUBSTITUTE = 1 << 16  # folded values at most this big are fed back to shape inference
-ROUNDS = 6            # rounds of shape inference + folding
+MAX_ROUNDS = 1000    # rounds of shape inference + folding (each feeds back what the last folded)
+MAX_MODEL_BYTES = 2 << 30  # a protobuf message cannot be larger (2 GiB)
+MAX_DIM_VALUE = (1 << 63) - 1  # an int64 dim_value
+
+
+def _read_model_file(path):
+    """The bytes of a regular file of at most MAX_MODEL_BYTES (opened without blocking: a FIFO is
+    refused, not waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise OnnxImportError(f"cannot read '{show(path)}': {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MODEL_BYTES:
+        os.close(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OnnxImportError(f"'{show(path)}' is {file_kind(st.st_mode)}, not an ONNX model file")
+        raise OnnxImportError(f"'{show(path)}' is {st.st_size:,} bytes, more than the 2 GiB a protobuf "
+                              "ONNX model can hold (models this big keep their weights as external data)")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(MAX_MODEL_BYTES + 1)
+        except OSError as e:
+            raise OnnxImportError(f"cannot read '{show(path)}': {e.strerror or e}") from None
+    if len(data) > MAX_MODEL_BYTES:
+        raise OnnxImportError(f"'{show(path)}' is more than 2 GiB, the most a protobuf ONNX model can hold")
+    return data
 
 
 def load_model(src):
@@ -24,30 +58,31 @@ def load_model(src):
     if isinstance(src, onnx.ModelProto):
         m = onnx.ModelProto()
         m.CopyFrom(src)
+        sanitize_names(m)
         return m, (m.graph.name or "model")
     if not isinstance(src, (str, bytes, os.PathLike)):
         raise OnnxImportError(f"expected a path or an onnx.ModelProto, not {type(src).__name__}")
     path = os.fspath(src)
-    path = path.decode() if isinstance(path, bytes) else path
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise OnnxImportError(f"cannot read '{path}': {e.strerror or e}") from None
+    path = os.fsdecode(path) if isinstance(path, bytes) else path
+    data = _read_model_file(path)
     name = os.path.basename(path)
     if not data:
-        raise OnnxImportError(f"'{path}' is empty, not an ONNX model")
+        raise OnnxImportError(f"'{show(path)}' is empty, not an ONNX model")
     if data.lstrip()[:1] in (b"{", b"["):
-        raise OnnxImportError(f"'{path}' is JSON text, not an ONNX model (a binary protobuf .onnx file)")
+        raise OnnxImportError(f"'{show(path)}' is JSON text, not an ONNX model (a binary protobuf .onnx file)")
     m = onnx.ModelProto()
     try:
-        m.ParseFromString(data)
+        with warnings.catch_warnings():  # protobuf warns (RuntimeWarning) on some garbage before failing
+            warnings.simplefilter("ignore")
+            m.ParseFromString(data)
     except Exception as e:  # noqa: BLE001 (protobuf raises DecodeError or RuntimeError)
-        raise OnnxImportError(f"'{path}' is not a valid ONNX model: the protobuf does not parse "
-                              f"({type(e).__name__}: {e}); is the file truncated?") from None
+        raise OnnxImportError(f"'{show(path)}' is not a valid ONNX model: the protobuf does not parse "
+                              f"({type(e).__name__}: {show(str(e))}); is the file truncated?") from None
+    del data
     if m.ir_version <= 0 or not m.HasField("graph") or not m.graph.node:
-        raise OnnxImportError(f"'{path}' is not an ONNX model (no ir_version, graph or nodes); "
+        raise OnnxImportError(f"'{show(path)}' is not an ONNX model (no ir_version, graph or nodes); "
                               "is the file truncated or of another format?")
+    sanitize_names(m)
     return m, name
 
 
@@ -56,7 +91,7 @@ def check_model(m, name):
     one that can (a warning: the checker of onnx 1.12 rejects valid models, e.g. graph outputs
     without a shape)."""
     if not any(o.domain in ("", "ai.onnx") for o in m.opset_import):
-        raise OnnxImportError(f"'{name}' has no ai.onnx opset_import; is the file truncated?")
+        raise OnnxImportError(f"'{show(name)}' has no ai.onnx opset_import; is the file truncated?")
     try:
         onnx.checker.check_model(m)
     except Exception as e:  # noqa: BLE001 (onnx.checker.ValidationError and friends)
@@ -81,21 +116,34 @@ def bind_dims(m, dims):
         for ax, d in enumerate(inp.type.tensor_type.shape.dim):
             if d.HasField("dim_value") and d.dim_value > 0:
                 continue
-            key = d.dim_param if d.HasField("dim_param") else f"{inp.name}:{ax}"
+            # an empty dim_param is no name: the dim is INPUT:AXIS like an unnamed one
+            key = d.dim_param if d.HasField("dim_param") and d.dim_param else f"{inp.name}:{ax}"
             if key in dims:
+                if not 0 < dims[key] <= MAX_DIM_VALUE:
+                    raise OnnxImportError(f"dim '{show(key)}' = {dims[key]} is out of range: a dim is at most "
+                                          "2^63 - 1 (and a tensor of the problem at most 2^24 rows and columns)")
                 d.dim_value = dims[key]
                 used[key] = dims[key]
             else:
-                unbound.setdefault(key, []).append(f"input '{inp.name}' axis {ax}")
+                unbound.setdefault(key, []).append(f"input '{show(inp.name)}' axis {ax}")
     if unbound:
-        parts = [f"'{k}' ({', '.join(v)})" for k, v in unbound.items()]
+        parts = [f"'{show(k)}' ({', '.join(v)})" for k, v in unbound.items()]
         raise OnnxImportError("symbolic dim(s) without a value: " + "; ".join(parts) +
                               "; give each with --dim NAME=VALUE (a dim with no name: --dim INPUT:AXIS=VALUE)")
     # Stale symbolic shapes elsewhere would only confuse inference: let it infer them anew.
+    # A graph output that is a graph input or an initializer keeps that shape (inference would
+    # take the output's cleared type for the input's).
     del m.graph.value_info[:]
+    ins = {i.name: i for i in m.graph.input}
+    init_dims = {t.name: list(t.dims) for t in m.graph.initializer}
     for out in m.graph.output:
-        if out.type.HasField("tensor_type"):
+        if out.name in ins:
+            out.type.CopyFrom(ins[out.name].type)
+        elif out.type.HasField("tensor_type"):
             out.type.tensor_type.ClearField("shape")
+            if out.name in init_dims:
+                for d in init_dims[out.name]:
+                    out.type.tensor_type.shape.dim.add().dim_value = d
     return used, sorted(set(dims) - set(used))
 
 
@@ -103,7 +151,8 @@ def _infer(m):
     try:
         return shape_inference.infer_shapes(m, check_type=False, strict_mode=False, data_prop=True)
     except Exception as e:  # noqa: BLE001
-        raise OnnxImportError(f"ONNX shape inference failed: {str(e).strip().splitlines()[0]}") from None
+        lines = str(e).strip().splitlines()
+        raise OnnxImportError(f"ONNX shape inference failed: {show(lines[0] if lines else type(e).__name__)}") from None
 
 
 def _shape_of(vi):
@@ -119,7 +168,7 @@ def _shape_of(vi):
 def _initial_values(m):
     consts = {}
     for t in m.graph.initializer:
-        if t.data_location != onnx.TensorProto.EXTERNAL and int(np.prod(t.dims, dtype=np.int64)) <= SMALL:
+        if t.data_location != onnx.TensorProto.EXTERNAL and 0 <= math.prod(t.dims) <= SMALL:
             try:
                 consts[t.name] = numpy_helper.to_array(t)
             except Exception:  # noqa: BLE001 (an odd dtype: its value stays unknown)
@@ -136,8 +185,11 @@ def _fold(m, shapes):
             s = shapes.get(node.input[0])
             if s is not None:
                 a = fold.attrs(node)
-                v = np.array(s[a.get("start", 0):a.get("end", len(s))] if node.op_type == "Shape"
-                             else int(np.prod(s, dtype=np.int64)), dtype=np.int64)
+                n = math.prod(s)
+                if node.op_type == "Size" and not 0 <= n <= MAX_DIM_VALUE:
+                    continue
+                v = np.array(s[a.get("start", 0):a.get("end", len(s))] if node.op_type == "Shape" else n,
+                             dtype=np.int64)
                 consts[node.output[0]] = v
                 const_names.add(node.output[0])
             continue
@@ -180,7 +232,7 @@ class Graph:
         self.name = name
         self.opset = opset_of(m)
         done = set()
-        for _ in range(ROUNDS):
+        for _ in range(MAX_ROUNDS):  # to the fixpoint: until a round folds nothing new
             inferred = _infer(m)
             shapes = self._shapes(inferred)
             consts, const_names = _fold(inferred, shapes)
@@ -188,6 +240,9 @@ class Graph:
                 shapes[k] = tuple(int(s) for s in v.shape)
             if not _substitute(m, consts, done):
                 break
+        else:
+            raise OnnxImportError(f"shape inference and constant folding did not settle in {MAX_ROUNDS} rounds "
+                                  f"(each folding more of the {len(m.graph.node)} nodes)")
         self.model = inferred
         self.nodes = list(inferred.graph.node)
         self.shapes, self.consts, self.const_names = shapes, consts, const_names

@@ -6,15 +6,21 @@ else a cut: a new graph input, with the dropped ordering edges recorded) and emi
 Table. The rules for convolutions, pools and BatchNormalization are in lower_conv.py; README.md
 lists them all.
 """
+import math
+
 import numpy as np
 
 from . import rules
 from .accel import BRIDGE_FLOPS, COPY_FLOPS
 from .emit import Table
-from .errors import OnnxImportError, Unsupported
-from .values import Act, Src, layout2d
+from .errors import OnnxImportError, Unsupported, node_label, show
+from .validate import check_node
+from .values import Act, Src, check_parts, layout2d
 
 SHAPE_OPS = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Identity", "Dropout", "Cast")
+# ops whose (first) input is spatial by rule 1: stored channels-last
+SPATIAL_READERS = ("Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "BatchNormalization")
+MAX_ELEMENTS = 1 << 48  # a tensor of the problem holds at most 2^24 x 2^24 elements
 
 
 def wants_parts(g):
@@ -25,7 +31,7 @@ def wants_parts(g):
         n = g.nodes[i]
         if n.op_type == "MatMul":
             b = g.shapes.get(n.input[1])
-            if b is not None and len(b) >= 3 and int(np.prod(b[:-2])) > 1:
+            if b is not None and len(b) >= 3 and math.prod(b[:-2]) > 1:
                 want.update(n.input[:2])
         elif n.output and n.output[0] in want:
             if n.op_type in rules.ELEMENTWISE:
@@ -39,6 +45,21 @@ def wants_parts(g):
     return want
 
 
+def wants_spatial(g):
+    """4-D ONNX tensors that are spatial by rule 1 because a Conv, pool or BatchNormalization
+    reads them, directly or through elementwise and identity ops (of the same shape)."""
+    want = set()
+    for i in sorted(g.live, reverse=True):
+        n = g.nodes[i]
+        if n.op_type in SPATIAL_READERS and n.input and len(g.shapes.get(n.input[0]) or ()) == 4:
+            want.add(n.input[0])
+        elif n.output and n.output[0] in want and (n.op_type in rules.ELEMENTWISE
+                                                   or n.op_type in ("Identity", "Dropout", "Cast")):
+            out = g.shapes.get(n.output[0])
+            want.update(x for x in n.input if x and g.shapes.get(x) == out)
+    return want
+
+
 class Lowering:
     def __init__(self, g, acc, skip_unsupported):
         self.g, self.acc, self.skip = g, acc, skip_unsupported
@@ -46,6 +67,7 @@ class Lowering:
         self.vals = {}
         self.skipped, self.folded_bn, self.warnings = [], [], []
         self.want = wants_parts(g)
+        self.want_spatial = wants_spatial(g)
 
     # ----- the driver ---------------------------------------------------------------------
     def run(self):
@@ -56,6 +78,7 @@ class Lowering:
             self.vals[x] = Src(x, g.shapes.get(x) or (), const=True)
         for i, node in enumerate(g.nodes):
             if i in g.live:
+                check_node(g, i, node)
                 self.node(i, node)
         roots = []
         for o in g.outputs:
@@ -65,7 +88,7 @@ class Lowering:
             elif isinstance(v, Src) and v.deps:
                 roots.extend(v.deps)
             else:
-                self.warnings.append(f"graph output '{o}' is computed from sources only: no op produces it")
+                self.warnings.append(f"graph output '{show(o)}' is computed from sources only: no op produces it")
         return roots
 
     def node(self, i, node):
@@ -78,29 +101,52 @@ class Lowering:
         handler = rules.HANDLERS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         try:
             if handler is None:
-                dom = f" of domain '{node.domain}'" if node.domain not in ("", "ai.onnx") else ""
-                raise Unsupported(f"no lowering rule for op {node.op_type}{dom}")
+                dom = f" of domain '{show(node.domain)}'" if node.domain not in ("", "ai.onnx") else ""
+                raise Unsupported(f"no lowering rule for op {show(node.op_type)}{dom}")
             for x in node.input:
                 if x and x not in self.vals:
-                    raise Unsupported(f"its input '{x}' has no value (an unsupported producer?)")
+                    raise Unsupported(f"its input '{show(x)}' has no value (an unsupported producer?)")
             handler(self, i, node, name)
         except Unsupported as e:
+            label = node_label(name, i, node.op_type)
             if not self.skip:
-                raise OnnxImportError(f"node '{name}' (#{i}, op {node.op_type}) is not supported: {e}; "
+                raise OnnxImportError(f"{label} is not supported: {e}; "
                                       "--skip-unsupported bridges it as a Pointwise") from None
-            self.bridge(i, node, name, str(e))
+            try:
+                self.bridge(i, node, name, str(e))
+            except Unsupported as e2:
+                why = f": {e}" if str(e) == str(e2) else f" ({e}) and cannot be bridged either: {e2}"
+                raise OnnxImportError(f"{label} is not supported{why}") from None
 
     def shape(self, x, i):
-        """The static shape of tensor x, read by node i (rule 14: an error without one)."""
-        s = self.g.shapes.get(x)
+        """The static shape of tensor x, read by node i (rule 13: an error without one)."""
+        g = self.g
+        s = g.shapes.get(x)
         if s is None:
-            node = self.g.node_name(i)
-            raise OnnxImportError(f"tensor '{x}' (at node '{node}', #{i}, op {self.g.nodes[i].op_type}) has no "
-                                  "static shape after shape inference and constant folding; bind the "
-                                  "symbolic dims with --dim NAME=VALUE or give the model static shapes")
+            raise self._no_shape(x, i)
         if any(d <= 0 for d in s):
-            raise Unsupported(f"tensor '{x}' has a zero-size dimension {list(s)}")
+            raise Unsupported(f"tensor '{show(x)}' has a zero or negative dimension {list(s)}")
+        if math.prod(s) > MAX_ELEMENTS:
+            at = f"at {node_label(g.node_name(i), i, g.nodes[i].op_type)}"
+            raise OnnxImportError(f"tensor '{show(x)}' ({at}) has shape {list(s)}: {math.prod(s):,} elements, more "
+                                  "than a tensor of the problem format can hold (2^24 x 2^24)")
         return tuple(s)
+
+    def _no_shape(self, x, i):
+        g = self.g
+
+        def label(k):
+            return node_label(g.node_name(k), k, g.nodes[k].op_type)
+        p = g.producer.get(x)
+        for y, k in [(x, i)] + [(y, p) for y in (g.nodes[p].input if p is not None else ())]:
+            if y in g.data_inputs and g.shapes.get(y) is None:
+                return OnnxImportError(f"graph input '{show(y)}' (read by {label(k)}) has no shape in the model: give "
+                                       "the model's inputs shapes (symbolic dims are bound with --dim NAME=VALUE)")
+        made = "" if p is None else f"the output of {label(p)}"
+        where = made if p == i else (f"read by {label(i)}, {made}" if made else f"read by {label(i)}")
+        return OnnxImportError(f"tensor '{show(x)}' ({where}) has no static shape: ONNX shape inference could not "
+                               "determine it (is the node invalid, or does the shape depend on run-time data?); "
+                               "check the model with onnx.checker")
 
     # ----- reading operands ---------------------------------------------------------------
     def read(self, v, nb, rows, cols, node, spatial=False, why="layout"):
@@ -109,7 +155,7 @@ class Lowering:
             m = v.match(nb, rows, cols, spatial)
             if m is not None:
                 return m
-            if why == "layout" and v.nparts != int(np.prod(v.shape[:nb], dtype=np.int64)):
+            if why == "layout" and v.nparts != math.prod(v.shape[:nb]):
                 why = "heads"
             reason = v.cut_reason(why)
             return self._new(("cut", v.origin, spatial), v.shape[:nb], rows, cols, node,
@@ -137,6 +183,7 @@ class Lowering:
                          v.why, v.via or node)
 
     def _new(self, key, bshape, rows, cols, node, tname, deps, why, via):
+        check_parts(bshape, node)
         out = np.zeros(tuple(bshape), dtype=np.int64)
         flat = len(out.shape) > 0
         for pos in np.ndindex(out.shape):

@@ -1,9 +1,11 @@
 """The rules for convolutions, pools and BatchNormalization (README rules 6, 7, 9). Spatial 4-D
 NCHW tensors are stored channels-last: [N*H*W, C]."""
+import math
+
 import numpy as np
 
 from .accel import FLOPS
-from .errors import Unsupported
+from .errors import Unsupported, show
 from .values import Act, Src
 
 
@@ -16,7 +18,7 @@ def _spatial_in(L, i, node):
     x = node.input[0]
     s = L.shape(x, i)
     if len(s) != 4:
-        raise Unsupported(f"its input '{x}' has rank {len(s)}; only 2-D (4-D NCHW) {node.op_type} is lowered")
+        raise Unsupported(f"its input '{show(x)}' has rank {len(s)}; only 2-D (4-D NCHW) {node.op_type} is lowered")
     return x, s
 
 
@@ -28,6 +30,8 @@ def conv(L, i, node, name):
     ws = L.shape(node.input[1], i)
     out = node.output[0]
     s = L.shape(out, i)
+    if len(ws) != 4:  # validate.check_node refuses it first; kept as a guard
+        raise Unsupported(f"its weight has rank {len(ws)}, not 4")
     cout, cpg, kh, kw = ws
     ho, wo = s[2], s[3]
     g = int(a.get("group", 1))
@@ -40,7 +44,9 @@ def conv(L, i, node, name):
     params = (kh, kw, tuple(strides), tuple(pads), tuple(a.get("dilations", [1, 1])), auto)
     if g == 1:
         k = cin * kh * kw
-        plain = (kh, kw) == (1, 1) and strides == [1, 1] and not any(pads) and auto in ("NOTSET", "VALID")
+        # auto_pad SAME_* pads a 1x1 stride-1 conv by nothing; VALID never pads (pads are then ignored)
+        padded = any(pads) if auto == "NOTSET" else auto not in ("VALID", "SAME_UPPER", "SAME_LOWER")
+        plain = (kh, kw) == (1, 1) and strides == [1, 1] and not padded
         if plain:
             lhs = L.read(xv, 0, n * h * w, cin, name, spatial=True)[()]
         else:
@@ -93,7 +99,7 @@ def reduce_mean(L, i, node, name):
         _mean_hw(L, i, node, name, x, s)
     elif r >= 1 and axes == [r - 1]:
         out = node.output[0]
-        rows, c = int(np.prod(s[:-1], dtype=np.int64)), s[-1]
+        rows, c = math.prod(s[:-1]), s[-1]
         vec = Src(f"{name}/ones", (c, 1), const=True)
         lhs = L.read(L.vals[x], 0, rows, c, name)[()]
         rhs = L.read_as(vec, (), c, 1, ("ones",), name, "")[()]

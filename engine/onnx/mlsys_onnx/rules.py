@@ -1,12 +1,14 @@
 """The lowering rules for shape ops, relayouts, elementwise ops and MatMul / Gemm (README rules
 2-5, 7, 8, 10). Each handler takes (lowering, node index, node, node name) and sets the values of
 the node's outputs."""
+import math
+
 import numpy as np
 from onnx import helper
 
 from .accel import FLOPS
 from .errors import Unsupported
-from .values import Act, Src, layout2d, pad_to
+from .values import Act, Src, check_parts, layout2d, pad_to
 
 ELEMENTWISE = set(FLOPS) - {"BatchNormalization"}
 RELAYOUT = {"Concat", "Split", "Slice", "Gather", "GatherElements", "Expand", "Tile", "Pad",
@@ -85,7 +87,8 @@ def elementwise(L, i, node, name, operands, flops, spatial_force=False):
         deps = tuple(dict.fromkeys(d for v in vs for d in v.deps))
         L.vals[out] = Src(out, S, const=all(v.const for v in vs), deps=deps, why="broadcast", via=name)
         return
-    spatial = r == 4 and (spatial_force or any(_is_spatial(v, S) for k, v in enumerate(vs) if full[k]))
+    spatial = r == 4 and (spatial_force or out in L.want_spatial
+                          or any(_is_spatial(v, S) for k, v in enumerate(vs) if full[k]))
     core = layout2d(S[-2:]) if r >= 2 else layout2d(S)
     bout = S[:-2] if r >= 2 else ()
     parts = _choose_parts(L, out, S, vs, shapes, full, spatial, core)
@@ -114,6 +117,7 @@ def elementwise(L, i, node, name, operands, flops, spatial_force=False):
             cols_in.append(np.broadcast_to(tids.reshape(pad_to(tids.shape, len(bout))), bout))
         elif _active(v):
             cols_in.append(L.read_as(v, bout, core[0], core[1], ("expand",), name, "broadcast"))
+    check_parts(bout, name)
     res = np.zeros(bout, dtype=np.int64)
     for f, pos in enumerate(np.ndindex(bout)):
         res[pos] = L.emit("Pointwise", [c[pos] for c in cols_in], core[0], core[1], cost,
@@ -138,14 +142,14 @@ def _lead_broadcast(ps, S, spatial):
     [B, 197, 768] activation. Row vectors, column vectors and scalars are folded (rule 8)."""
     if spatial:
         return ps[1] == S[1] and ps[0] * ps[2] * ps[3] > 1
-    return len(S) >= 1 and ps[-1] == S[-1] and int(np.prod(ps[:-1], dtype=np.int64)) > 1
+    return len(S) >= 1 and ps[-1] == S[-1] and math.prod(ps[:-1]) > 1
 
 
 def _choose_parts(L, out, S, vs, shapes, full, spatial, core):
     """Rule 5 for elementwise ops: parts when an operand already is parts (no cut), whole when one
     is whole; with neither, parts when the output feeds a per-head MatMul."""
     r = len(S)
-    if spatial or r < 3 or int(np.prod(S[:-2])) <= 1:
+    if spatial or r < 3 or math.prod(S[:-2]) <= 1:
         return False
     for k, v in enumerate(vs):
         if (isinstance(v, Act) and v.nparts > 1 and pad_to(shapes[k], r)[-2:] == S[-2:]
@@ -161,6 +165,7 @@ def _choose_parts(L, out, S, vs, shapes, full, spatial, core):
 # x * 1, x / 1, x + 0, x - 0 with a constant 1 or 0 (torch's baddbmm leaves a Mul by 1.0 before each
 # masked Softmax): the output is x itself, no op.
 _IDENTITY = {"Mul": (1.0, (0, 1)), "Div": (1.0, (1,)), "Add": (0.0, (0, 1)), "Sub": (0.0, (1,))}
+IDENTITY_MAX = 1 << 12  # a constant compared with 0 or 1: at most this many elements (a scalar, a vector)
 
 
 def _identity_operand(L, i, node):
@@ -173,7 +178,9 @@ def _identity_operand(L, i, node):
         other = node.input[1 - k]
         if c is None or other not in L.vals or L.shape(other, i) != L.shape(node.output[0], i):
             continue
-        if c.size >= 1 and np.all(np.asarray(c, dtype=np.float64) == neutral):
+        if not 1 <= c.size <= IDENTITY_MAX or c.dtype.kind not in "biuf":
+            continue
+        if np.all(c == neutral):
             return other
     return None
 
@@ -217,7 +224,8 @@ def matmul(L, i, node, name):
 
 def gemm(L, i, node, name):
     """Rule 5: transA/transB fold into sources and are cuts (transposes) on activations; the bias
-    C is folded unless it is a full-size activation (then a Pointwise add)."""
+    C is folded when it is a broadcast constant, else (an activation, or a source of the output's
+    shape: rule 8) an input of a Pointwise add."""
     at = attrs(node)
     a, b = node.input[0], node.input[1]
     A, B, sa, sb = L.vals[a], L.vals[b], L.shape(a, i), L.shape(b, i)
@@ -227,9 +235,12 @@ def gemm(L, i, node, name):
         B, sb = _transpose(B, sb, f"{b}^T"), sb[::-1]
     out = mm(L, i, node, name, A, B, sa, sb)
     c = node.input[2] if len(node.input) > 2 else ""
-    if c and _active(L.vals[c]):  # a bias computed at run time: a Pointwise add
-        S, cv = L.shape(node.output[0], i), L.vals[c]
-        if pad_to(L.shape(c, i), 2) == S:
+    if not c:
+        return
+    S, cv = L.shape(node.output[0], i), L.vals[c]
+    full = pad_to(L.shape(c, i), 2) == S
+    if _active(cv) or full:  # a bias computed at run time or of the output's shape: a Pointwise add
+        if full:
             tc = L.read(cv, 0, S[0], S[1], name)[()]
         else:
             tc = L.read_as(cv, (), S[0], S[1], ("expand",), name, "broadcast")[()]
@@ -258,10 +269,10 @@ def mm(L, i, node, name, A, B, sa, sb):
     ab, bb = tuple(sa[:-2]), tuple(sb[:-2])
     m, k, n = sa[-2], sa[-1], sb[-1]
     bout = tuple(np.broadcast_shapes(ab, bb))
-    pa, pb = int(np.prod(ab, dtype=np.int64)), int(np.prod(bb, dtype=np.int64))
+    pa, pb = math.prod(ab), math.prod(bb)
     lhs_parts = (pa > 1 and isinstance(A, Act) and A.nparts > 1 and A.match(len(ab), m, k) is not None)
     if pb == 1 and not lhs_parts:
-        rows = int(np.prod(sa[:-1], dtype=np.int64))
+        rows = math.prod(sa[:-1])
         lhs = L.read(A, 0, rows, k, name)[()]
         rhs = L.read(B, 0, k, n, name)[()]
         t = L.matmul_op(lhs, rhs, rows, n, k, name, out)
@@ -271,6 +282,7 @@ def mm(L, i, node, name, A, B, sa, sb):
         rhs = L.read(B, len(bb), k, n, name)
         lhs = np.broadcast_to(lhs.reshape(pad_to(lhs.shape, len(bout))), bout)
         rhs = np.broadcast_to(rhs.reshape(pad_to(rhs.shape, len(bout))), bout)
+        check_parts(bout, name)
         tids = np.zeros(bout, dtype=np.int64)
         for f, pos in enumerate(np.ndindex(bout)):
             tids[pos] = L.matmul_op(lhs[pos], rhs[pos], m, n, k, f"{name}/part{f}",

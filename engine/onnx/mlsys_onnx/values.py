@@ -14,7 +14,21 @@ of activations (a cut; then deps lists the tensors it is read from). A source is
 whatever layout its consumer needs, so shape ops on it only change its shape and its tag (the
 transposes applied, to tell W from W^T).
 """
+import math
+
 import numpy as np
+
+from .errors import OnnxImportError, show
+
+MAX_PARTS = 1 << 16  # per-head parts of one ONNX tensor
+
+
+def check_parts(bshape, node):
+    """Refuse a per-head lowering into more than MAX_PARTS ops or tensors."""
+    n = math.prod(int(d) for d in bshape)
+    if n > MAX_PARTS:
+        raise OnnxImportError(f"node '{show(node)}' would be lowered per head into {n:,} parts (batch shape "
+                              f"{list(bshape)}), more than {MAX_PARTS:,}")
 
 
 def layout2d(shape, spatial=False):
@@ -24,7 +38,7 @@ def layout2d(shape, spatial=False):
         return n * h * w, c
     if len(shape) == 0:
         return 1, 1
-    return int(np.prod(shape[:-1], dtype=np.int64)), int(shape[-1])
+    return math.prod(shape[:-1]), int(shape[-1])
 
 
 def pad_to(shape, r):
