@@ -62,6 +62,11 @@ def test_import_errors_and_usage_pass_through(tmp_path):
     r = mlsys("import", small_model(tmp_path / "ok.onnx"), "-o", out)
     assert r.returncode == 1 and "batch" in r.stderr and "--dim" in r.stderr
     assert mlsys("import", m).returncode == 2  # no -o
+    r = mlsys("import", small_model(tmp_path / "ok2.onnx"), "-o", out, "--dim", "batch=4", "--dim", "batch=5")
+    assert r.returncode == 2 and "--dim batch is given twice (4 and 5)" in r.stderr and not out.exists()
+    r = mlsys("import", small_model(tmp_path / "ok3.onnx"), "-o", tmp_path / "twice.json", "--dim", "batch=4",
+              "--dim", "batch=4")
+    assert r.returncode == 0, r.stderr  # the same value twice is no conflict
     h = mlsys("import", "--help")
     assert h.returncode == 0 and h.stdout.startswith("usage: mlsys import")
     (tmp_path / "not.onnx").write_text('{"widths": [1]}')

@@ -79,6 +79,8 @@ def parse_dims(p, items):
         if v > MAX_DIM_VALUE:
             raise OnnxImportError(f"--dim {show(name)}={show(value, 40)}: the value is too large (a dim is at most "
                                   "2^63 - 1, and a tensor of the problem at most 2^24 rows and columns)")
+        if name in dims and dims[name] != v:
+            p.error(f"--dim {show(name)} is given twice ({dims[name]} and {v})")
         dims[name] = v
     return dims
 
