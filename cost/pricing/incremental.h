@@ -29,6 +29,14 @@ struct Change {
   int first = 0;
   int count = 0;
   std::vector<SubgraphSched> repl;
+  // The change that replaces subgraph s by `by`.
+  static Change replaceOne(int s, SubgraphSched by) {
+    Change c;
+    c.first = s;
+    c.count = 1;
+    c.repl = {std::move(by)};
+    return c;
+  }
 };
 
 // What the search needs to know about one priced subgraph.
