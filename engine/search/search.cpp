@@ -12,6 +12,7 @@
 #include "engine/search/annealing.h"
 #include "engine/search/beam.h"
 #include "engine/search/lns.h"
+#include "engine/search/slices.h"
 
 namespace mlsys {
 namespace {
@@ -40,7 +41,7 @@ class Worker {
     // for the rest of the run: other tile sides may still do better.
     if (then_ == WorkerKind::Lns && !run_.stop.stopNow()) {
       if (!run_.cfg.lns_adaptive) lns_.run(ev_, start_);
-      else if (!lns_.solveWhole(ev_, start_)) slices();
+      else if (!lns_.solveWhole(ev_, start_)) adaptiveSlices(run_, id_, ev_, start_, annealer_, lns_);
       lns_.reportStats();
     }
     if (!run_.stop.stopNow()) annealer_.run(ev_, start_);
@@ -48,56 +49,6 @@ class Worker {
   }
 
  private:
-  // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
-  // of work from the pool's best: LNS windows, annealing, or (with lns.polish) the granularity
-  // polish (coordinate descent, Lns::polishGranularities). A slice's yield is the relative
-  // improvement it made on the schedule it started from, per second; each kind keeps a moving
-  // average of its yields and the next slice goes to the kind with the highest (a kind not
-  // measured yet first; ties to the earlier kind in that order). A kind not run for kExplore
-  // slices gets the next one, so that a kind that stopped paying is measured again. Graphs where
-  // the exact windows pay keep the worker on windows; where they are slow or dry (large
-  // dimensions, annealing throughput decides) it becomes a second annealer; the polish takes the
-  // granularities the annealer's random draws left a little above their best (it returns at once
-  // on a schedule it has already swept).
-  void slices() {
-    constexpr int kExplore = 4;
-    enum { kLns, kSa, kPolish };
-    const int kKinds = run_.cfg.lns_polish ? 3 : 2;  // the polish only with lns.polish
-    double yield[3] = {-1, -1, -1};                  // moving average per kind; -1: not measured yet
-    int idle[3] = {0, 0, 0};                         // slices since the kind last ran
-    while (!run_.stop.stopNow()) {
-      int k = -1;
-      for (int i = 0; i < kKinds && k < 0; ++i)
-        if (yield[i] < 0) k = i;
-      if (k < 0) {
-        k = 0;
-        for (int i = 1; i < kKinds; ++i)
-          if (yield[i] > yield[k]) k = i;
-        for (int i = 0; i < kKinds; ++i)
-          if (i != k && idle[i] >= kExplore && (idle[k] < kExplore || idle[i] > idle[k])) k = i;
-      }
-      Schedule from;
-      double ref;
-      if (!run_.startFromBest(id_, from, ref)) from = start_;
-      const double t0 = run_.dl.elapsed(), until = t0 + run_.cfg.lns_slice_seconds;
-      double reached;
-      if (k == kLns) {
-        lns_.windows(ev_, from, until);
-        reached = ev_.valid() ? ev_.total() : ref;
-      } else if (k == kSa) {
-        reached = annealer_.run(ev_, from, until);
-      } else {
-        lns_.polishGranularities(ev_, from, until);
-        reached = ev_.valid() ? ev_.total() : ref;
-      }
-      const double dt = std::max(1e-3, run_.dl.elapsed() - t0);
-      const double y = ref > 0 && reached < ref ? (ref - reached) / ref / dt : 0;
-      yield[k] = yield[k] < 0 ? y : 0.5 * yield[k] + 0.5 * y;
-      for (int i = 0; i < kKinds; ++i) idle[i] = i == k ? 0 : idle[i] + 1;
-      if (ev_.valid()) start_ = ev_.schedule();
-    }
-  }
-
   SearchRun& run_;
   int id_;
   WorkerKind kind_;

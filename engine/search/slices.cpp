@@ -1,0 +1,58 @@
+// The adaptive LNS worker's portfolio of slices (lns.adaptive): see slices.h.
+#include "engine/search/slices.h"
+
+#include <algorithm>
+
+namespace mlsys {
+
+// The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
+// of work from the pool's best: LNS windows, annealing, or (with lns.polish) the granularity
+// polish (coordinate descent, Lns::polishGranularities). A slice's yield is the relative
+// improvement it made on the schedule it started from, per second; each kind keeps a moving
+// average of its yields and the next slice goes to the kind with the highest (a kind not
+// measured yet first; ties to the earlier kind in that order). A kind not run for kExplore
+// slices gets the next one, so that a kind that stopped paying is measured again. Graphs where
+// the exact windows pay keep the worker on windows; where they are slow or dry (large
+// dimensions, annealing throughput decides) it becomes a second annealer; the polish takes the
+// granularities the annealer's random draws left a little above their best (it returns at once
+// on a schedule it has already swept).
+void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& start, Annealer& annealer, Lns& lns) {
+  constexpr int kExplore = 4;
+  enum { kLns, kSa, kPolish };
+  const int kKinds = run.cfg.lns_polish ? 3 : 2;  // the polish only with lns.polish
+  double yield[3] = {-1, -1, -1};                 // moving average per kind; -1: not measured yet
+  int idle[3] = {0, 0, 0};                        // slices since the kind last ran
+  while (!run.stop.stopNow()) {
+    int k = -1;
+    for (int i = 0; i < kKinds && k < 0; ++i)
+      if (yield[i] < 0) k = i;
+    if (k < 0) {
+      k = 0;
+      for (int i = 1; i < kKinds; ++i)
+        if (yield[i] > yield[k]) k = i;
+      for (int i = 0; i < kKinds; ++i)
+        if (i != k && idle[i] >= kExplore && (idle[k] < kExplore || idle[i] > idle[k])) k = i;
+    }
+    Schedule from;
+    double ref;
+    if (!run.startFromBest(id, from, ref)) from = start;
+    const double t0 = run.dl.elapsed(), until = t0 + run.cfg.lns_slice_seconds;
+    double reached;
+    if (k == kLns) {
+      lns.windows(ev, from, until);
+      reached = ev.valid() ? ev.total() : ref;
+    } else if (k == kSa) {
+      reached = annealer.run(ev, from, until);
+    } else {
+      lns.polishGranularities(ev, from, until);
+      reached = ev.valid() ? ev.total() : ref;
+    }
+    const double dt = std::max(1e-3, run.dl.elapsed() - t0);
+    const double y = ref > 0 && reached < ref ? (ref - reached) / ref / dt : 0;
+    yield[k] = yield[k] < 0 ? y : 0.5 * yield[k] + 0.5 * y;
+    for (int i = 0; i < kKinds; ++i) idle[i] = i == k ? 0 : idle[i] + 1;
+    if (ev.valid()) start = ev.schedule();
+  }
+}
+
+}  // namespace mlsys
