@@ -7,7 +7,6 @@ python3-torchvision and never runs in CI (CI=true): it exports a real network (s
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
