@@ -67,20 +67,20 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   Schedule s = quick ? *quick : quickSchedule(p, m);
   static const std::vector<TensorId> kNone;
   const std::function<bool()> timeUp = [&] { return dl && dl->expired(); };
-  const auto bestGranularity = [descent](const Problem& pp, const ModelOptions& mm, const std::vector<OpId>& ops,
-                                         const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-                                         const std::function<bool()>& stop) {
-    return descent ? bestGranularityDescent(pp, mm, ops, rin, rout, stop)
-                   : mlsys::bestGranularity(pp, mm, ops, rin, rout, stop);
+  // Each subgraph's granularity: the full walk, or on large graphs the descent (construct.h).
+  const auto choose = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
+                          const std::vector<TensorId>& rout) {
+    return descent ? bestGranularityDescent(p, m, ops, rin, rout, timeUp)
+                   : bestGranularity(p, m, ops, rin, rout, timeUp);
   };
   std::map<std::vector<i64>, GranChoice> memo;
   std::vector<i64> key;
   auto memoBest = [&](const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
                       const std::vector<TensorId>& rout) {
-    if (!shapeKey(p, ops, rin, rout, key)) return bestGranularity(p, m, ops, rin, rout, timeUp);
+    if (!shapeKey(p, ops, rin, rout, key)) return choose(ops, rin, rout);
     auto it = memo.find(key);
     if (it == memo.end()) {
-      const GranChoice c = bestGranularity(p, m, ops, rin, rout, timeUp);
+      const GranChoice c = choose(ops, rin, rout);
       if (timeUp()) return c;  // cut short: not the best, not for the memo
       it = memo.emplace(key, c).first;
     }
@@ -113,7 +113,7 @@ Schedule baselineSchedule(const Problem& p, const ModelOptions& m, const Deadlin
   parallelFor(size_t{0}, todo.size(), [&](size_t j) {
     if (timeUp()) return;
     size_t i = todo[j];
-    choice[i] = bestGranularity(p, m, s.subgraphs[i].ops, kNone, kNone, timeUp);
+    choice[i] = choose(s.subgraphs[i].ops, kNone, kNone);
     done[i] = 1;
   });
   for (size_t i = 0; i < n; ++i) {

@@ -211,8 +211,7 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
     double lat = 0;
     const bool built = orderBeam(run.p, lib, width, passStop, s, lat);
     // Each candidate priced counts as an evaluation (under --max-evals, taken before it is priced).
-    if (!run.stop.byEvaluations())
-      run.stats.countEvaluations(worker_id, static_cast<long>(lib.priced() - pricedBefore));
+    run.countBatch(worker_id, static_cast<long>(lib.priced() - pricedBefore));
     if (!built) return;
     last = run.dl.elapsed() - t0;
     ev.reset(s);

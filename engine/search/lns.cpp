@@ -68,7 +68,7 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
     run_.progress.raiseBound(r.lower_bound, "the exact solver (whole graph)");
   }
   ++stats_.evaluations;
-  if (!run_.stop.byEvaluations()) run_.stats.countEvaluations(id_, r.stats.configs_priced);
+  run_.countBatch(id_, r.stats.configs_priced);
   if (r.found && r.latency < ev.total()) {
     ev.reset(r.schedule);
     if (ev.valid()) improved(ev, stats_);
@@ -218,7 +218,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   ExactResult r =
       solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;
-  if (!run_.stop.byEvaluations()) run_.stats.countEvaluations(id_, std::max<int64_t>(1, r.stats.configs_priced));
+  run_.countBatch(id_, std::max<int64_t>(1, r.stats.configs_priced));
   if (r.stats.lb_violations > 0) {  // a window's exact price below a floor it pruned with
     run_.progress.guard().exactViolation("the exact solver (an LNS window)", static_cast<long>(r.stats.lb_violations),
                                          &inc, incEval.total);

@@ -293,6 +293,11 @@ struct SearchRun : private OwnedGuard {
   // pricing of a move, a polish candidate, a beam candidate or an exact window's configuration
   // asks here first when the budget is evaluations, and stops when refused.
   bool takeEvaluations(int id, long n = 1) { return stats.takeEvaluations(id, n, stop.maxEvals()); }
+  // Counts n evaluations worker `id` made in a batch without taking them one by one (an exact solve,
+  // a beam pass); under --max-evals nothing, as each was taken before it was made.
+  void countBatch(int id, long n) {
+    if (!stop.byEvaluations()) stats.countEvaluations(id, n);
+  }
   // Worker `id` offers a schedule: to the shared pool and, for an isolated worker 0, to its own.
   void offer(int id, const Schedule& s, double latency) {
     pool.offer(s, latency);
