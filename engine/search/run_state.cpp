@@ -30,11 +30,7 @@ void RunStats::noteBest(const std::string& who, double lat) {
   if (it == best_by_kind_.end() || lat < it->second) best_by_kind_[who] = lat;
 }
 
-bool RunStats::takeEvaluations(int worker, long n, int64_t limit) {
-  if (limit <= 0) {
-    countEvaluations(worker, n);
-    return true;
-  }
+bool RunStats::takeBudgeted(int worker, long n, int64_t limit) {
   long cur = evaluations.load(std::memory_order_relaxed);
   do {
     if (n > limit - cur) return false;

@@ -68,7 +68,11 @@ class RunStats {
   // counts them as countEvaluations does; false, counting nothing, when fewer than n are left.
   // Every worker takes before it prices, so a run makes at most `limit` evaluations, however
   // many threads race for the last ones. limit <= 0: no budget (counts and returns true).
-  bool takeEvaluations(int worker, long n, int64_t limit);
+  bool takeEvaluations(int worker, long n, int64_t limit) {
+    if (limit > 0) return takeBudgeted(worker, n, limit);
+    countEvaluations(worker, n);  // inline: the annealer's path per move without a budget
+    return true;
+  }
   // Before the workers start: one counter per worker.
   void setWorkers(int n) {
     workers_ = n > 0 ? n : 0;
@@ -94,6 +98,7 @@ class RunStats {
   std::map<std::string, double> bestByKind() const;
 
  private:
+  bool takeBudgeted(int worker, long n, int64_t limit);  // takeEvaluations with limit > 0
   struct alignas(64) WorkerCount {
     std::atomic<long> n{0};
   };
