@@ -180,7 +180,7 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
     ev.reset(s);
     if (!ev.valid()) continue;
     run.offer(worker_id, ev.schedule(), ev.total());
-    run.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::Beam));
+    run.progress.improved(ev.schedule(), ev.total(), workerKindName(WorkerKind::BeamThen));
     if (ev.total() < bestLocal || bestLocal < 0) {
       bestLocal = ev.total();
       start = ev.schedule();

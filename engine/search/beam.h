@@ -1,4 +1,5 @@
-// The beam worker (WorkerKind::Beam): builds good starting schedules, then anneals (search.cpp).
+// The beam phase of the beam-then worker (WorkerKind::BeamThen, config name "beam"): builds good
+// starting schedules; the worker then runs beam.then, annealing or LNS (search.cpp).
 //   1. the constructors of engine/construct/construct.cpp: chain fusion, then greedy fusion;
 //   2. beamConstruct over two topological orders (the parser's and chainTopoOrder), while the
 //      run is within beam.time_share of its budget;

@@ -35,7 +35,7 @@ struct MoveStats {
 };
 
 struct WorkerEvaluations {
-  WorkerKind kind = WorkerKind::Beam;
+  WorkerKind kind = WorkerKind::BeamThen;
   long evaluations = 0;
 };
 

@@ -25,7 +25,7 @@ class Worker {
       : run_(run),
         id_(id),
         kind_(kind),
-        then_(kind == WorkerKind::Beam ? run.cfg.beam_then : kind),
+        then_(kind == WorkerKind::BeamThen ? run.cfg.beam_then : kind),
         beam_index_(beam_index),
         ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)),
         start_(start),
@@ -36,7 +36,7 @@ class Worker {
 
   void run() {
     // Each phase starts with an O(n) rebuild of the evaluator: check the stop first.
-    if (kind_ == WorkerKind::Beam && !run_.stop.stopNow()) runBeamPhase(run_, id_, ev_, start_, beam_index_);
+    if (kind_ == WorkerKind::BeamThen && !run_.stop.stopNow()) runBeamPhase(run_, id_, ev_, start_, beam_index_);
     // An LNS worker that proved the whole graph optimal (over the exact solver's space) anneals
     // for the rest of the run: other tile sides may still do better.
     if (then_ == WorkerKind::Lns && !run_.stop.stopNow()) {
@@ -66,7 +66,7 @@ bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads) {
   bool lns = false;
   for (int i = 0; i < threads; ++i) {
     const WorkerKind k = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
-    lns = lns || k == WorkerKind::Lns || (k == WorkerKind::Beam && cfg.beam_then == WorkerKind::Lns);
+    lns = lns || k == WorkerKind::Lns || (k == WorkerKind::BeamThen && cfg.beam_then == WorkerKind::Lns);
   }
   return lns && Lns::raisesBound(p, cfg);
 }
@@ -87,8 +87,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   int beams = 0;
   for (int i = 0; i < threads; ++i) {
     const WorkerKind kind = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
-    workers.push_back(std::make_unique<Worker>(run, i, kind, kind == WorkerKind::Beam ? beams : 0, start));
-    beams += kind == WorkerKind::Beam;
+    workers.push_back(std::make_unique<Worker>(run, i, kind, kind == WorkerKind::BeamThen ? beams : 0, start));
+    beams += kind == WorkerKind::BeamThen;
   }
   run.progress.setBoundDynamic(searchRaisesBound(p, cfg, threads));
   std::atomic<int> running{threads};

@@ -43,7 +43,7 @@ TEST(JsonOutput, StatsEscapeTheInstanceName) {
   s.evals_per_s = 82304;
   s.writes = 3;
   s.threads = 2;
-  s.workers = {{WorkerKind::Beam, 100000}, {WorkerKind::Lns, 23456}};
+  s.workers = {{WorkerKind::BeamThen, 100000}, {WorkerKind::Lns, 23456}};
   s.seed = 18446744073709551615ULL;
   s.config = kNasty;
   s.non_default = {{"sa.t0", "0.001"}, {"search.workers", "[sa, lns]"}};
