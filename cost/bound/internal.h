@@ -213,7 +213,8 @@ LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointF
 LD gridPressure(const Problem& p, const std::vector<OpId>& readers, const std::function<LD(OpId)>& rhsReload);
 
 // The linear relaxation of the cheapest cover over every valid connected part of a group of at
-// most 64 ops (lp_relaxation.cpp states the argument); around[j]: the group's ops adjacent to ops[j].
+// most 64 ops (lp_relaxation.cpp states the argument); around[j]: the group's ops adjacent to ops[j]
+// as a mask.
 // done is false when the parts are more than maxVisited, the time ran out or the solver failed.
 struct LpCover {
   bool done = false;
@@ -229,6 +230,15 @@ struct LpCover {
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
                 const std::function<bool()>& stop, const BoundArgs& args = {});
+// NOT a lower bound: the same relaxation over the valid parts of at most maxPartOps ops only (a group
+// of any size; around[j]: the local indices of the group's ops adjacent to ops[j]; every part counts
+// for all its ops). Listing the larger parts too could only lower it, so it is an upper limit of
+// what the cover's relaxation could certify, close to it where large parts are dear. Diagnostics
+// only (bench/relaxation_estimate.cpp: how much of a gap the bound could at best recover); the
+// bound never calls it.
+LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                           const std::vector<std::vector<int32_t>>& around, const std::vector<LD>& opCompute,
+                           int maxPartOps, long maxVisited, const std::function<bool()>& stop);
 
 // Upward closed invalidity of a part S (`in` marks its ops): forced_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);

@@ -14,14 +14,17 @@
 // infinite (no granularity is valid: no constraint). When there are more than maxVisited sets the
 // group gets nothing from here.
 // The solver's y is repaired before it counts: negative entries go to 0 and, where a part's
-// unforced shares exceed its floor (the solver's tolerance), all of y is scaled down by the worst
-// ratio, so the constraints hold in the arithmetic the bound reports.
+// unforced shares exceed its floor (the solver's tolerance), that part's shares are scaled down to
+// it (shares only fall, so no other part's constraint breaks), so the constraints hold in the
+// arithmetic the bound reports.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
+#include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <coin/ClpEventHandler.hpp>
@@ -60,37 +63,76 @@ LD quickFloor(const Problem& p, const std::vector<OpId>& part, const std::vector
   return std::max(compute, loads / static_cast<LD>(p.bandwidth));
 }
 
+// A part's local ops (bits of a mask for groups of at most 64 ops, else sorted indices).
+template <class F>
+void members(uint64_t S, F f) {
+  for (; S; S &= S - 1) f(__builtin_ctzll(S));
+}
+template <class F>
+void members(const std::vector<int32_t>& S, F f) {
+  for (int32_t j : S) f(j);
+}
+size_t sizeOf(uint64_t S) { return static_cast<size_t>(__builtin_popcountll(S)); }
+size_t sizeOf(const std::vector<int32_t>& S) { return S.size(); }
+
 // Every part of the group that no upward-closed invalidity rules out, smallest first (the one
 // enumerator: cost/model/connected_sets.h): two ops whose forced output shapes never meet
-// or forcedInvalid. False when more than maxVisited sets are visited or `stop` fires.
-bool validParts(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& around, long maxVisited,
-                const std::function<bool()>& stop, std::vector<uint64_t>& parts, long& visited) {
+// or forcedInvalid; with maxPartOps > 0, only the parts of at most that many ops (relaxationEstimate).
+// False when more than maxVisited sets are visited or `stop` fires.
+template <class Sets>
+bool validParts(const Problem& p, const std::vector<OpId>& ops, const Sets& sets, long maxVisited, int maxPartOps,
+                const std::function<bool()>& stop, std::vector<typename Sets::Set>& parts, long& visited) {
+  using Set = typename Sets::Set;
   const int n = static_cast<int>(ops.size());
   std::vector<std::optional<std::vector<Shape>>> shapes(n);
-  for (int i = 0; i < n; ++i) shapes[i] = forcedShapes(p, ops[i]);
-  std::vector<uint64_t> never(n, 0);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      if (i != j && !mayShareSubgraph(shapes[i], shapes[j])) never[i] |= uint64_t{1} << j;
+  for (int i = 0; i < n; ++i) {
+    if ((i & 63) == 63 && stop && stop()) return false;
+    shapes[i] = forcedShapes(p, ops[i]);
+  }
+  // Whether the part holds two ops that never share a valid subgraph: per op a mask of the others
+  // (groups of at most 64 ops), else asked once per pair met (a large group's parts meet few).
+  std::vector<uint64_t> neverMask;
+  std::unordered_map<uint64_t, bool> never;
+  if constexpr (std::is_same_v<Set, uint64_t>) {
+    neverMask.assign(n, 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j && !mayShareSubgraph(shapes[i], shapes[j])) neverMask[i] |= uint64_t{1} << j;
+  }
+  auto apart = [&](int i, int j) {
+    const uint64_t key = static_cast<uint64_t>(std::min(i, j)) << 32 | static_cast<uint32_t>(std::max(i, j));
+    auto [it, fresh] = never.try_emplace(key, false);
+    if (fresh) it->second = !mayShareSubgraph(shapes[i], shapes[j]);
+    return it->second;
+  };
   std::vector<char> in(p.numOps(), 0);
   visited = 0;
-  auto keep = [&](uint64_t S) {
+  std::vector<int32_t> local;
+  auto keep = [&](const Set& S) {
     ++visited;
-    for (int j = 0; j < n; ++j)
-      if ((S >> j & 1) && (never[j] & S)) return false;
+    if (maxPartOps > 0 && static_cast<int>(sizeOf(S)) > maxPartOps) return false;
+    local.clear();
+    members(S, [&](int j) { local.push_back(j); });
+    if constexpr (std::is_same_v<Set, uint64_t>) {
+      for (int32_t j : local)
+        if (neverMask[j] & S) return false;
+    } else {
+      for (size_t a = 0; a < local.size(); ++a)
+        for (size_t b = a + 1; b < local.size(); ++b)
+          if (apart(local[a], local[b])) return false;
+    }
     std::vector<OpId> part;
-    for (int j = 0; j < n; ++j)
-      if (S >> j & 1) part.push_back(ops[j]);
+    for (int32_t j : local) part.push_back(ops[j]);
     for (OpId o : part) in[o] = 1;
     const bool invalid = forcedInvalid(p, in, part);
     for (OpId o : part) in[o] = 0;
     return !invalid;
   };
-  std::vector<uint64_t> starts;
-  for (int v = 0; v < n; ++v) starts.push_back(MaskSets::single(v));
+  std::vector<Set> starts;
+  for (int v = 0; v < n; ++v) starts.push_back(Sets::single(v));
   const Enumerated e = forEachConnectedSet(
-      MaskSets{around}, starts, keep,
-      [&](uint64_t S) {
+      sets, starts, keep,
+      [&](const Set& S) {
         parts.push_back(S);
         return true;
       },
@@ -112,8 +154,9 @@ class StopEvents : public ClpEventHandler {
 // One round of the relaxation over the active rows (the parts whose constraint is in the
 // programme): y maximising sum y subject to each active part's unforced shares <= its floor, y >= 0,
 // by CLP's dual simplex; then repaired so that every row holds exactly in the arithmetic the bound
-// reports (negatives to 0, all of y scaled by the worst row's ratio). False when not solved.
-bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, const std::vector<char>& active,
+// reports (negatives to 0, each row above its floor scaled down, below). False when not solved.
+template <class Set>
+bool solveRound(ClpSimplex& lp, int n, const std::vector<Set>& covers, const std::vector<char>& active,
                 const std::vector<LD>& floor, std::vector<LD>& y, const std::function<bool()>& stop) {
   std::vector<size_t> rows;
   for (size_t i = 0; i < covers.size(); ++i)
@@ -121,9 +164,8 @@ bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, cons
   std::vector<int> rowIndex, colIndex;
   std::vector<double> elements, rowUpper;
   for (size_t r = 0; r < rows.size(); ++r) {
-    for (int j = 0; j < n; ++j)
-      if (covers[rows[r]] >> j & 1)
-        rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1);
+    members(covers[rows[r]],
+            [&](int j) { rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1); });
     rowUpper.push_back(static_cast<double>(floor[rows[r]]));
   }
   CoinPackedMatrix matrix(true, rowIndex.data(), colIndex.data(), elements.data(),
@@ -139,35 +181,43 @@ bool solveRound(ClpSimplex& lp, int n, const std::vector<uint64_t>& covers, cons
   if (lp.status() != 0) return false;
   const double* sol = lp.primalColumnSolution();
   for (int j = 0; j < n; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
-  LD scale = 1;
-  for (size_t i : rows) {
-    LD sum = 0;
-    for (int j = 0; j < n; ++j)
-      if (covers[i] >> j & 1) sum += y[j];
-    if (sum > floor[i]) scale = std::min(scale, floor[i] / sum);
-  }
-  if (scale < 1)
-    for (LD& v : y) v *= scale * (1 - 1e-12L);
+  // Row by row: a row above its floor has its members' y scaled down to fit (y only shrinks, so every
+  // other row's sum only falls and a row once repaired stays repaired); a floor of 0 or less sets its
+  // members to 0. (A global scale by the worst row's ratio gave 0 everywhere when the solver left
+  // 1e-12 on a single op whose floor is 0.) A row still above after that, by rounding, is zeroed.
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i : rows) {
+      LD sum = 0;
+      members(covers[i], [&](int j) { sum += y[j]; });
+      if (sum <= floor[i]) continue;
+      const LD f = pass == 0 && floor[i] > 0 ? floor[i] / sum * (1 - 1e-12L) : 0;
+      members(covers[i], [&](int j) { y[j] *= f; });
+    }
   return true;
 }
 
-}  // namespace
-
-LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
-                const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
-                const std::function<bool()>& stop, const BoundArgs& args) {
+// The relaxation over the parts of `sets` (masks or lists of the group's local ops).
+template <class Sets>
+LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const Sets& sets,
+                  const std::vector<LD>& opCompute, long maxVisited, int maxPartOps, const std::function<bool()>& stop,
+                  const BoundArgs& args) {
+  using Set = typename Sets::Set;
   LpCover res;
   const int n = static_cast<int>(ops.size());
-  if (n == 0 || n > 64 || maxVisited <= 0 || !args.on(BoundArg::PartFloors)) return res;
-  auto opsOf = [&](uint64_t mask) {
+  if (n == 0 || maxVisited <= 0 || !args.on(BoundArg::PartFloors)) return res;
+  auto opsOf = [&](const Set& S) {
     std::vector<OpId> part;
-    for (int j = 0; j < n; ++j)
-      if (mask >> j & 1) part.push_back(ops[j]);  // topological, as ops is
+    members(S, [&](int j) { part.push_back(ops[j]); });  // topological, as ops is
     return part;
   };
-  std::vector<uint64_t> parts;
-  if (!validParts(p, ops, around, maxVisited, stop, parts, res.visited)) return res;
-  const std::vector<uint64_t> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
+  std::vector<Set> parts;
+  if (!validParts(p, ops, sets, maxVisited, maxPartOps, stop, parts, res.visited)) return res;
+  // Each part counts for its unforced ops (forced_ops.cpp); beyond 64 ops for all of them (sound:
+  // a part that counts more ops only constrains y more).
+  std::vector<Set> covers;
+  if constexpr (std::is_same_v<Set, uint64_t>)
+    covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
+  else covers = parts;
   const size_t np = parts.size();
   std::vector<char> in(p.numOps(), 0);
   std::vector<LD> quick(np);
@@ -188,19 +238,27 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   // Rows: first the parts of one or two ops and, for each op they leave out, the first valid part
   // that counts it; then the parts the solution breaks, until it breaks none (row generation:
   // a part whose quick floor already pays the shares holds without its partFloor).
-  std::vector<char> active(np, 0);
-  uint64_t covered = 0;
+  std::vector<char> active(np, 0), covered(n, 0);
+  int uncovered = n;
+  auto cover = [&](size_t i) {
+    active[i] = 1;
+    members(covers[i], [&](int j) { uncovered -= covered[j] ? 0 : 1, covered[j] = 1; });
+  };
+  auto coversNew = [&](size_t i) {
+    bool any = false;
+    members(covers[i], [&](int j) { any = any || !covered[j]; });
+    return any;
+  };
   // (Polled at every part: a part floor can take a millisecond, and 256 of them 25 ms.)
   for (size_t i = 0; i < np; ++i) {
     if (stop && stop()) return res;
-    if (covers[i] && __builtin_popcountll(parts[i]) <= 2 && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+    if (sizeOf(covers[i]) && sizeOf(parts[i]) <= 2 && finite(floorOf(i))) cover(i);
   }
   for (size_t i = 0; i < np; ++i) {
     if (stop && stop()) return res;
-    if (!active[i] && (covers[i] & ~covered) && finite(floorOf(i))) active[i] = 1, covered |= covers[i];
+    if (!active[i] && coversNew(i) && finite(floorOf(i))) cover(i);
   }
-  const uint64_t all = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  if (covered != all) return res;  // some op in no valid part: no schedule; leave it to the floors
+  if (uncovered) return res;  // some op in no valid part: no schedule; leave it to the floors
   std::vector<LD> y(n, 0);
   ClpSimplex lp;
   for (;;) {
@@ -213,9 +271,8 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     std::vector<LD> sums(np, 0);
     for (size_t i = 0; i < np; ++i) {
       if ((i & 4095) == 4095 && stop && stop()) return res;  // np x n: 10 ms at 300,000 parts
-      if (active[i] || !covers[i]) continue;
-      for (int j = 0; j < n; ++j)
-        if (covers[i] >> j & 1) sums[i] += y[j];
+      if (active[i] || !sizeOf(covers[i])) continue;
+      members(covers[i], [&](int j) { sums[i] += y[j]; });
       if (sums[i] <= quick[i]) continue;
       check.push_back(i);
       if (floor[i] == unknown) fresh.push_back(i);
@@ -250,6 +307,24 @@ LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   }
   res.done = true;
   return res;
+}
+
+}  // namespace
+
+LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
+                const std::function<bool()>& stop, const BoundArgs& args) {
+  if (ops.size() > 64) return {};
+  return lpCoverOf(p, m, ops, MaskSets{around}, opCompute, maxVisited, 0, stop, args);
+}
+
+LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                           const std::vector<std::vector<int32_t>>& around, const std::vector<LD>& opCompute,
+                           int maxPartOps, long maxVisited, const std::function<bool()>& stop) {
+  auto nb = [&around](int32_t v, auto f) {
+    for (int32_t u : around[v]) f(u);
+  };
+  return lpCoverOf(p, m, ops, listSets(nb), opCompute, maxVisited, maxPartOps, stop, BoundArgs{});
 }
 
 // Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has

@@ -1,0 +1,138 @@
+// mlsys_relaxation_estimate: how much of a gap the bound could at best recover (issue 53, item 1).
+//
+//   mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] [--model K=V]
+//
+// Runs the bound (lowerBound, --bound-seconds, default 10), then, for each fusion component too
+// large for the exact cover (more than 20 ops), the cover's linear relaxation over the component's
+// valid parts of at most K ops (default 6; cost/bound/internal.h, relaxationEstimate). That figure
+// is NOT a lower bound: the parts of more than K ops are left out, and listing them could only
+// lower it. It is an upper limit of what the cover's relaxation (the bound's own method for groups
+// of 21-64 ops) could certify for the component, and equal to it where no larger part binds. So
+// on a schedule's gap: (estimate - bound) is at most what a complete relaxation could add to the
+// bound, and (latency - estimate) is left to the search or to the relaxation's integrality gap
+// whatever the bound does. bench/gap_split.py --estimate K prints the split per component.
+//
+// Prints one JSON object: the bound, the total with each component at the larger of its bound and
+// its estimate, and per component its ops, bound value and estimate (null where not computed: the
+// exact cover priced it, the budget --seconds ran out, or the parts were more than 50,000,000).
+// Exit 0 on success, 1 on bad input, 2 on usage errors.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cost/bound/bound.h"
+#include "cost/bound/internal.h"
+#include "cost/model/problem.h"
+
+using namespace mlsys;
+using bound_detail::LD;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] "
+               "[--model K=V]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string problemPath;
+  int partOps = 6;
+  double seconds = 600, boundSeconds = 10;
+  ModelOptions model;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw InputError("missing value after " + a);
+        return argv[++i];
+      };
+      if (a == "--part-ops") partOps = std::stoi(next());
+      else if (a == "--seconds") seconds = std::stod(next());
+      else if (a == "--bound-seconds") boundSeconds = std::stod(next());
+      else if (a == "--model") model.setAssignment(next());
+      else if (a == "-h" || a == "--help") return usage(), 0;
+      else if (!a.empty() && a[0] == '-') return usage();
+      else if (problemPath.empty()) problemPath = a;
+      else return usage();
+    }
+    if (partOps < 1) throw InputError("--part-ops must be at least 1");
+  } catch (const std::exception& e) {
+    std::cerr << "mlsys_relaxation_estimate: " << e.what() << "\n";
+    return 2;
+  }
+  if (problemPath.empty()) return usage();
+  try {
+    const Problem p = parseProblemFile(problemPath);
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    auto after = [&](double s) {
+      const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+      return [end] { return Clock::now() >= end; };
+    };
+    BoundOptions bo;
+    bo.give_up = after(boundSeconds);
+    const LowerBound lb = lowerBound(p, model, bo);
+    // Each op's compute floor per run, as the bound's (global_floors.cpp).
+    const OpComputeFloor f = opComputeFloor(p, model);
+    std::vector<LD> opCompute(p.numOps());
+    for (OpId o = 0; o < p.numOps(); ++o) {
+      LD per = static_cast<LD>(p.ops[o].base_cost);
+      if (p.ops[o].type == OpType::MatMul && model.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
+        per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(p.native);
+      opCompute[o] = static_cast<LD>(f.min_tiles[o]) * per;
+    }
+    const std::function<bool()> stop = after(boundSeconds + seconds);
+    double total = 0;
+    std::string comps;
+    std::vector<int> local(p.numOps(), -1);
+    for (const BoundComponent& c : lb.components) {
+      double estimate = -1;
+      const bool covered = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+      if (!covered && static_cast<int>(c.ops.size()) > bo.max_cover_ops && !stop()) {
+        // The component's parts grow along every fusable edge between its ops (ruler.cpp).
+        for (size_t j = 0; j < c.ops.size(); ++j) local[c.ops[j]] = static_cast<int>(j);
+        std::vector<std::vector<int32_t>> around(c.ops.size());
+        for (size_t j = 0; j < c.ops.size(); ++j)
+          for (TensorId t : p.ops[c.ops[j]].outputs)
+            for (OpId d : p.consumers[t])
+              if (local[d] >= 0 && bound_detail::fusableEdge(p, model, c.ops[j], d)) {
+                around[j].push_back(local[d]);
+                around[local[d]].push_back(static_cast<int32_t>(j));
+              }
+        for (OpId o : c.ops) local[o] = -1;
+        const bound_detail::LpCover lp =
+            bound_detail::relaxationEstimate(p, model, c.ops, around, opCompute, partOps, 50'000'000, stop);
+        if (lp.done) estimate = static_cast<double>(lp.value);
+      }
+      total += std::max(c.value, estimate);
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "%s\n  {\"first_op\": %d, \"ops\": %zu, \"bound\": %.17g, \"estimate\": ", comps.empty() ? "" : ",",
+                    c.ops.front(), c.ops.size(), c.value);
+      comps += buf;
+      if (estimate >= 0) {
+        std::snprintf(buf, sizeof buf, "%.17g}", estimate);
+        comps += buf;
+      } else {
+        comps += "null}";
+      }
+    }
+    // The bound's global floors stand beside the parts (bound.h: the larger of the three).
+    const double withEstimates = std::max({lb.compute, lb.traffic, total});
+    std::printf(
+        "{\"problem\": \"%s\", \"part_ops\": %d, \"lower_bound\": %.17g, \"with_estimates\": %.17g, "
+        "\"seconds\": %.3f, \"components\": [%s]}\n",
+        problemPath.c_str(), partOps, lb.value(), withEstimates,
+        std::chrono::duration<double>(Clock::now() - t0).count(), comps.c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "mlsys_relaxation_estimate: " << e.what() << "\n";
+    return 1;
+  }
+}
