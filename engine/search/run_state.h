@@ -321,7 +321,16 @@ struct SearchRun : private OwnedGuard {
   bool adoptIfBetter(int id, double mine, Schedule& out) {
     if (!improves(poolOf(id).bestLatency(), mine)) return false;
     double latency;
-    return poolOf(id).best(out, latency);
+    if (!poolOf(id).best(out, latency)) return false;
+    std::lock_guard<std::mutex> lock(adoptedMutex_);
+    adopted_[id] += mine - latency;
+    return true;
+  }
+  // What worker `id` has gained so far by adoptIfBetter (latency it did not find itself): the
+  // adaptive LNS worker's slices leave it out of their yields (slices.cpp).
+  double adoptedGain(int id) {
+    std::lock_guard<std::mutex> lock(adoptedMutex_);
+    return adopted_[id];
   }
   bool startFromBest(int id, Schedule& out, double& latency) { return poolOf(id).best(out, latency); }
   const Problem& p;
@@ -333,6 +342,10 @@ struct SearchRun : private OwnedGuard {
   Progress progress;
   ElitePool pool;                   // the elite schedules workers restart from (every worker's offers)
   std::unique_ptr<ElitePool> own0;  // worker 0's own offers, when isolated (isolateFirstWorker)
+
+ private:
+  std::mutex adoptedMutex_;
+  std::map<int, double> adopted_;  // per worker: latency gained by adoptIfBetter
 };
 
 }  // namespace mlsys

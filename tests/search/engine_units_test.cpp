@@ -247,6 +247,26 @@ TEST(EngineUnitsPool, IsolatedFirstWorkerReadsOnlyItsOwnOffers) {
   EXPECT_EQ(&shared.poolOf(0), &shared.pool);
 }
 
+// adoptIfBetter counts what each worker gains by adopting (SearchRun::adoptedGain): the adaptive
+// LNS worker's slices leave it out of their yields, so that a slice is not credited with another
+// worker's improvement (slices.cpp).
+TEST(EngineUnitsPool, AdoptionGainsAreCountedPerWorker) {
+  const Problem p = ex1();
+  SearchConfig cfg;
+  Deadline dl;
+  OutputWriter out(p, ModelOptions{}, "/dev/null");
+  SearchRun run(p, cfg, 1, dl, out, 0, nullptr, 0, /*quiet=*/true);
+  run.offer(0, elite(0), 7);
+  Schedule s;
+  EXPECT_FALSE(run.adoptIfBetter(1, 7, s));  // not better: nothing adopted, nothing counted
+  EXPECT_EQ(run.adoptedGain(1), 0);
+  EXPECT_TRUE(run.adoptIfBetter(1, 10, s));
+  EXPECT_EQ(run.adoptedGain(1), 3);
+  EXPECT_TRUE(run.adoptIfBetter(1, 9.5, s));
+  EXPECT_EQ(run.adoptedGain(1), 5.5);
+  EXPECT_EQ(run.adoptedGain(0), 0);  // per worker
+}
+
 // A worker hands an improvement over and goes on: the output writer sees it only when the
 // monitor checks it (Progress::checkPending, or monitor()'s last check as the workers end); of two
 // hand-overs not yet checked only the better claim is kept.
