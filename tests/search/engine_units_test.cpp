@@ -251,11 +251,14 @@ TEST(EngineUnitsPool, IsolatedFirstWorkerReadsOnlyItsOwnOffers) {
 // LNS worker's slices leave it out of their yields, so that a slice is not credited with another
 // worker's improvement (slices.cpp).
 TEST(EngineUnitsPool, AdoptionGainsAreCountedPerWorker) {
-  const Problem p = ex1();
-  SearchConfig cfg;
-  Deadline dl;
-  OutputWriter out(p, ModelOptions{}, "/dev/null");
-  SearchRun run(p, cfg, 1, dl, out, 0, nullptr, 0, /*quiet=*/true);
+  struct Quiet {  // a run on ex1 that writes nowhere
+    Problem p = ex1();
+    SearchConfig cfg;
+    Deadline dl;
+    OutputWriter out{p, ModelOptions{}, "/dev/null"};
+    SearchRun run{p, cfg, 1, dl, out, 0, nullptr, 0, /*quiet=*/true};
+  } q;
+  SearchRun& run = q.run;
   run.offer(0, elite(0), 7);
   Schedule s;
   EXPECT_FALSE(run.adoptIfBetter(1, 7, s));  // not better: nothing adopted, nothing counted
