@@ -50,6 +50,10 @@ Subcommands:
             thread at the same budget and at twice it; the geomean, the graphs above 1.10, the
             count whose last improvement came before 80% of the budget, how often T beats 1.
 
+            With --estimate K (and --dir, where the graphs are): per graph also the bound's
+            relaxation over parts of at most K ops (build/release/bench/mlsys_relaxation_estimate;
+            NOT a bound, an upper limit of what that relaxation could certify) and latency / it.
+
   --set large (before the subcommand) switches to 15 graphs: every family at 200, 1,000 and
             5,000 ops, generator seed 9001 (named F-nNNNN-s9001).
 
@@ -67,10 +71,12 @@ Examples:
 import argparse
 import concurrent.futures
 import csv
+import json
 import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -82,6 +88,7 @@ from benchlib.common import DEFAULT_MLSYS, FAMILIES, file_sha1, fnum as to_float
 from benchlib.mlsys import Mlsys, MlsysError  # noqa: E402
 
 SIZES = [20, 30, 40, 50, 60, 75, 90, 100, 110, 120, 135, 150]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DIR = os.path.join(tempfile.gettempdir(), "mlsys-midsize")
 COLUMNS = ["graph", "family", "size", "gen_seed", "ops", "graph_sha1", "seed", "threads", "seconds",
            "best_latency", "lower_bound", "gap", "best_found_s", "elapsed_s", "evaluations",
@@ -467,9 +474,12 @@ def cmd_scale(args):
     if twice:
         head += " 1 thread at 2x | T reaches it |"
         sep += "---:|---|"
+    if args.estimate:
+        head += f" estimate (parts <= {args.estimate} ops, not a bound) | latency / estimate |"
+        sep += "---:|---:|"
     print(head)
     print(sep)
-    ratios, early, n, beats, not_at, reach, reach_n = [], 0, 0, 0, 0, 0, 0
+    ratios, early, n, beats, not_at, reach, reach_n, by_est = [], 0, 0, 0, 0, 0, 0, []
     for g in graphs:
         rs = T[g]
         lat, bound = med(rs, "best_latency"), max(to_float(r["lower_bound"]) or 0 for r in rs)
@@ -497,6 +507,17 @@ def cmd_scale(args):
                 row += f" {l2:,.0f} | {'yes' if lat <= l2 * (1 + REL_EPS) else 'no'} |"
             else:
                 row += " | |"
+        if args.estimate:
+            # bench/relaxation_estimate.cpp: the bound's relaxation over the parts of at most K ops of
+            # every large component (an upper limit of what that relaxation could certify).
+            r = subprocess.run([args.estimate_bin, os.path.join(args.dir, g + ".json"), "--part-ops",
+                                str(args.estimate), "--seconds", "600"], capture_output=True, text=True)
+            if r.returncode == 0:
+                est = max(json.loads(r.stdout)["with_estimates"], bound)
+                by_est.append(lat / est)
+                row += f" {est:,.0f} | {lat / est:.4f} |"
+            else:
+                row += " (failed) | |"
         print(row)
     finite = [r for r in ratios if math.isfinite(r)]
     geo = math.exp(sum(math.log(r) for r in finite) / len(finite)) if finite else float("nan")
@@ -508,6 +529,11 @@ def cmd_scale(args):
         print(f"T threads strictly better than 1 thread at the same budget: {beats} of {not_at} not at their bound")
     if twice:
         print(f"T threads at S reach 1 thread at 2S: {reach} of {reach_n}")
+    if by_est:
+        ge = math.exp(sum(math.log(r) for r in by_est) / len(by_est))
+        print(f"geomean(latency / estimate) {ge:.4f}; above 1.10: {sum(r > 1.10 for r in by_est)}; above 1.05: "
+              f"{sum(r > 1.05 for r in by_est)} (the estimate is not a bound: it says how much of each gap a "
+              "complete relaxation could at most recover)")
 
 
 def main():
@@ -550,6 +576,10 @@ def main():
     k.add_argument("csv", metavar="T.csv")
     k.add_argument("--one", default=None, metavar="ONE.csv", help="the same graphs and budget with 1 thread")
     k.add_argument("--one-twice", default=None, metavar="ONE2.csv", help="1 thread at twice the budget")
+    k.add_argument("--estimate", type=int, default=0, metavar="K",
+                   help="also the relaxation estimate over parts of at most K ops (bench/relaxation_estimate.cpp)")
+    k.add_argument("--estimate-bin", default=os.path.join(ROOT, "build", "release", "bench", "mlsys_relaxation_estimate"))
+    k.add_argument("--dir", default=DEFAULT_DIR, help=f"graph directory (default {DEFAULT_DIR})")
     k.set_defaults(func=cmd_scale)
 
     args = ap.parse_args()
