@@ -45,7 +45,7 @@ struct SearchConfig {
   int beam_library_ops{};          // beam.library_ops
   int beam_order_max_ops{};        // beam.order_max_ops
   double beam_order_time_share{};  // beam.order_time_share
-  WorkerKind beam_then{};          // beam.then: sa or lns
+  WorkerKind beam_then{};          // beam.then: Annealing, Lns, or BeamThen for `auto` (search.cpp, beamThen)
   // lns:
   int lns_whole_graph_ops{};    // lns.whole_graph_ops
   int lns_window_ops_min{};     // lns.window_ops_min

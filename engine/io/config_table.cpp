@@ -86,8 +86,11 @@ std::vector<ConfigKey> beamKeys() {
       real("beam.order_time_share", &C::beam_order_time_share, "0.1", 0, 1,
            "once any schedule exists, no order-aware beam pass runs past this fraction of the budget (a pass cut short "
            "gives nothing), and a wider pass starts only if it should end within it"),
-      choice("beam.then", &C::beam_then, "sa", {{"sa", WorkerKind::Annealing}, {"lns", WorkerKind::Lns}},
-             "what a beam worker runs after its passes: `sa` (anneal) or `lns`"),
+      choice("beam.then", &C::beam_then, "auto",
+             {{"auto", WorkerKind::BeamThen}, {"sa", WorkerKind::Annealing}, {"lns", WorkerKind::Lns}},
+             "what a beam worker runs after its passes: `sa` (anneal), `lns` (the LNS worker's portfolio), or "
+             "`auto`: `lns` when no LNS worker runs beside it and the budget is not `--max-evals` (which stays "
+             "reproducible with `sa`), else `sa`"),
   };
 }
 

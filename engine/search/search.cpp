@@ -21,11 +21,11 @@ namespace {
 // phases its kind runs on them.
 class Worker {
  public:
-  Worker(SearchRun& run, int id, WorkerKind kind, int beam_index, const Schedule& start)
+  Worker(SearchRun& run, int id, WorkerKind kind, WorkerKind beamThen, int beam_index, const Schedule& start)
       : run_(run),
         id_(id),
         kind_(kind),
-        then_(kind == WorkerKind::BeamThen ? run.cfg.beam_then : kind),
+        then_(kind == WorkerKind::BeamThen ? beamThen : kind),
         beam_index_(beam_index),
         ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)),
         start_(start),
@@ -62,11 +62,20 @@ class Worker {
 
 }  // namespace
 
-bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads) {
+WorkerKind beamThen(const SearchConfig& cfg, int threads, bool byEvaluations) {
+  if (cfg.beam_then != WorkerKind::BeamThen) return cfg.beam_then;
+  bool lnsBeside = false;
+  for (int i = 0; i < threads; ++i)
+    lnsBeside = lnsBeside || cfg.workers[static_cast<size_t>(i) % cfg.workers.size()] == WorkerKind::Lns;
+  return lnsBeside || byEvaluations ? WorkerKind::Annealing : WorkerKind::Lns;
+}
+
+bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads, bool byEvaluations) {
+  const WorkerKind then = beamThen(cfg, threads, byEvaluations);
   bool lns = false;
   for (int i = 0; i < threads; ++i) {
     const WorkerKind k = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
-    lns = lns || k == WorkerKind::Lns || (k == WorkerKind::BeamThen && cfg.beam_then == WorkerKind::Lns);
+    lns = lns || k == WorkerKind::Lns || (k == WorkerKind::BeamThen && then == WorkerKind::Lns);
   }
   return lns && Lns::raisesBound(p, cfg);
 }
@@ -85,12 +94,13 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads));
   std::vector<std::unique_ptr<Worker>> workers;
   int beams = 0;
+  const WorkerKind then = beamThen(cfg, threads, opt.max_evals > 0);
   for (int i = 0; i < threads; ++i) {
     const WorkerKind kind = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
-    workers.push_back(std::make_unique<Worker>(run, i, kind, kind == WorkerKind::BeamThen ? beams : 0, start));
+    workers.push_back(std::make_unique<Worker>(run, i, kind, then, kind == WorkerKind::BeamThen ? beams : 0, start));
     beams += kind == WorkerKind::BeamThen;
   }
-  run.progress.setBoundDynamic(searchRaisesBound(p, cfg, threads));
+  run.progress.setBoundDynamic(searchRaisesBound(p, cfg, threads, opt.max_evals > 0));
   std::atomic<int> running{threads};
   // Progress monitor on its own thread while the workers run.
   std::thread monitor([&] { run.progress.monitor(running, cfg.log_interval_s, opt.quiet, run.pool); });

@@ -13,9 +13,16 @@
 
 namespace mlsys {
 
+// What a beam worker runs after its passes (beam.then): `sa`, `lns`, or for `auto` the LNS worker's
+// portfolio when no LNS worker runs beside it and the budget is not --max-evals (byEvaluations;
+// with sa a --threads 1 --max-evals run stays reproducible), else annealing. With one thread and
+// the default workers, `lns` measured better on 9 of 10 generated graphs of 1,000-5,000 ops and on
+// mlsys-2026-5 (bench/RESULTS.md, third session of 2026-11-28).
+WorkerKind beamThen(const SearchConfig& cfg, int threads, bool byEvaluations);
+
 // Whether the search (with `threads` workers) can raise the bound: an LNS phase solves the whole
 // graph with the exact solver over the spec's whole space. Otherwise the bound is static.
-bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads);
+bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads, bool byEvaluations);
 
 // Searches from `start` (a valid schedule, already offered to `out`) with `threads` workers,
 // until the deadline or until the best meets the guard's bound (proven optimal); a bound raised

@@ -275,7 +275,7 @@ class SolveRun {
     if (who != "the lower bound" && !last) return;  // the exact solver's raises have lines of their own
     const double best = out_->best();
     if (logged_bound_ <= 0) {
-      const bool rises = searchRaisesBound(p_, cfg_, r_.threads) ||
+      const bool rises = searchRaisesBound(p_, cfg_, r_.threads, opt_.max_evals > 0) ||
                          (opt_.exact && cfg_.exact_full_space && p_.numOps() <= kExactMaxOps);
       log_(fmt::format("lower bound {} ({}{}); gap {}", humanLatency(b), bound_done_.load() ? "" : "rising; ",
                        rises ? "the exact solver may raise it" : "only the bound raises it", gapText(best, b)));

@@ -43,7 +43,9 @@ TEST(Api, SolvesInMemoryWithoutTouchingAFile) {
   EXPECT_DOUBLE_EQ(ev.total, r.best);
   ASSERT_EQ(r.subgraph_latencies.size(), r.schedule.subgraphs.size());
   EXPECT_NEAR(r.best, 6734.4, 1e-6);  // the best known (the README's quick start)
-  EXPECT_EQ(r.stop_reason, StopReason::Deadline);
+  // One thread runs the LNS worker's portfolio after its beam (beam.then: auto), whose whole-graph
+  // exact solve may prove ex5 optimal before the budget ends.
+  EXPECT_TRUE(r.stop_reason == StopReason::Deadline || r.stop_reason == StopReason::Optimal);
   EXPECT_GT(r.lower_bound, 0);
   EXPECT_DOUBLE_EQ(r.gap, (r.best - r.lower_bound) / r.best);
 }

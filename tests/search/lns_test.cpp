@@ -19,6 +19,7 @@
 #include "engine/generate/generator.h"
 #include "engine/io/config.h"
 #include "engine/search/order_beam.h"
+#include "engine/search/search.h"
 #include "engine/search/window.h"
 #include "tests/test_util.h"
 
@@ -115,6 +116,21 @@ TEST(Traversal, MirroredOrdersArePermutations) {
   // A row snake mirrored both ways starts at the clipped bottom-right tile.
   EXPECT_EQ(mirroredOrder(traversalOrder({TraversalKind::RowSnake, {}}, ntw, nth), ntw, nth, true, true, false).front(),
             ntw * nth - 1);
+}
+
+// beam.then: auto (the default) gives a lone beam worker the LNS worker's portfolio, and leaves it
+// annealing when an LNS worker runs beside it or the budget is --max-evals (reproducible runs).
+TEST(Portfolio, BeamThenAutoRunsTheLnsPortfolioOnlyWithoutAnLnsWorkerBeside) {
+  const SearchConfig d = loadConfigText("");
+  EXPECT_EQ(d.beam_then, WorkerKind::BeamThen);  // auto
+  EXPECT_EQ(beamThen(d, 1, false), WorkerKind::Lns);
+  EXPECT_EQ(beamThen(d, 2, false), WorkerKind::Annealing);  // [beam, lns]: the second thread is LNS
+  EXPECT_EQ(beamThen(d, 1, true), WorkerKind::Annealing);   // --max-evals
+  const SearchConfig annealers = loadConfigText("search: {workers: [beam, sa]}\n");
+  EXPECT_EQ(beamThen(annealers, 2, false), WorkerKind::Lns);
+  EXPECT_EQ(beamThen(loadConfigText("beam: {then: sa}\n"), 1, false), WorkerKind::Annealing);
+  EXPECT_EQ(beamThen(loadConfigText("beam: {then: lns}\n"), 2, true), WorkerKind::Lns);
+  EXPECT_EQ(configToYaml(loadConfigText(configToYaml(d))), configToYaml(d)) << "auto round-trips";
 }
 
 // The portfolio keys: lns section, beam.then, the worker kind "lns"; bad values name the key.
