@@ -81,12 +81,8 @@ int main(int argc, char** argv) {
     // Each op's compute floor per run, as the bound's (global_floors.cpp).
     const OpComputeFloor f = opComputeFloor(p, model);
     std::vector<LD> opCompute(p.numOps());
-    for (OpId o = 0; o < p.numOps(); ++o) {
-      LD per = static_cast<LD>(p.ops[o].base_cost);
-      if (p.ops[o].type == OpType::MatMul && model.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
-        per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(p.native);
-      opCompute[o] = static_cast<LD>(f.min_tiles[o]) * per;
-    }
+    for (OpId o = 0; o < p.numOps(); ++o)
+      opCompute[o] = static_cast<LD>(f.min_tiles[o]) * bound_detail::computePerTile(p, model, f, o);
     const std::function<bool()> stop = after(boundSeconds + seconds);
     double total = 0;
     std::string comps;

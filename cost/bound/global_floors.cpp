@@ -14,6 +14,14 @@
 
 namespace mlsys::bound_detail {
 
+LD computePerTile(const Problem& p, const ModelOptions& m, const OpComputeFloor& f, OpId o) {
+  const Op& op = p.ops[o];
+  LD per = static_cast<LD>(op.base_cost);
+  if (op.type == OpType::MatMul && m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
+    per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(p.native);
+  return per;
+}
+
 // Step 1: the compute floor, and each op's share of it (opCompute_): base_cost per tile of the
 // fewest native tiles the op can be charged on (opComputeFloor, compute_floor.cpp), x K/N for
 // the least K at or downstream of a MatMul under native_depth.
@@ -24,10 +32,7 @@ LD Ruler::computeFloor() {
   if (!bo_.args.on(BoundArg::ComputeFloor)) return 0;
   LD compute = 0;
   for (int o = 0; o < no_; ++o) {
-    const Op& op = p_.ops[o];
-    LD per = static_cast<LD>(op.base_cost);
-    if (op.type == OpType::MatMul && m_.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
-      per = per * static_cast<LD>(f.min_k[o]) / static_cast<LD>(N_);
+    const LD per = computePerTile(p_, m_, f, o);
     opCompute_[o] = static_cast<LD>(f.min_tiles[o]) * per;  // each run (the shares' unit)
     compute += static_cast<LD>(f.total_tiles[o]) * per;     // all its runs together
   }

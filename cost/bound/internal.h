@@ -230,6 +230,10 @@ struct LpCover {
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
                 const std::function<bool()>& stop, const BoundArgs& args = {});
+// An op's compute per native tile of its output grid: base_cost, x K/N for the least K at or
+// downstream of a MatMul under native_depth (global_floors.cpp; x f.min_tiles: its share unit).
+LD computePerTile(const Problem& p, const ModelOptions& m, const OpComputeFloor& f, OpId o);
+
 // NOT a lower bound: the same relaxation over the valid parts of at most maxPartOps ops only (a group
 // of any size; around[j]: the local indices of the group's ops adjacent to ops[j]; every part counts
 // for all its ops). Listing the larger parts too could only lower it, so it is an upper limit of
