@@ -195,9 +195,12 @@ def check_real_workers(tune_py, mlsys, work, train):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work)
     seen = {}
     deadline = time.time() + 240
+    # A child between fork and exec still shows its parent's argv in /proc/PID/cmdline (the
+    # parent's own command line, which holds --storage by hand): that is not a worker's.
+    parent = " ".join(cmd)
     while p.poll() is None and time.time() < deadline:
         for pid, line in descendants(p.pid).items():
-            if "tune" in line and "worker" in line:
+            if "tune" in line and "worker" in line and line.strip() != parent:
                 seen[pid] = line
         time.sleep(0.05)
     if p.poll() is None:
