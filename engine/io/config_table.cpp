@@ -121,6 +121,12 @@ std::vector<ConfigKey> lnsKeys() {
       boolean("lns.polish", &C::lns_polish, "true",
               "the adaptive LNS worker's third kind of slice, the granularity polish (below); `false`: windows and "
               "annealing only"),
+      integer("lns.region_ops", &C::lns_region_ops, "0", 0, 1000000,
+              "decomposition, off by default (0): on a graph of at least 8 times this many ops, the adaptive LNS "
+              "worker's fourth kind of slice, a run of consecutive subgraphs holding about this many ops annealed as a "
+              "problem of its own and spliced back if cheaper, into the pool's best when another worker improved "
+              "elsewhere meanwhile. Measured at 400 on 5,000-op graphs it was neutral (1 thread: -0.05% geomean, "
+              "random graphs -0.3%; 2 threads: +0.06%): bench/RESULTS.md"),
       weights("lns.moves", &C::lns_move_weights, "{fuse: 1}",
               "move weights of the annealing an LNS worker does (its annealing slices, or after proving a small graph "
               "optimal), replacing the weight `sa.moves` gives that move; other annealers (a beam worker's, an `sa` "

@@ -229,48 +229,13 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
     return false;
   }
   ++stats_.valid;
-  // Splice: the range from the subgraph before the window to its last subgraph is rebuilt as
-  // the others in it, in order, with the window's new subgraphs as one block where its first
-  // subgraph was or where its last was; retentions are kept only into a subgraph that reads them.
   const std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
-  const int a = std::max(0, idx.front() - 1), b = idx.back();
-  const int n = ev.size();
-  DeltaEval bestD;
-  Change bestC;
-  int blockAt = -1;
-  for (int place = 0; place < 2; ++place) {
-    Change c;
-    c.first = a;
-    c.count = b - a + 1;
-    int at = -1;
-    for (int i = a; i <= b; ++i) {
-      const bool inWindow = std::binary_search(idx.begin(), idx.end(), i);
-      if (place == 0 && i == idx.front())
-        at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
-      if (!inWindow) c.repl.push_back(cur.subgraphs[i]);
-    }
-    if (place == 1) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
-    for (size_t j = 0; j < c.repl.size(); ++j) {
-      std::vector<TensorId>& ret = c.repl[j].retain;
-      if (ret.empty()) continue;
-      const SubgraphSched* next =
-          j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
-      std::vector<TensorId> keep;
-      if (next) {
-        const std::vector<TensorId> in = boundaryInputs(p, next->ops);
-        std::set_intersection(ret.begin(), ret.end(), in.begin(), in.end(), std::back_inserter(keep));
-      }
-      ret = std::move(keep);
-    }
-    DeltaEval d = ev.evaluate(c);
-    if (d.valid && (!bestD.valid || d.delta < bestD.delta))
-      bestD = std::move(d), bestC = std::move(c), blockAt = a + at;
-    if (idx.back() - idx.front() + 1 == static_cast<int>(idx.size())) break;  // consecutive: one placement
-  }
-  if (!bestD.valid) return false;
+  Splice sp = bestSplice(p, ev, idx, block);
+  if (!sp.delta.valid) return false;
+  const int blockAt = sp.block_at;
   const double oldTotal = ev.total();
-  const Schedule backup = deltaWorsens(bestD.delta, oldTotal) ? ev.schedule() : Schedule{};
-  ev.apply(bestC, bestD);  // better, as good (a sideways step), or worse until retentions return
+  const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
+  ev.apply(sp.change, sp.delta);  // better, as good (a sideways step), or worse until retentions return
   retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
   retainAcross(ev, blockAt - 1);
   polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
@@ -280,19 +245,6 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   }
   if (worsens(ev.total(), oldTotal)) ev.reset(backup);
   return false;
-}
-
-void Lns::retainAcross(IncrementalEvaluator& ev, int s) {
-  if (s < 0 || s + 1 >= ev.size()) return;
-  for (TensorId t : retainableIntoNext(ev, s)) {
-    const SubgraphSched& S = ev.schedule().subgraphs[s];
-    if (std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end()) continue;
-    Change c = Change::replaceOne(s, S);
-    c.repl[0].retain.push_back(t);
-    std::sort(c.repl[0].retain.begin(), c.repl[0].retain.end());
-    DeltaEval d = ev.evaluate(c);
-    if (d.valid && d.delta < 0) ev.apply(c, d);
-  }
 }
 
 void Lns::reportStats() const {

@@ -69,7 +69,6 @@ class Lns {
   std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size);
   std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size);
   bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
-  void retainAcross(IncrementalEvaluator& ev, int s);
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);

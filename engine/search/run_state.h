@@ -333,6 +333,12 @@ struct SearchRun : private OwnedGuard {
     return adopted_[id];
   }
   bool startFromBest(int id, Schedule& out, double& latency) { return poolOf(id).best(out, latency); }
+  // Worker `id` took `gain` of latency from another worker's schedule some other way (a region
+  // merged into the pool's best: regions.h); counted as adoptIfBetter counts.
+  void countAdopted(int id, double gain) {
+    std::lock_guard<std::mutex> lock(adoptedMutex_);
+    adopted_[id] += gain;
+  }
   const Problem& p;
   const SearchConfig& cfg;
   const uint64_t seed;

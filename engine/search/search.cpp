@@ -12,6 +12,7 @@
 #include "engine/search/annealing.h"
 #include "engine/search/beam.h"
 #include "engine/search/lns.h"
+#include "engine/search/regions.h"
 #include "engine/search/slices.h"
 
 namespace mlsys {
@@ -21,7 +22,8 @@ namespace {
 // phases its kind runs on them.
 class Worker {
  public:
-  Worker(SearchRun& run, int id, WorkerKind kind, WorkerKind beamThen, int beam_index, const Schedule& start)
+  Worker(SearchRun& run, int id, int threads, WorkerKind kind, WorkerKind beamThen, int beam_index,
+         const Schedule& start)
       : run_(run),
         id_(id),
         kind_(kind),
@@ -30,7 +32,8 @@ class Worker {
         ev_(run.p, run.cfg.model, static_cast<size_t>(run.cfg.cache_entries)),
         start_(start),
         annealer_(run, id, run.cfg.annealWeights(then_ == WorkerKind::Lns)),
-        lns_(run, id) {
+        lns_(run, id),
+        regions_(run, id, threads) {
     ev_.setStop(run.dl.stopToken());  // a rebuild on a huge graph gives up on a signal
   }
 
@@ -41,8 +44,9 @@ class Worker {
     // for the rest of the run: other tile sides may still do better.
     if (then_ == WorkerKind::Lns && !run_.stop.stopNow()) {
       if (!run_.cfg.lns_adaptive) lns_.run(ev_, start_);
-      else if (!lns_.solveWhole(ev_, start_)) adaptiveSlices(run_, id_, ev_, start_, annealer_, lns_);
+      else if (!lns_.solveWhole(ev_, start_)) adaptiveSlices(run_, id_, ev_, start_, annealer_, lns_, regions_);
       lns_.reportStats();
+      regions_.reportStats();
     }
     if (!run_.stop.stopNow()) annealer_.run(ev_, start_);
     annealer_.reportStats();
@@ -58,6 +62,7 @@ class Worker {
   Schedule start_;
   Annealer annealer_;
   Lns lns_;
+  RegionSearch regions_;
 };
 
 }  // namespace
@@ -97,7 +102,8 @@ SearchResult runSearch(const Problem& p, const SolveOptions& opt, const SearchCo
   const WorkerKind then = beamThen(cfg, threads, opt.max_evals > 0);
   for (int i = 0; i < threads; ++i) {
     const WorkerKind kind = cfg.workers[static_cast<size_t>(i) % cfg.workers.size()];
-    workers.push_back(std::make_unique<Worker>(run, i, kind, then, kind == WorkerKind::BeamThen ? beams : 0, start));
+    workers.push_back(
+        std::make_unique<Worker>(run, i, threads, kind, then, kind == WorkerKind::BeamThen ? beams : 0, start));
     beams += kind == WorkerKind::BeamThen;
   }
   run.progress.setBoundDynamic(searchRaisesBound(p, cfg, threads, opt.max_evals > 0));

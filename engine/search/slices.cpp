@@ -6,8 +6,9 @@
 namespace mlsys {
 
 // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
-// of work from the pool's best: LNS windows, annealing, or (with lns.polish) the granularity
-// polish (coordinate descent, Lns::polishGranularities). A slice's yield is the relative
+// of work from the pool's best: LNS windows, annealing, (with lns.polish) the granularity
+// polish (coordinate descent, Lns::polishGranularities), or (on a graph of at least 8 times
+// lns.region_ops ops) one region annealed on its own (RegionSearch, regions.h). A slice's yield is the relative
 // improvement it made on the schedule it started from, per second, less what it gained by adopting
 // another worker's better schedule on the way (SearchRun::adoptedGain); each kind keeps a moving
 // average of its yields and the next slice goes to the kind with the highest (a kind not
@@ -20,24 +21,25 @@ namespace mlsys {
 // are slow or dry (large dimensions, annealing throughput decides) it becomes a second annealer; the polish takes the
 // granularities the annealer's random draws left a little above their best (it returns at once
 // on a schedule it has already swept).
-void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& start, Annealer& annealer, Lns& lns) {
+void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& start, Annealer& annealer, Lns& lns,
+                    RegionSearch& regions) {
   constexpr int kExplore = 4, kMaxWait = 32;
-  enum { kLns, kSa, kPolish };
-  const int kKinds = run.cfg.lns_polish ? 3 : 2;  // the polish only with lns.polish
-  double yield[3] = {-1, -1, -1};                 // moving average per kind; -1: not measured yet
-  int idle[3] = {0, 0, 0};                        // slices since the kind last ran
-  int wait[3] = {kExplore, kExplore, kExplore};   // idle slices before a kind is measured again
+  enum { kLns, kSa, kPolish, kRegion, kAll };
+  bool on[kAll] = {true, true, run.cfg.lns_polish, RegionSearch::applies(run.p, run.cfg)};
+  double yield[kAll] = {-1, -1, -1, -1};                      // moving average per kind; -1: not measured yet
+  int idle[kAll] = {0, 0, 0, 0};                              // slices since the kind last ran
+  int wait[kAll] = {kExplore, kExplore, kExplore, kExplore};  // idle slices before a kind is measured again
   while (!run.stop.stopNow()) {
     int k = -1, leader = -1;
-    for (int i = 0; i < kKinds && k < 0; ++i)
-      if (yield[i] < 0) k = i;
+    for (int i = 0; i < kAll && k < 0; ++i)
+      if (on[i] && yield[i] < 0) k = i;
     if (k < 0) {
       k = 0;
-      for (int i = 1; i < kKinds; ++i)
-        if (yield[i] > yield[k]) k = i;
+      for (int i = 1; i < kAll; ++i)
+        if (on[i] && yield[i] > yield[k]) k = i;
       leader = k;
-      for (int i = 0; i < kKinds; ++i)
-        if (i != k && idle[i] >= wait[i] && (idle[k] < wait[k] || idle[i] > idle[k])) k = i;
+      for (int i = 0; i < kAll; ++i)
+        if (on[i] && i != k && idle[i] >= wait[i] && (idle[k] < wait[k] || idle[i] > idle[k])) k = i;
     }
     const double leaderYield = leader >= 0 && leader != k ? yield[leader] : -1;  // >= 0: a forced slice
     Schedule from;
@@ -50,8 +52,11 @@ void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& 
       reached = ev.valid() ? ev.total() : ref;
     } else if (k == kSa) {
       reached = annealer.run(ev, from, until);
-    } else {
+    } else if (k == kPolish) {
       lns.polishGranularities(ev, from, until);
+      reached = ev.valid() ? ev.total() : ref;
+    } else {
+      regions.run(ev, from, until);
       reached = ev.valid() ? ev.total() : ref;
     }
     const double dt = std::max(1e-3, run.dl.elapsed() - t0);
@@ -59,7 +64,7 @@ void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& 
     const double y = ref > 0 && own > 0 ? own / ref / dt : 0;
     if (leaderYield >= 0) wait[k] = y < leaderYield ? std::min(kMaxWait, 2 * wait[k]) : kExplore;
     yield[k] = yield[k] < 0 ? y : 0.5 * yield[k] + 0.5 * y;
-    for (int i = 0; i < kKinds; ++i) idle[i] = i == k ? 0 : idle[i] + 1;
+    for (int i = 0; i < kAll; ++i) idle[i] = i == k ? 0 : idle[i] + 1;
     if (ev.valid()) start = ev.schedule();
   }
 }

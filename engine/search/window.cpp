@@ -1,6 +1,9 @@
 #include "engine/search/window.h"
 
 #include <algorithm>
+#include <iterator>
+
+#include "moves/moves.h"
 
 namespace mlsys {
 
@@ -70,6 +73,57 @@ Schedule toSub(const SubProblem& w, const Schedule& s, const std::vector<int>& i
     out.subgraphs.push_back(std::move(sg));
   }
   return out;
+}
+
+Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
+                  const std::vector<SubgraphSched>& block) {
+  const Schedule& cur = ev.schedule();
+  const int a = std::max(0, idx.front() - 1), b = idx.back();
+  const int n = ev.size();
+  Splice best;
+  for (int place = 0; place < 2; ++place) {
+    Change c;
+    c.first = a;
+    c.count = b - a + 1;
+    int at = -1;
+    for (int i = a; i <= b; ++i) {
+      const bool inWindow = std::binary_search(idx.begin(), idx.end(), i);
+      if (place == 0 && i == idx.front())
+        at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
+      if (!inWindow) c.repl.push_back(cur.subgraphs[i]);
+    }
+    if (place == 1) at = static_cast<int>(c.repl.size()), c.repl.insert(c.repl.end(), block.begin(), block.end());
+    for (size_t j = 0; j < c.repl.size(); ++j) {
+      std::vector<TensorId>& ret = c.repl[j].retain;
+      if (ret.empty()) continue;
+      const SubgraphSched* next =
+          j + 1 < c.repl.size() ? &c.repl[j + 1] : (b + 1 < n ? &cur.subgraphs[b + 1] : nullptr);
+      std::vector<TensorId> keep;
+      if (next) {
+        const std::vector<TensorId> in = boundaryInputs(p, next->ops);
+        std::set_intersection(ret.begin(), ret.end(), in.begin(), in.end(), std::back_inserter(keep));
+      }
+      ret = std::move(keep);
+    }
+    DeltaEval d = ev.evaluate(c);
+    if (d.valid && (!best.delta.valid || d.delta < best.delta.delta))
+      best.delta = std::move(d), best.change = std::move(c), best.block_at = a + at;
+    if (idx.back() - idx.front() + 1 == static_cast<int>(idx.size())) break;  // consecutive: one placement
+  }
+  return best;
+}
+
+void retainAcross(IncrementalEvaluator& ev, int s) {
+  if (s < 0 || s + 1 >= ev.size()) return;
+  for (TensorId t : retainableIntoNext(ev, s)) {
+    const SubgraphSched& S = ev.schedule().subgraphs[s];
+    if (std::find(S.retain.begin(), S.retain.end(), t) != S.retain.end()) continue;
+    Change c = Change::replaceOne(s, S);
+    c.repl[0].retain.push_back(t);
+    std::sort(c.repl[0].retain.begin(), c.repl[0].retain.end());
+    DeltaEval d = ev.evaluate(c);
+    if (d.valid && d.delta < 0) ev.apply(c, d);
+  }
 }
 
 }  // namespace mlsys

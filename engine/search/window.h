@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cost/model/schedule.h"
+#include "cost/pricing/incremental.h"
 
 namespace mlsys {
 
@@ -42,5 +43,27 @@ Schedule toFull(const SubProblem& w, const Schedule& s);
 // the sub-problem allows retaining them (not its graph outputs); nothing retained after the
 // last. The exact solver's incumbent for the window (it re-checks validity).
 Schedule toSub(const SubProblem& w, const Schedule& s, const std::vector<int>& idx);
+
+// A window's new subgraphs put back into the whole schedule: the Change and its price, and the
+// position of the block's first subgraph once applied.
+struct Splice {
+  Change change;
+  DeltaEval delta;
+  int block_at = -1;
+};
+
+// The cheaper valid splice of `block` (full-problem subgraphs running the ops of subgraphs `idx`
+// of ev's schedule, increasing positions): the range from the subgraph before the window to its
+// last subgraph is rebuilt as the others in it, in order, with `block` as one unit where the
+// window's first subgraph was or where its last was (one placement when idx is consecutive);
+// retentions are kept only into a subgraph that reads them (the sub-problem read every tensor
+// from slow memory). delta.valid is false when neither placement is valid.
+Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
+                  const std::vector<SubgraphSched>& block);
+
+// Retains into subgraph s + 1, one at a time, each tensor s may keep for it (moves/moves.h,
+// retainableIntoNext) where that lowers the latency: a splice's ends, which its sub-problem could
+// not retain across.
+void retainAcross(IncrementalEvaluator& ev, int s);
 
 }  // namespace mlsys
