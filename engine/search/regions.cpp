@@ -41,7 +41,9 @@ bool RegionSearch::run(IncrementalEvaluator& ev, Schedule& start, double until) 
   ev.reset(start);
   if (!ev.valid()) return false;
   const std::vector<int> idx = next(ev);
-  const double seconds = until - run_.dl.elapsed();
+  // Within the slice and before the run's own stop (the deadline less the writer's margin): the
+  // region's run cannot see the run's StopPolicy, only its clock and signals.
+  const double seconds = std::min(until - run_.dl.elapsed(), run_.stop.secondsLeft());
   if (idx.empty() || seconds <= 0 || run_.stop.stopNow()) return false;
   const Schedule& cur = ev.schedule();
   std::vector<OpId> ops;
@@ -60,7 +62,7 @@ bool RegionSearch::run(IncrementalEvaluator& ev, Schedule& start, double until) 
   // signal stops it at once), nothing written (an in-memory writer), no bound (0).
   SearchConfig cfg = run_.cfg;
   cfg.margin_s = 0;
-  const Deadline dl = run_.dl.child(std::min(seconds, run_.dl.remaining()));
+  const Deadline dl = run_.dl.child(seconds);
   OutputWriter out(w.p, cfg.model, "", cfg.write_interval_s);
   SearchRun sub(w.p, cfg, mixSeed(run_.seed, id_, 6) + static_cast<uint64_t>(calls_), dl, out, 0, nullptr, 0.0,
                 /*quiet=*/true);

@@ -61,7 +61,7 @@ bool StopPolicy::stopNow() const {
   if (stats_.target_hit.load(std::memory_order_relaxed) || stats_.stalled(dl_.elapsed())) return true;
   // Whichever limit comes first: --max-evals never switches the wall clock off.
   if (max_evals_ > 0 && stats_.evaluations.load(std::memory_order_relaxed) >= max_evals_) return true;
-  return dl_.remaining() <= out_.stopMargin(margin_s_);
+  return secondsLeft() <= 0;
 }
 
 double StopPolicy::fraction() const {

@@ -129,6 +129,8 @@ class StopPolicy {
   // the time from the search's start (the policy's construction) to the deadline, so that a search
   // that starts late (after --exact's phase) still cools over its whole span.
   double fraction() const;
+  // Seconds until stopNow() turns true by the clock (the deadline less the writer's stop margin).
+  double secondsLeft() const { return dl_.remaining() - out_.stopMargin(margin_s_); }
   // The budget is --max-evals evaluations (deterministic runs), not time.
   bool byEvaluations() const { return max_evals_ > 0; }
   int64_t maxEvals() const { return max_evals_; }
