@@ -1,6 +1,6 @@
 // Decomposition (lns.region_ops; after POPMUSIC and the decomposition phase of HGS-CVRP and
-// PyVRP): on a large graph (kRegionsPerGraph regions or more), one region of the schedule at a time - a run of consecutive subgraphs
-// holding about lns.region_ops distinct ops - is cut out as a problem of its own
+// PyVRP): on a large graph (kRegionsPerGraph regions or more), one region of the schedule at a time - a run of
+// consecutive subgraphs holding about lns.region_ops distinct ops - is cut out as a problem of its own
 // (engine/search/window.h, extractSubProblem: what it reads from outside is in slow memory, what
 // the rest needs is a graph output), annealed there from the region's own subgraphs with a full
 // cooling of its own (sa.t0 to sa.t1 over the time given), and spliced back as one block if the
