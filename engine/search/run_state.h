@@ -324,8 +324,7 @@ struct SearchRun : private OwnedGuard {
     if (!improves(poolOf(id).bestLatency(), mine)) return false;
     double latency;
     if (!poolOf(id).best(out, latency)) return false;
-    std::lock_guard<std::mutex> lock(adoptedMutex_);
-    adopted_[id] += mine - latency;
+    countAdopted(id, mine - latency);
     return true;
   }
   // What worker `id` has gained so far by adoptIfBetter (latency it did not find itself): the
@@ -335,8 +334,8 @@ struct SearchRun : private OwnedGuard {
     return adopted_[id];
   }
   bool startFromBest(int id, Schedule& out, double& latency) { return poolOf(id).best(out, latency); }
-  // Worker `id` took `gain` of latency from another worker's schedule some other way (a region
-  // merged into the pool's best: regions.h); counted as adoptIfBetter counts.
+  // Worker `id` took `gain` of latency from another worker's schedule: by adoptIfBetter, or by a
+  // region merged into the pool's best (regions.h).
   void countAdopted(int id, double gain) {
     std::lock_guard<std::mutex> lock(adoptedMutex_);
     adopted_[id] += gain;

@@ -6,21 +6,21 @@
 namespace mlsys {
 
 // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
-// of work from the pool's best: LNS windows, annealing, (with lns.polish) the granularity
-// polish (coordinate descent, Lns::polishGranularities), or (on a graph of at least 8 times
-// lns.region_ops ops) one region annealed on its own (RegionSearch, regions.h). A slice's yield is the relative
-// improvement it made on the schedule it started from, per second, less what it gained by adopting
-// another worker's better schedule on the way (SearchRun::adoptedGain); each kind keeps a moving
-// average of its yields and the next slice goes to the kind with the highest (a kind not
-// measured yet first; ties to the earlier kind in that order). A kind not run for its wait
-// (kExplore slices at first) gets the next one, so that a kind that stopped paying is measured
-// again; each such forced slice that yields less
-// than the leader's average doubles that kind's wait (up to kMaxWait), and a slice that beats it resets the wait: on
-// graphs of thousands of ops, where half-second annealing and polish slices yield nothing, the windows keep about 90%
-// of the worker's time instead of two thirds. Graphs where the exact windows pay keep the worker on windows; where they
-// are slow or dry (large dimensions, annealing throughput decides) it becomes a second annealer; the polish takes the
-// granularities the annealer's random draws left a little above their best (it returns at once
-// on a schedule it has already swept).
+// of work from the pool's best: LNS windows, annealing, (with lns.polish) the granularity polish
+// (coordinate descent, Lns::polishGranularities), or (on a graph of at least 8 times
+// lns.region_ops ops) one region annealed on its own (RegionSearch, regions.h). A slice's yield is
+// the relative improvement it made on the schedule it started from, per second, less what it
+// gained by adopting another worker's better schedule on the way (SearchRun::adoptedGain); each
+// kind keeps a moving average of its yields and the next slice goes to the kind with the highest
+// (a kind not measured yet first; ties to the earlier kind in that order). A kind not run for its
+// wait (kExplore slices at first) gets the next one, so that a kind that stopped paying is
+// measured again; each such forced slice that yields less than the leader's average doubles that
+// kind's wait (up to kMaxWait), and a slice that beats it resets the wait: on graphs of thousands
+// of ops, where half-second annealing and polish slices yield nothing, the windows keep about 90%
+// of the worker's time instead of two thirds. Graphs where the exact windows pay keep the worker
+// on windows; where they are slow or dry (large dimensions, annealing throughput decides) it
+// becomes a second annealer; the polish takes the granularities the annealer's random draws left
+// a little above their best (it returns at once on a schedule it has already swept).
 void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& start, Annealer& annealer, Lns& lns,
                     RegionSearch& regions) {
   constexpr int kExplore = 4, kMaxWait = 32;
@@ -43,22 +43,13 @@ void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& 
     }
     const double leaderYield = leader >= 0 && leader != k ? yield[leader] : -1;  // >= 0: a forced slice
     Schedule from;
-    double ref;
+    double ref = 0;  // the pool is never empty in a run (runSearch offers the start); 0: no yield measured
     if (!run.startFromBest(id, from, ref)) from = start;
     const double t0 = run.dl.elapsed(), until = t0 + run.cfg.lns_slice_seconds, adopted0 = run.adoptedGain(id);
-    double reached;
-    if (k == kLns) {
-      lns.windows(ev, from, until);
-      reached = ev.valid() ? ev.total() : ref;
-    } else if (k == kSa) {
-      reached = annealer.run(ev, from, until);
-    } else if (k == kPolish) {
-      lns.polishGranularities(ev, from, until);
-      reached = ev.valid() ? ev.total() : ref;
-    } else {
-      regions.run(ev, from, until);
-      reached = ev.valid() ? ev.total() : ref;
-    }
+    if (k == kLns) lns.windows(ev, from, until);
+    else if (k == kPolish) lns.polishGranularities(ev, from, until);
+    else if (k == kRegion) regions.run(ev, from, until);
+    const double reached = k == kSa ? annealer.run(ev, from, until) : ev.valid() ? ev.total() : ref;
     const double dt = std::max(1e-3, run.dl.elapsed() - t0);
     const double own = ref - reached - (run.adoptedGain(id) - adopted0);
     const double y = ref > 0 && own > 0 ? own / ref / dt : 0;
