@@ -12,7 +12,19 @@ uint64_t mix(uint64_t h, uint64_t v) {
   return h * 0xff51afd7ed558ccdULL;
 }
 
-void encode(const SubgraphSched& sg, const std::vector<TensorId>& rin, std::vector<i64>& key) {
+uint64_t hashKey(const std::vector<i64>& key) {
+  uint64_t h = 0x84222325cbf29ce4ULL;
+  for (i64 v : key) h = mix(h, static_cast<uint64_t>(v));
+  return h;
+}
+
+bool has(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); }
+
+const std::vector<TensorId> kNone;
+
+}  // namespace
+
+void subgraphKey(const SubgraphSched& sg, const std::vector<TensorId>& rin, std::vector<i64>& key) {
   key.clear();
   key.push_back(static_cast<i64>(sg.ops.size()));
   for (OpId o : sg.ops) key.push_back(o);
@@ -33,18 +45,6 @@ void encode(const SubgraphSched& sg, const std::vector<TensorId>& rin, std::vect
   sortedSet(rin);
   sortedSet(sg.retain);
 }
-
-uint64_t hashKey(const std::vector<i64>& key) {
-  uint64_t h = 0x84222325cbf29ce4ULL;
-  for (i64 v : key) h = mix(h, static_cast<uint64_t>(v));
-  return h;
-}
-
-bool has(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); }
-
-const std::vector<TensorId> kNone;
-
-}  // namespace
 
 const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key) {
   if (auto it = cur_.find(h); it != cur_.end() && it->second.key == key) {
@@ -84,7 +84,7 @@ const std::vector<TensorId>& IncrementalEvaluator::retainedInto(int i) const {
 
 const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std::vector<TensorId>& rin) {
   thread_local std::vector<i64> key;
-  encode(sg, rin, key);
+  subgraphKey(sg, rin, key);
   uint64_t h = hashKey(key);
   if (const CachedCost* c = cache_.find(h, key)) return *c;
   SubgraphPlan pl = planSubgraph(p_, m_, sg.ops, sg.gran, rin, sg.retain);

@@ -61,6 +61,10 @@ struct DeltaEval {
   uint64_t epoch = 0;
 };
 
+// What a subgraph's cost depends on (its ops, granularity, traversal, the tensors retained into it
+// and out of it), as the cost cache's key: `key` is overwritten.
+void subgraphKey(const SubgraphSched& sg, const std::vector<TensorId>& rin, std::vector<i64>& key);
+
 // Bounded memo of subgraph costs. Owned by one worker (no locking). When full, the older half
 // generation is dropped (a two-generation approximation of LRU).
 class CostCache {

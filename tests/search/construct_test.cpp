@@ -6,14 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "cost/pricing/evaluator.h"
+#include "cost/pricing/granularity.h"
 #include "cost/pricing/incremental.h"
 #include "engine/base/deadline.h"
+#include "engine/base/limits.h"
 #include "engine/construct/topo_order.h"
+#include "engine/generate/generator.h"
 #include "tests/test_util.h"
 #include "tests/unit_graphs.h"
 
@@ -156,6 +160,40 @@ TEST(EngineUnitsGreedy, AppliesOnlyImprovingMergesAndHonoursStop) {
   Fused stopped = runFusion(greedyFusion, ex1(), quickSchedule(ex1(), ModelOptions{}), kAlways);
   EXPECT_TRUE(stopped.unchanged);
   EXPECT_DOUBLE_EQ(stopped.total, 6553.6);
+}
+
+// Greedy fusion stops at a fixpoint: no adjacent pair sharing a tensor merges (at its best
+// granularity, from both sides' as hints) into a valid, cheaper schedule. A later pass skips a
+// pair refused before while the two subgraphs and what is retained into the first are the same;
+// this holds it to re-pricing every pair, on generated graphs of several families.
+TEST(EngineUnitsGreedy, EndsWhereNoAdjacentMergeImproves) {
+  for (const char* family : {"gemm-chain", "transformer", "random", "mixer"})
+    for (uint64_t seed : {1, 2}) {
+      const Problem p = generateProblem(family, 60, seed);
+      IncrementalEvaluator ev(p, ModelOptions{});
+      ev.reset(quickSchedule(p, ModelOptions{}));
+      ASSERT_TRUE(ev.valid());
+      greedyFusion(ev, [] { return false; });
+      ASSERT_TRUE(ev.valid());
+      for (int s = 0; s + 1 < ev.size(); ++s) {
+        const SubgraphSched& A = ev.schedule().subgraphs[s];
+        const SubgraphSched& B = ev.schedule().subgraphs[s + 1];
+        SubgraphSched m;
+        m.ops = A.ops;
+        for (OpId o : B.ops)
+          if (std::find(m.ops.begin(), m.ops.end(), o) == m.ops.end()) m.ops.push_back(o);
+        m.retain = B.retain;
+        if (!bestGranularityCached(ev, m, ev.retainedInto(s), {A.gran, B.gran})) continue;
+        const DeltaEval d = ev.evaluate(Change{s, 2, {m}});
+        bool shares = false;
+        for (OpId x : A.ops)
+          for (TensorId t : p.ops[x].outputs)
+            for (OpId y : B.ops)
+              for (TensorId u : p.ops[y].inputs) shares |= t == u;
+        EXPECT_FALSE(shares && d.valid && deltaImproves(d.delta, ev.total()))
+            << family << " seed " << seed << ": subgraphs " << s << " and " << s + 1 << " still merge";
+      }
+    }
 }
 
 TEST(EngineUnitsChain, AnalyticModelOnEx5) {
