@@ -57,6 +57,7 @@ struct SearchConfig {
   double lns_slice_seconds{};   // lns.slice_seconds
   bool lns_polish{};            // lns.polish
   int lns_region_ops{};         // lns.region_ops
+  double lns_guided{};          // lns.guided
   // lns.moves: the move weights of the annealing an LNS worker runs (its adaptive slices, or after
   // a proof), over sa.moves: a key given here replaces that move's weight for those annealers only.
   std::map<std::string, double> lns_move_weights;

@@ -127,6 +127,12 @@ std::vector<ConfigKey> lnsKeys() {
               "problem of its own and spliced back if cheaper, into the pool's best when another worker improved "
               "elsewhere meanwhile. Measured at 400 on 5,000-op graphs it was neutral (1 thread: -0.05% geomean, "
               "random graphs -0.3%; 2 threads: +0.06%): bench/RESULTS.md"),
+      real("lns.guided", &C::lns_guided, "0", 0, 1,
+           "the share of LNS windows grown from the subgraph that pays most above its part floor (the bound's "
+           "floor of its op set), among those not yet tried at the current window size; the others grow from a "
+           "random subgraph. Off by default: at 0.5 (2 threads, 30 s) it measured -0.6% on gemm-chain-n5000, within "
+           "0.05% on the other 5,000-op graphs, but +0.3% and +0.8% on gemm-chain-n1000 and transformer-n1000, "
+           "where the subgraphs far above their floors are mostly the bound's slack (bench/RESULTS.md)"),
       weights("lns.moves", &C::lns_move_weights, "{fuse: 1}",
               "move weights of the annealing an LNS worker does (its annealing slices, or after proving a small graph "
               "optimal), replacing the weight `sa.moves` gives that move; other annealers (a beam worker's, an `sa` "

@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cost/bound/bound.h"
 #include "cost/pricing/granularity.h"
 #include "cost/pricing/subgraph.h"
 #include "engine/base/limits.h"
@@ -81,15 +84,23 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   const SearchConfig& cfg = run_.cfg;
   ev.reset(start);
   if (!ev.valid()) return;
+  replay(ev);
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found (SearchRun::adoptIfBetter, the one policy).
     if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s)) {
       ev.reset(s);
       if (!ev.valid()) return;
+      replay(ev);
     }
-    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_) : regionWindow(ev, size_);
+    size_t seedKey = 0;
+    const int seed = cfg.lns_guided > 0 && rand01(rng_) < cfg.lns_guided ? guidedSeed(ev, seedKey) : -1;
+    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
     bool better = !idx.empty() && window(ev, idx);
+    if (!better && seed >= 0) {
+      if (seeded_.size() >= 1000000) seeded_.clear();
+      seeded_.insert(seedKey);
+    }
     if (better) {
       stall_ = 0;
       cycleImproved_ = true;
@@ -111,7 +122,36 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   start = ev.schedule();
 }
 
-std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size) {
+int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key) {
+  const std::function<bool()> stop = [this] { return run_.stop.stopNow(); };
+  const auto& sgs = ev.schedule().subgraphs;
+  int best = -1;
+  double most = 0;
+  for (int i = 0; i < ev.size() && !stop(); ++i) {
+    Schedule one;
+    one.subgraphs.push_back(sgs[i]);
+    const size_t k = std::hash<std::string>{}(ElitePool::encode(one) + "#" + std::to_string(size_));
+    if (seeded_.count(k)) continue;
+    std::vector<OpId> ops = sgs[i].ops;
+    std::sort(ops.begin(), ops.end());
+    std::string fk(reinterpret_cast<const char*>(ops.data()), ops.size() * sizeof(OpId));
+    auto it = floors_.find(fk);
+    if (it == floors_.end()) {
+      // partFloor takes the ops in topological order.
+      std::sort(ops.begin(), ops.end(), [&](OpId a, OpId b) { return run_.p.topo_pos[a] < run_.p.topo_pos[b]; });
+      // A heuristic's figure, not a claim: a floor cut short by the stop is lower, which only
+      // makes the subgraph look worse than it is.
+      const double f = partFloor(run_.p, ev.model(), ops, nullptr, {}, &stop).value;
+      if (floors_.size() >= 1000000) floors_.clear();
+      it = floors_.emplace(std::move(fk), f).first;
+    }
+    const double excess = ev.latency(i) - it->second;
+    if (excess > most) most = excess, best = i, key = k;
+  }
+  return best;
+}
+
+std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size, int seed) {
   const int n = ev.size();
   const auto& sgs = ev.schedule().subgraphs;
   std::unordered_set<OpId> ops;
@@ -121,7 +161,7 @@ std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size
     return ops.size() + extra <= static_cast<size_t>(size);
   };
   auto add = [&](int i) { ops.insert(sgs[i].ops.begin(), sgs[i].ops.end()); };
-  int first = static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n))), last = first;
+  int first = seed >= 0 ? seed : static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n))), last = first;
   add(first);
   if (ops.size() > static_cast<size_t>(kMaxWindowOps)) return {};
   while (true) {
@@ -139,7 +179,7 @@ std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size
   return idx;
 }
 
-std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size) {
+std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int seed) {
   const Problem& p = run_.p;
   const int n = ev.size();
   const auto& sgs = ev.schedule().subgraphs;
@@ -159,7 +199,7 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size) {
     ops.insert(extra.begin(), extra.end());
     return true;
   };
-  const int s0 = static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n)));
+  const int s0 = seed >= 0 ? seed : static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n)));
   if (!tryAdd(sgs[s0].ops.front())) return {};
   std::unordered_set<OpId> tried;
   while (true) {
@@ -230,7 +270,18 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   }
   ++stats_.valid;
   const std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
-  Splice sp = bestSplice(p, ev, idx, block);
+  if (!spliceIn(ev, idx, block)) return false;
+  ++stats_.applied;
+  Logged entry;
+  for (const SubgraphSched& sg : here.subgraphs) entry.replaced.push_back(sg.ops);
+  entry.block = block;
+  if (log_.size() >= kMaxLogged) log_.pop_front();
+  log_.push_back(std::move(entry));
+  return true;
+}
+
+bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block) {
+  Splice sp = bestSplice(run_.p, ev, idx, block);
   if (!sp.delta.valid) return false;
   const int blockAt = sp.block_at;
   const double oldTotal = ev.total();
@@ -239,17 +290,49 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
   retainAcross(ev, blockAt - 1);
   polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
-  if (improves(ev.total(), oldTotal)) {
-    ++stats_.applied;
-    return true;
-  }
+  if (improves(ev.total(), oldTotal)) return true;
   if (worsens(ev.total(), oldTotal)) ev.reset(backup);
   return false;
+}
+
+bool Lns::replay(IncrementalEvaluator& ev) {
+  if (log_.empty() || !ev.valid()) return false;
+  std::map<std::vector<OpId>, int> at;  // op list -> its subgraph's position
+  auto index = [&] {
+    at.clear();
+    for (int i = 0; i < ev.size(); ++i) at.emplace(ev.schedule().subgraphs[i].ops, i);
+  };
+  index();
+  bool cheaper = false;
+  for (auto it = log_.begin(); it != log_.end() && !run_.stop.stopNow();) {
+    std::vector<int> idx;
+    for (const auto& ops : it->replaced) {
+      auto f = at.find(ops);
+      if (f == at.end()) break;
+      idx.push_back(f->second);
+    }
+    if (idx.size() < it->replaced.size()) {  // not all there as they were: perhaps in a later schedule
+      ++it;
+      continue;
+    }
+    std::sort(idx.begin(), idx.end());
+    ++replayStats_.evaluations;
+    const bool ok = std::adjacent_find(idx.begin(), idx.end()) == idx.end() && spliceIn(ev, idx, it->block);
+    ++it;  // kept: a schedule adopted later may run those subgraphs again
+    if (ok) {
+      ++replayStats_.applied;
+      cheaper = true;
+      index();
+    }
+  }
+  if (cheaper) improved(ev, replayStats_);
+  return cheaper;
 }
 
 void Lns::reportStats() const {
   run_.stats.addMoves("lns-window", stats_);
   if (polishStats_.evaluations > 0) run_.stats.addMoves("lns-polish", polishStats_);
+  if (replayStats_.evaluations > 0) run_.stats.addMoves("lns-replay", replayStats_);
 }
 
 }  // namespace mlsys

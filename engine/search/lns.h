@@ -20,7 +20,9 @@
 // workers build on each other's finds; its improvements go to the progress (the writer) and
 // the pool like the annealer's. Window solves are cut by wall time: runs are not reproducible.
 #pragma once
+#include <deque>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "cost/pricing/incremental.h"
@@ -61,14 +63,29 @@ class Lns {
   // the schedule reached; true if it is cheaper.
   bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
+  // lns.guided: the subgraph whose latency exceeds the part floor of its op set the most (the
+  // most that changing it alone could gain), among those not yet tried as a guided seed at the
+  // current window size (with their contents as they are); -1 if none is above its floor. `key`
+  // names it for that record. Public for its test.
+  int guidedSeed(const IncrementalEvaluator& ev, size_t& key);
 
  private:
   // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
-  // consecutive subgraphs, or the subgraphs running a connected region of ops grown from a
-  // random subgraph's op through tensors.
-  std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size);
-  std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size);
+  // consecutive subgraphs, or the subgraphs running a connected region of ops grown through
+  // tensors, from subgraph `seed` (a random one when seed < 0).
+  std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
+  std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
   bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
+  // Puts `block` in place of subgraphs `idx` (bestSplice), retains across its ends and polishes its
+  // traversals; kept only if the latency falls (else the schedule is restored): true then.
+  bool spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block);
+  // The worker's own window gains, replayed on a schedule it adopted from another worker: each
+  // logged window (the op lists of the subgraphs it replaced, and its block) whose subgraphs the
+  // schedule runs as they were (the same op lists) is spliced in again where that lowers the
+  // latency, oldest first. Without it, adopting a better schedule discards every window gain made
+  // since on the worker's own (measured on 5,000-op graphs: the beam worker's first schedule
+  // arrives after 20 s, and the hundreds of windows solved meanwhile were lost). true if cheaper.
+  bool replay(IncrementalEvaluator& ev);
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
@@ -91,8 +108,17 @@ class Lns {
   SearchRun& run_;
   int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
   Rng rng_;
-  std::unordered_set<std::string> solved_;  // windows (their subgraphs, encoded) proven optimal as they are
+  std::unordered_set<std::string> solved_;          // windows (their subgraphs, encoded) proven optimal as they are
+  std::unordered_map<std::string, double> floors_;  // part floors (lns.guided), per sorted op set, encoded
+  std::unordered_set<size_t> seeded_;               // guided seeds tried (hash of the subgraph encoded, window size)
   MoveStats stats_;
+  struct Logged {
+    std::vector<std::vector<OpId>> replaced;  // the op lists of the subgraphs a window replaced
+    std::vector<SubgraphSched> block;         // what it put in their place
+  };
+  std::deque<Logged> log_;  // the worker's window gains (at most kMaxLogged, oldest dropped)
+  static constexpr size_t kMaxLogged = 4096;
+  MoveStats replayStats_;  // replays: evaluated, applied (the latency fell)
   MoveStats polishStats_;  // the granularity polish: evaluated, valid, applied (a side changed), improved (a new best)
   double best_ = -1;
   int size_ = 0;    // window size (distinct ops) of the current round

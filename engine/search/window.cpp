@@ -105,9 +105,16 @@ Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<
       }
       ret = std::move(keep);
     }
-    DeltaEval d = ev.evaluate(c);
-    if (d.valid && (!best.delta.valid || d.delta < best.delta.delta))
-      best.delta = std::move(d), best.change = std::move(c), best.block_at = a + at;
+    // The subgraph before the window may retain a tensor into it that the block cannot hold beside
+    // its own (the window's sub-problem loads what it reads from outside): also without those.
+    const bool before = a < idx.front() && !c.repl[0].retain.empty();
+    for (int drop = 0; drop <= (before ? 1 : 0); ++drop) {
+      Change v = c;
+      if (drop) v.repl[0].retain.clear();
+      DeltaEval d = ev.evaluate(v);
+      if (d.valid && (!best.delta.valid || d.delta < best.delta.delta))
+        best.delta = std::move(d), best.change = std::move(v), best.block_at = a + at;
+    }
     if (idx.back() - idx.front() + 1 == static_cast<int>(idx.size())) break;  // consecutive: one placement
   }
   return best;

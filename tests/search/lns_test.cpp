@@ -1,5 +1,7 @@
 // The deep search (issue 14): windows (sub-problems of a part of a schedule), the LNS worker that
 // re-optimises them exactly, the traversal orders from every corner, and the portfolio keys.
+#include "engine/search/lns.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +103,112 @@ TEST(Window, ExactWindowSplicesBackValidAndNoWorse) {
   }
 }
 
+namespace {
+
+// Five ops of generated gemm-chain-n5000 seed 9001 (ops 298, 1406, 4966, 4856, 4310 there, ids
+// not in topological order: op 0 runs last, as op 298 did): op 2 makes T4 (1,500 x 4,096), op 3
+// reads it and makes T6 (2,000 x 2,048), which op 4 reads, and op 0 reads op 4's output. Either T4
+// is retained into op 3's subgraph or T6 out of it, never both: 3,072,000 + 4,096,000 > 4,915,000.
+const char* kRetainEither = R"({"widths": [4096, 1500, 1500, 1500, 1500, 2000, 2000, 4096, 4096, 4096, 4096],
+ "heights": [2048, 4096, 2048, 2048, 2048, 1500, 2048, 2000, 2048, 2048, 2048],
+ "inputs": [[8, 9], [0, 1], [2, 3], [4, 5], [6, 7]], "outputs": [[10], [2], [4], [6], [8]],
+ "base_costs": [190, 5100, 290, 3000, 5900], "op_types": ["Pointwise", "MatMul", "Pointwise", "MatMul", "MatMul"],
+ "fast_memory_capacity": 4915000, "slow_memory_bandwidth": 50, "native_granularity": [128, 128]})";
+
+// The schedule the search had reached there: T4 retained into {3}, T6 written and read back.
+Schedule retainEitherSchedule() {
+  Schedule s;
+  s.subgraphs = {{{1, 2}, {128, 128, 128}, {}, {4}}, {{3}, {125, 128, 128}, {}, {}}, {{4, 0}, {128, 128, 128}, {}, {}}};
+  return s;
+}
+
+// One LNS worker's run on a problem (a budget of 60 s, nothing written).
+struct OneWorker {
+  static Deadline budget() {
+    Deadline d;
+    d.setBudget(60);
+    return d;
+  }
+  OneWorker(const Problem& p, const SearchConfig& c)
+      : cfg(c),
+        dl(budget()),
+        out(p, cfg.model, ""),
+        run(p, cfg, 7, dl, out, 0, nullptr, 0.0, true),
+        ev(p, cfg.model, 64) {
+    run.stats.setWorkers(1);
+  }
+  SearchConfig cfg;
+  Deadline dl;
+  OutputWriter out;
+  SearchRun run;
+  IncrementalEvaluator ev;
+};
+
+}  // namespace
+
+// A window whose best block retains a tensor out of its first subgraph, which has no room for it
+// beside the tensor the subgraph before retains into it: the splice is priced with that retention
+// dropped too (measured on gemm-chain-n5000: 1.31M of 10.66M there), and is valid and cheaper.
+TEST(Window, TheSpliceDropsARetentionIntoTheWindowThatLeavesNoRoom) {
+  const Problem p = test::problemFromJson(kRetainEither);
+  const Schedule s = retainEitherSchedule();
+  const Evaluation before = evaluateSchedule(p, s, {});
+  ASSERT_TRUE(before.valid) << before.reason;
+  const std::vector<int> idx = {1, 2};
+  SubProblem w = extractSubProblem(p, {3, 4, 0});
+  Schedule inc = toSub(w, s, idx);
+  ExactOptions o;
+  o.incumbent = &inc;
+  ExactResult r = solveExact(w.p, {}, o, test::neverStop());
+  ASSERT_TRUE(r.found);
+  const std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
+  ASSERT_EQ(block.front().retain, std::vector<TensorId>{6}) << "the block keeps T6 for op 4";
+  IncrementalEvaluator ev(p, {}, 64);
+  ev.reset(s);
+  ASSERT_TRUE(ev.valid());
+  Splice sp = bestSplice(p, ev, idx, block);
+  ASSERT_TRUE(sp.delta.valid);
+  EXPECT_LT(sp.delta.delta, -1e6);
+  EXPECT_TRUE(sp.change.repl[0].retain.empty()) << "T4 is written instead of retained";
+  ev.apply(sp.change, sp.delta);
+  const Evaluation after = evaluateSchedule(p, ev.schedule(), {});
+  ASSERT_TRUE(after.valid) << after.reason;
+  EXPECT_NEAR(after.total, before.total + sp.delta.delta, 1e-6 * before.total);
+}
+
+// lns.guided seeds a window at the subgraph farthest above its part floor ({4, 0}, which pays
+// T6's load that a retention would save; its floor is priced over its ops in topological order,
+// not by id, which would make it infinite and the subgraph never a seed).
+TEST(Lns, TheGuidedSeedIsTheSubgraphFarthestAboveItsFloor) {
+  const Problem p = test::problemFromJson(kRetainEither);
+  OneWorker w(p, SearchConfig{});
+  w.ev.reset(retainEitherSchedule());
+  Lns lns(w.run, 0);
+  size_t key = 0;
+  EXPECT_EQ(lns.guidedSeed(w.ev, key), 2);
+}
+
+// A window gain the LNS worker made on its own schedule is replayed on a schedule it adopts that
+// still runs the window's subgraphs as they were: windows() from the old schedule again, with no
+// time for a window, returns it cheaper (the move table's lns-replay row counts it).
+TEST(Lns, AWindowGainIsReplayedOnAnAdoptedSchedule) {
+  const Problem p = test::problemFromJson(kRetainEither);
+  OneWorker w(p, loadConfigText("lns: {guided: 1, window_ops_min: 3}\n"));
+  Lns lns(w.run, 0);
+  const Schedule s0 = retainEitherSchedule();
+  const double before = evaluateSchedule(p, s0, {}).total;
+  Schedule s = s0;
+  lns.windows(w.ev, s, w.dl.elapsed() + 1.0);
+  ASSERT_LT(evaluateSchedule(p, s, {}).total, before - 1e6) << "the windows find the retention";
+  s = s0;  // as if another worker's schedule, with those subgraphs, had been adopted
+  lns.windows(w.ev, s, 0);
+  const Evaluation replayed = evaluateSchedule(p, s, {});
+  ASSERT_TRUE(replayed.valid) << replayed.reason;
+  EXPECT_LT(replayed.total, before - 1e6);
+  lns.reportStats();
+  EXPECT_GT(w.run.stats.moves()["lns-replay"].applied, 0);
+}
+
 // The corner variants of a walk are permutations of the tiles, and mirroring twice is the identity.
 TEST(Traversal, MirroredOrdersArePermutations) {
   const i64 ntw = 6, nth = 12;
@@ -190,6 +298,8 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_EQ(loadConfigText("").lns_region_ops, 0);  // off by default
   EXPECT_EQ(loadConfigText("lns: {region_ops: 400}\n").lns_region_ops, 400);
   EXPECT_TRUE(fails("lns: {region_ops: -1}\n", "lns.region_ops"));
+  EXPECT_DOUBLE_EQ(loadConfigText("lns: {guided: 0.25}\n").lns_guided, 0.25);
+  EXPECT_TRUE(fails("lns: {guided: 1.5}\n", "lns.guided"));
   EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
   EXPECT_TRUE(
