@@ -208,7 +208,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
     for (size_t i = 0; i < std::min<size_t>(2, ws.size()); ++i) {
       const i64 h = largestFitting(topH, [&](i64 v) {
         cand.gran = {ws[i], v, k};
-        return ev.cost(cand, rin).valid;
+        return ev.peek(cand, rin).valid;
       });
       if (!h) continue;
       cands.push_back({ws[i], h, k});
@@ -217,7 +217,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
     }
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
     cand.gran = g;
-    return priceOf(ev.cost(cand, rin));
+    return priceOf(ev.peek(cand, rin));
   });
   if (!best.found) return false;
   cand.gran = best.cand;
@@ -226,7 +226,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   auto bestT = chooseCheapest(travs, [&](const Traversal& t) {
     if (t.kind == TraversalKind::Raster) return best.price;  // priced above
     cand.trav = t;
-    return priceOf(ev.cost(cand, rin));
+    return priceOf(ev.peek(cand, rin));
   });
   sg.gran = best.cand;
   sg.trav = bestT.cand;

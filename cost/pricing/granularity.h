@@ -4,7 +4,7 @@
 // its pricing function:
 //   firstFitting           the halvings of the native size, exact cost: the first valid one
 //   bestGranularity        every candidate x traversal, exact cost (the baseline)
-//   bestGranularityCached  trimmed candidates, the search's cached cost (beam, greedy fusion)
+//   bestGranularityCached  trimmed candidates, the search's cache read (beam, greedy fusion)
 //   repairGranularity      a granularity and its halvings, cached cost (moves)
 #pragma once
 #include <limits>
@@ -135,7 +135,8 @@ GranChoice bestGranularityDescent(const Problem& p, const ModelOptions& m, const
                                   const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
                                   const std::function<bool()>& stop = {});
 
-// The same choice in the context of a search (costs through the worker's cache), over trimmed
+// The same choice in the context of a search (costs read from the worker's cache, not added to
+// it: IncrementalEvaluator::peek), over trimmed
 // candidate sets (4 w x 4 h x kChoices(5), after `extra`; for each k above N also the two
 // largest w, each with the largest h that fits, and that h balanced) in raster order, then the
 // snakes for the winner. False if none is valid; otherwise sets sg.gran and sg.trav.

@@ -46,13 +46,14 @@ void subgraphKey(const SubgraphSched& sg, const std::vector<TensorId>& rin, std:
   sortedSet(sg.retain);
 }
 
-const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key) {
+const CachedCost* CostCache::find(uint64_t h, const std::vector<i64>& key, bool promote) {
   if (auto it = cur_.find(h); it != cur_.end() && it->second.key == key) {
     ++hits;
     return &it->second.cost;
   }
   if (auto it = old_.find(h); it != old_.end() && it->second.key == key) {
     ++hits;
+    if (!promote) return &it->second.cost;
     // Promote, so that pointers handed out during one evaluation stay in the current generation.
     return &insert(h, it->second.key, it->second.cost);
   }
@@ -87,6 +88,20 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
   subgraphKey(sg, rin, key);
   uint64_t h = hashKey(key);
   if (const CachedCost* c = cache_.find(h, key)) return *c;
+  return cache_.insert(h, key, price(sg, rin));
+}
+
+CachedCost IncrementalEvaluator::peek(const SubgraphSched& sg, const std::vector<TensorId>& rin) {
+  thread_local std::vector<i64> key;
+  subgraphKey(sg, rin, key);
+  if (const CachedCost* c = cache_.find(hashKey(key), key, false)) return {c->valid, c->rule, c->latency, {}, {}};
+  CachedCost cc = price(sg, rin);
+  cc.written.clear();
+  cc.boundary.clear();
+  return cc;
+}
+
+CachedCost IncrementalEvaluator::price(const SubgraphSched& sg, const std::vector<TensorId>& rin) const {
   SubgraphPlan pl = planSubgraph(p_, m_, sg.ops, sg.gran, rin, sg.retain);
   CachedCost cc;
   if (pl.valid && !pl.fast_ok && pl.steps() > kMaxSearchWalkSteps) {
@@ -110,7 +125,7 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
   }
   cc.written = std::move(pl.written);
   cc.boundary = std::move(pl.boundary_inputs);
-  return cache_.insert(h, key, std::move(cc));
+  return cc;
 }
 
 void IncrementalEvaluator::reset(const Schedule& s) {

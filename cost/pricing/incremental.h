@@ -70,7 +70,8 @@ void subgraphKey(const SubgraphSched& sg, const std::vector<TensorId>& rin, std:
 class CostCache {
  public:
   explicit CostCache(size_t capacity = 1 << 16) : cap_(capacity < 1024 ? 1024 : capacity) { cur_.reserve(cap_ / 2); }
-  const CachedCost* find(uint64_t h, const std::vector<i64>& key);
+  // The entry under key (promoted from the older generation when `promote`), or null.
+  const CachedCost* find(uint64_t h, const std::vector<i64>& key, bool promote = true);
   const CachedCost& insert(uint64_t h, std::vector<i64> key, CachedCost c);
   uint64_t hits = 0, misses = 0;
   size_t size() const { return cur_.size() + old_.size(); }
@@ -126,6 +127,11 @@ class IncrementalEvaluator {
 
   // Cost of one subgraph in context (cached).
   const CachedCost& cost(const SubgraphSched& sg, const std::vector<TensorId>& rin);
+  // The same price from the cache when it is there, else computed and not kept: for walks over
+  // many candidates of which one is kept (bestGranularityCached), where keeping each churned the
+  // cache (its inserts and evictions were a third of the beam's time on gemm-chain-n5000).
+  // `valid`, `rule` and `latency` only (written and boundary are left empty).
+  CachedCost peek(const SubgraphSched& sg, const std::vector<TensorId>& rin);
 
   CostCache& cache() { return cache_; }
   const Problem& problem() const { return p_; }
@@ -133,6 +139,8 @@ class IncrementalEvaluator {
   bool checkAgainstFull() const;  // recomputes with the full evaluator and compares
 
  private:
+  // A subgraph's cost computed (planSubgraph, then costSubgraph or the limits a search keeps).
+  CachedCost price(const SubgraphSched& sg, const std::vector<TensorId>& rin) const;
   void rebuildIndex();
   double sumLatencies() const;  // left to right: the total the search has always compared
   // Adds (sign +1) or removes (-1) subgraph i's entries in the V2/V5/V7 index.

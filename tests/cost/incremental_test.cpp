@@ -178,3 +178,34 @@ TEST(FastPath, EqualsWalkOnRandomSubgraphs) {
   EXPECT_GT(sharedTensor, 3);
   std::cout << "fast vs walk: " << compared << " comparisons, " << sharedTensor << " with a shared tensor\n";
 }
+
+// peek (the granularity walks' pricing) gives cost's price, from the cache when it is there, and
+// keeps nothing: the cache holds as many entries after a walk of peeks as before it.
+TEST(Incremental, PeekPricesAsCostAndKeepsNothing) {
+  for (const char* family : {"transformer", "gemm-chain", "random"}) {
+    const Problem p = generateProblem(family, 40, 3);
+    const Schedule s = baselineSchedule(p, {});
+    IncrementalEvaluator ev(p, {});
+    ev.reset(s);
+    ASSERT_TRUE(ev.valid());
+    IncrementalEvaluator fresh(p, {});  // an empty cache: every cost() computes
+    for (int i = 0; i < ev.size(); ++i) {
+      const std::vector<TensorId> rin = ev.retainedInto(i);
+      for (i64 side : {8, 32, 128}) {
+        SubgraphSched sg = s.subgraphs[i];
+        sg.gran = {side, side, side};
+        const size_t before = ev.cache().size();
+        const CachedCost peeked = ev.peek(sg, rin);
+        EXPECT_EQ(ev.cache().size(), before) << family << " subgraph " << i;
+        const CachedCost& priced = fresh.cost(sg, rin);
+        EXPECT_EQ(peeked.valid, priced.valid) << family << " subgraph " << i;
+        EXPECT_EQ(peeked.rule, priced.rule) << family << " subgraph " << i;
+        EXPECT_EQ(peeked.latency, priced.latency) << family << " subgraph " << i;
+      }
+      // A subgraph the cache holds: the same price, from it.
+      const CachedCost held = ev.peek(s.subgraphs[i], rin);
+      EXPECT_TRUE(held.valid);
+      EXPECT_EQ(held.latency, ev.latency(i)) << family << " subgraph " << i;
+    }
+  }
+}
