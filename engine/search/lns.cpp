@@ -84,17 +84,17 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   const SearchConfig& cfg = run_.cfg;
   ev.reset(start);
   if (!ev.valid()) return;
-  replay(ev);
+  replay(ev, until);
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found (SearchRun::adoptIfBetter, the one policy).
     if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s)) {
       ev.reset(s);
       if (!ev.valid()) return;
-      replay(ev);
+      replay(ev, until);
     }
     size_t seedKey = 0;
-    const int seed = cfg.lns_guided > 0 && rand01(rng_) < cfg.lns_guided ? guidedSeed(ev, seedKey) : -1;
+    const int seed = cfg.lns_guided > 0 && rand01(rng_) < cfg.lns_guided ? guidedSeed(ev, seedKey, until) : -1;
     std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
     bool better = !idx.empty() && window(ev, idx);
     if (!better && seed >= 0) {
@@ -122,28 +122,36 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   start = ev.schedule();
 }
 
-int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key) {
-  const std::function<bool()> stop = [this] { return run_.stop.stopNow(); };
+int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until) {
+  const std::function<bool()> stop = [&] { return run_.stop.stopNow() || run_.dl.elapsed() >= until; };
   const auto& sgs = ev.schedule().subgraphs;
+  const int n = ev.size(), scan = std::min(n, kGuidedScan);
+  const int from = n > kGuidedScan ? static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n))) : 0;
+  auto hashOf = [](const std::vector<i64>& v) {
+    return std::hash<std::string_view>{}(
+        std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(i64)));
+  };
   int best = -1;
   double most = 0;
-  for (int i = 0; i < ev.size() && !stop(); ++i) {
-    Schedule one;
-    one.subgraphs.push_back(sgs[i]);
-    const size_t k = std::hash<std::string>{}(ElitePool::encode(one) + "#" + std::to_string(size_));
+  std::vector<i64> sk;
+  for (int j = 0; j < scan && !stop(); ++j) {
+    const int i = (from + j) % n;
+    subgraphKey(sgs[i], ev.retainedInto(i), sk);
+    sk.push_back(size_);
+    const size_t k = hashOf(sk);
     if (seeded_.count(k)) continue;
     std::vector<OpId> ops = sgs[i].ops;
     std::sort(ops.begin(), ops.end());
-    std::string fk(reinterpret_cast<const char*>(ops.data()), ops.size() * sizeof(OpId));
+    const size_t fk = hashOf(std::vector<i64>(ops.begin(), ops.end()));
     auto it = floors_.find(fk);
     if (it == floors_.end()) {
       // partFloor takes the ops in topological order.
       std::sort(ops.begin(), ops.end(), [&](OpId a, OpId b) { return run_.p.topo_pos[a] < run_.p.topo_pos[b]; });
-      // A heuristic's figure, not a claim: a floor cut short by the stop is lower, which only
-      // makes the subgraph look worse than it is.
+      // A heuristic's figure, not a claim; one cut short by the stop (lower) is not kept.
       const double f = partFloor(run_.p, ev.model(), ops, nullptr, {}, &stop).value;
-      if (floors_.size() >= 1000000) floors_.clear();
-      it = floors_.emplace(std::move(fk), f).first;
+      if (stop()) break;
+      if (floors_.size() >= kMaxFloors) floors_.clear();
+      it = floors_.emplace(fk, f).first;
     }
     const double excess = ev.latency(i) - it->second;
     if (excess > most) most = excess, best = i, key = k;
@@ -280,9 +288,10 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   return true;
 }
 
-bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block) {
+bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block,
+                   bool strict) {
   Splice sp = bestSplice(run_.p, ev, idx, block);
-  if (!sp.delta.valid) return false;
+  if (!sp.delta.valid || (strict && !(sp.delta.delta < 0))) return false;
   const int blockAt = sp.block_at;
   const double oldTotal = ev.total();
   const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
@@ -295,35 +304,39 @@ bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const 
   return false;
 }
 
-bool Lns::replay(IncrementalEvaluator& ev) {
+bool Lns::replay(IncrementalEvaluator& ev, double until) {
   if (log_.empty() || !ev.valid()) return false;
   std::map<std::vector<OpId>, int> at;  // op list -> its subgraph's position
   auto index = [&] {
     at.clear();
     for (int i = 0; i < ev.size(); ++i) at.emplace(ev.schedule().subgraphs[i].ops, i);
   };
-  index();
-  bool cheaper = false;
-  for (auto it = log_.begin(); it != log_.end() && !run_.stop.stopNow();) {
-    std::vector<int> idx;
-    for (const auto& ops : it->replaced) {
+  // The positions of an entry's subgraphs, if the schedule runs each as it was (checked against
+  // the schedule itself: a splice that left it as cheap may have moved subgraphs).
+  auto locate = [&](const Logged& e, std::vector<int>& idx) {
+    idx.clear();
+    for (const auto& ops : e.replaced) {
       auto f = at.find(ops);
-      if (f == at.end()) break;
+      if (f == at.end() || f->second >= ev.size() || ev.schedule().subgraphs[f->second].ops != ops) return false;
       idx.push_back(f->second);
     }
-    if (idx.size() < it->replaced.size()) {  // not all there as they were: perhaps in a later schedule
-      ++it;
-      continue;
-    }
     std::sort(idx.begin(), idx.end());
-    ++replayStats_.evaluations;
-    const bool ok = std::adjacent_find(idx.begin(), idx.end()) == idx.end() && spliceIn(ev, idx, it->block);
-    ++it;  // kept: a schedule adopted later may run those subgraphs again
-    if (ok) {
-      ++replayStats_.applied;
-      cheaper = true;
-      index();
+    return std::adjacent_find(idx.begin(), idx.end()) == idx.end();
+  };
+  index();
+  bool cheaper = false;
+  std::vector<int> idx;
+  for (const Logged& e : log_) {  // kept after a replay: a schedule adopted later may run them again
+    if (run_.stop.stopNow() || run_.dl.elapsed() >= until) break;
+    if (!locate(e, idx)) {
+      if (e.replaced.empty() || !at.count(e.replaced.front())) continue;
+      index();  // stale positions: look again
+      if (!locate(e, idx)) continue;
     }
+    ++replayStats_.evaluations;
+    const bool ok = spliceIn(ev, idx, e.block, true);
+    if (ok) ++replayStats_.applied, cheaper = true;
+    if (ok || ev.size() != static_cast<int>(at.size())) index();
   }
   if (cheaper) improved(ev, replayStats_);
   return cheaper;

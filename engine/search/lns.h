@@ -6,10 +6,12 @@
 //   windows      otherwise, repeatedly: draw a window of up to `size` distinct ops - a run of
 //                consecutive subgraphs (extended over retentions at its ends while it fits), or
 //                the subgraphs running a connected region of ops grown through tensors from a
-//                random subgraph; cut out its sub-problem (engine/search/window.h); solve it exactly
-//                with the window as incumbent for at most lns.window_seconds; splice the result
-//                back as one block where the window's first or last subgraph was (the cheaper;
-//                retentions into a subgraph that no longer reads them are dropped); keep it if the
+//                random subgraph (or, for a share lns.guided of windows, from the subgraph farthest
+//                above its part floor); cut out its sub-problem (engine/search/window.h); solve it
+//                exactly with the window as incumbent for at most lns.window_seconds; splice the
+//                result back as one block where the window's first or last subgraph was (the cheaper;
+//                retentions into a subgraph that no longer reads them are dropped, and the one before
+//                the window is also priced retaining nothing); keep it if the
 //                whole schedule got cheaper (or as cheap: a sideways step), then retain greedily
 //                across the block's ends and polish the block's traversals (every corner, both
 //                ways). Windows proven optimal as they are are remembered and skipped. After
@@ -17,8 +19,9 @@
 //                lns.window_ops_max a round ends: every traversal is polished, and the next round
 //                starts at lns.window_ops_min from a pool schedule.
 // Before each window the worker adopts the pool's best if it is better than its own, so that
-// workers build on each other's finds; its improvements go to the progress (the writer) and
-// the pool like the annealer's. Window solves are cut by wall time: runs are not reproducible.
+// workers build on each other's finds, and replays its own logged window gains on it (replay);
+// its improvements go to the progress (the writer) and the pool like the annealer's. Window solves are cut by wall
+// time: runs are not reproducible.
 #pragma once
 #include <deque>
 #include <string>
@@ -64,10 +67,12 @@ class Lns {
   bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
   // lns.guided: the subgraph whose latency exceeds the part floor of its op set the most (the
-  // most that changing it alone could gain), among those not yet tried as a guided seed at the
-  // current window size (with their contents as they are); -1 if none is above its floor. `key`
-  // names it for that record. Public for its test.
-  int guidedSeed(const IncrementalEvaluator& ev, size_t& key);
+  // most that changing it alone could gain), among those whose window at the current size has not
+  // already failed to gain (with their contents as they are), scanning at most kGuidedScan
+  // subgraphs from a random one on larger schedules; -1 if none is above its floor or the run
+  // stops or reaches `until` first. `key` names it for that record. Public for its test.
+  int guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until = 1e300);
+  static constexpr int kGuidedScan = 4096;
 
  private:
   // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
@@ -77,15 +82,18 @@ class Lns {
   std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
   bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
   // Puts `block` in place of subgraphs `idx` (bestSplice), retains across its ends and polishes its
-  // traversals; kept only if the latency falls (else the schedule is restored): true then.
-  bool spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block);
-  // The worker's own window gains, replayed on a schedule it adopted from another worker: each
-  // logged window (the op lists of the subgraphs it replaced, and its block) whose subgraphs the
-  // schedule runs as they were (the same op lists) is spliced in again where that lowers the
-  // latency, oldest first. Without it, adopting a better schedule discards every window gain made
-  // since on the worker's own (measured on 5,000-op graphs: the beam worker's first schedule
-  // arrives after 20 s, and the hundreds of windows solved meanwhile were lost). true if cheaper.
-  bool replay(IncrementalEvaluator& ev);
+  // traversals: true if the latency fell; a worse result is undone, an equal one kept (a sideways
+  // step). `strict`: only a splice priced below the current latency is applied at all.
+  bool spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block,
+                bool strict = false);
+  // The worker's own window gains, replayed on the schedule a windows slice starts from or adopts
+  // from another worker: each logged window (the op lists of the subgraphs it replaced, and its
+  // block) whose subgraphs the schedule runs as they were (the same op lists) is spliced in again
+  // where it is priced cheaper (strict), oldest first, until the run stops or its elapsed time
+  // reaches `until`. Without it, adopting a better schedule discards every window gain made since
+  // on the worker's own (on gemm-chain-n5000 the beam worker's first schedule arrived after 19 s,
+  // and the windows solved meanwhile were lost). true if cheaper.
+  bool replay(IncrementalEvaluator& ev, double until);
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
@@ -108,9 +116,10 @@ class Lns {
   SearchRun& run_;
   int id_;  // the worker's id (which pool it reads: SearchRun::poolOf)
   Rng rng_;
-  std::unordered_set<std::string> solved_;          // windows (their subgraphs, encoded) proven optimal as they are
-  std::unordered_map<std::string, double> floors_;  // part floors (lns.guided), per sorted op set, encoded
-  std::unordered_set<size_t> seeded_;               // guided seeds tried (hash of the subgraph encoded, window size)
+  std::unordered_set<std::string> solved_;     // windows (their subgraphs, encoded) proven optimal as they are
+  std::unordered_map<size_t, double> floors_;  // part floors (lns.guided), per hash of the sorted op set
+  static constexpr size_t kMaxFloors = 100000;
+  std::unordered_set<size_t> seeded_;  // guided seeds whose window did not gain (hash of the subgraph's key, size)
   MoveStats stats_;
   struct Logged {
     std::vector<std::vector<OpId>> replaced;  // the op lists of the subgraphs a window replaced

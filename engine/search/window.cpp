@@ -107,7 +107,7 @@ Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<
     }
     // The subgraph before the window may retain a tensor into it that the block cannot hold beside
     // its own (the window's sub-problem loads what it reads from outside): also without those.
-    const bool before = a < idx.front() && !c.repl[0].retain.empty();
+    const bool before = place == 0 && a < idx.front() && !c.repl[0].retain.empty();
     for (int drop = 0; drop <= (before ? 1 : 0); ++drop) {
       Change v = c;
       if (drop) v.repl[0].retain.clear();

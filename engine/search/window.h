@@ -57,8 +57,8 @@ struct Splice {
 // last subgraph is rebuilt as the others in it, in order, with `block` as one unit where the
 // window's first subgraph was or where its last was (one placement when idx is consecutive);
 // retentions are kept only into a subgraph that reads them (the sub-problem read every tensor
-// from slow memory), and each placement is also priced with the subgraph before the window
-// retaining nothing (what it retained into the block may leave the block no room for its own
+// from slow memory), and the placement at the window's first subgraph is also priced with the
+// subgraph before the window retaining nothing (what it retained into the block may leave the block no room for its own
 // retentions). delta.valid is false when no variant is valid.
 Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
                   const std::vector<SubgraphSched>& block);

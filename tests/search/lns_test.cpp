@@ -189,8 +189,8 @@ TEST(Lns, TheGuidedSeedIsTheSubgraphFarthestAboveItsFloor) {
 }
 
 // A window gain the LNS worker made on its own schedule is replayed on a schedule it adopts that
-// still runs the window's subgraphs as they were: windows() from the old schedule again, with no
-// time for a window, returns it cheaper (the move table's lns-replay row counts it).
+// still runs the window's subgraphs as they were: windows() from the old schedule again returns
+// it cheaper, and the move table's lns-replay row counts the replay.
 TEST(Lns, AWindowGainIsReplayedOnAnAdoptedSchedule) {
   const Problem p = test::problemFromJson(kRetainEither);
   OneWorker w(p, loadConfigText("lns: {guided: 1, window_ops_min: 3}\n"));
@@ -201,7 +201,7 @@ TEST(Lns, AWindowGainIsReplayedOnAnAdoptedSchedule) {
   lns.windows(w.ev, s, w.dl.elapsed() + 1.0);
   ASSERT_LT(evaluateSchedule(p, s, {}).total, before - 1e6) << "the windows find the retention";
   s = s0;  // as if another worker's schedule, with those subgraphs, had been adopted
-  lns.windows(w.ev, s, 0);
+  lns.windows(w.ev, s, w.dl.elapsed() + 0.05);  // the replay runs first, before any window
   const Evaluation replayed = evaluateSchedule(p, s, {});
   ASSERT_TRUE(replayed.valid) << replayed.reason;
   EXPECT_LT(replayed.total, before - 1e6);
