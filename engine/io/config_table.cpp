@@ -89,8 +89,7 @@ std::vector<ConfigKey> beamKeys() {
       choice("beam.then", &C::beam_then, "auto",
              {{"auto", WorkerKind::BeamThen}, {"sa", WorkerKind::Annealing}, {"lns", WorkerKind::Lns}},
              "what a beam worker runs after its passes: `sa` (anneal), `lns` (the LNS worker's portfolio), or "
-             "`auto`: `lns` when no LNS worker runs beside it and the budget is not `--max-evals` (which stays "
-             "reproducible with `sa`), else `sa`"),
+             "`auto`: `lns` unless the budget is `--max-evals` (which stays reproducible with `sa`), then `sa`"),
   };
 }
 

@@ -67,12 +67,9 @@ class Worker {
 
 }  // namespace
 
-WorkerKind beamThen(const SearchConfig& cfg, int threads, bool byEvaluations) {
+WorkerKind beamThen(const SearchConfig& cfg, int /*threads*/, bool byEvaluations) {
   if (cfg.beam_then != WorkerKind::BeamThen) return cfg.beam_then;
-  bool lnsBeside = false;
-  for (int i = 0; i < threads; ++i)
-    lnsBeside = lnsBeside || cfg.workers[static_cast<size_t>(i) % cfg.workers.size()] == WorkerKind::Lns;
-  return lnsBeside || byEvaluations ? WorkerKind::Annealing : WorkerKind::Lns;
+  return byEvaluations ? WorkerKind::Annealing : WorkerKind::Lns;
 }
 
 bool searchRaisesBound(const Problem& p, const SearchConfig& cfg, int threads, bool byEvaluations) {

@@ -14,10 +14,12 @@
 namespace mlsys {
 
 // What a beam worker runs after its passes (beam.then): `sa`, `lns`, or for `auto` the LNS worker's
-// portfolio when no LNS worker runs beside it and the budget is not --max-evals (byEvaluations;
-// with sa a --threads 1 --max-evals run stays reproducible), else annealing. With one thread and
-// the default workers, `lns` measured better on 9 of 10 generated graphs of 1,000-5,000 ops and on
-// mlsys-2026-5 (bench/RESULTS.md, third session of 2026-11-28).
+// portfolio unless the budget is --max-evals (byEvaluations; with sa a --threads 1 --max-evals run
+// stays reproducible), then annealing. With one thread and the default workers, `lns` measured
+// better on 9 of 10 generated graphs of 1,000-5,000 ops and on mlsys-2026-5 (bench/RESULTS.md,
+// third session of 2026-11-28); with two, where an LNS worker runs beside it, better on 7 of 10
+// and worse on random-n5000 (+0.4%), the contest instances unchanged, and the first worker then
+// runs what one thread runs (fifth session). `threads` is no longer consulted.
 WorkerKind beamThen(const SearchConfig& cfg, int threads, bool byEvaluations);
 
 // Whether the search (with `threads` workers) can raise the bound: an LNS phase solves the whole

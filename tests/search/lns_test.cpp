@@ -227,14 +227,16 @@ TEST(Traversal, MirroredOrdersArePermutations) {
             ntw * nth - 1);
 }
 
-// beam.then: auto (the default) gives a lone beam worker the LNS worker's portfolio, and leaves it
-// annealing when an LNS worker runs beside it or the budget is --max-evals (reproducible runs).
-TEST(Portfolio, BeamThenAutoRunsTheLnsPortfolioOnlyWithoutAnLnsWorkerBeside) {
+// beam.then: auto (the default) gives a beam worker the LNS worker's portfolio, beside an LNS
+// worker too (then the first worker runs what one thread runs), and leaves it annealing when the
+// budget is --max-evals (reproducible runs).
+TEST(Portfolio, BeamThenAutoRunsTheLnsPortfolioUnlessTheBudgetIsEvaluations) {
   const SearchConfig d = loadConfigText("");
   EXPECT_EQ(d.beam_then, WorkerKind::BeamThen);  // auto
   EXPECT_EQ(beamThen(d, 1, false), WorkerKind::Lns);
-  EXPECT_EQ(beamThen(d, 2, false), WorkerKind::Annealing);  // [beam, lns]: the second thread is LNS
-  EXPECT_EQ(beamThen(d, 1, true), WorkerKind::Annealing);   // --max-evals
+  EXPECT_EQ(beamThen(d, 2, false), WorkerKind::Lns);       // [beam, lns]: both run the LNS portfolio
+  EXPECT_EQ(beamThen(d, 1, true), WorkerKind::Annealing);  // --max-evals
+  EXPECT_EQ(beamThen(d, 2, true), WorkerKind::Annealing);
   const SearchConfig annealers = loadConfigText("search: {workers: [beam, sa]}\n");
   EXPECT_EQ(beamThen(annealers, 2, false), WorkerKind::Lns);
   EXPECT_EQ(beamThen(loadConfigText("beam: {then: sa}\n"), 1, false), WorkerKind::Annealing);
