@@ -324,19 +324,26 @@ bool Lns::replay(IncrementalEvaluator& ev, double until) {
     return std::adjacent_find(idx.begin(), idx.end()) == idx.end();
   };
   index();
-  bool cheaper = false;
+  bool cheaper = false, stale = false;  // stale: a splice changed the schedule since index()
   std::vector<int> idx;
   for (const Logged& e : log_) {  // kept after a replay: a schedule adopted later may run them again
     if (run_.stop.stopNow() || run_.dl.elapsed() >= until) break;
     if (!locate(e, idx)) {
-      if (e.replaced.empty() || !at.count(e.replaced.front())) continue;
-      index();  // stale positions: look again
+      if (!stale) continue;
+      index();  // positions moved: look again
+      stale = false;
       if (!locate(e, idx)) continue;
     }
     ++replayStats_.evaluations;
-    const bool ok = spliceIn(ev, idx, e.block, true);
-    if (ok) ++replayStats_.applied, cheaper = true;
-    if (ok || ev.size() != static_cast<int>(at.size())) index();
+    const double total = ev.total();
+    const int size = ev.size();
+    if (spliceIn(ev, idx, e.block, true)) {
+      ++replayStats_.applied, cheaper = true;
+      index();
+      stale = false;
+    } else if (ev.total() != total || ev.size() != size) {
+      stale = true;  // kept as cheap (within the tolerance): subgraphs may have moved
+    }
   }
   if (cheaper) improved(ev, replayStats_);
   return cheaper;
