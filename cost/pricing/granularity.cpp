@@ -217,7 +217,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
     }
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
     cand.gran = g;
-    return priceOf(ev.peek(cand, rin));
+    return ev.peek(cand, rin);
   });
   if (!best.found) return false;
   cand.gran = best.cand;
@@ -226,7 +226,7 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   auto bestT = chooseCheapest(travs, [&](const Traversal& t) {
     if (t.kind == TraversalKind::Raster) return best.price;  // priced above
     cand.trav = t;
-    return priceOf(ev.peek(cand, rin));
+    return ev.peek(cand, rin);
   });
   sg.gran = best.cand;
   sg.trav = bestT.cand;

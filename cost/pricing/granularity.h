@@ -100,12 +100,7 @@ auto chooseCheapest(const std::vector<C>& cands, PriceFn&& price, StopFn&& stop 
   return best;
 }
 
-// A cached cost as the chooser sees it.
-struct CachedPrice {
-  bool valid = false;
-  Rule rule = Rule::None;
-  double latency = 0;
-};
+// A cached cost as the chooser sees it (CachedPrice: cost/pricing/incremental.h).
 inline CachedPrice priceOf(const CachedCost& c) { return {c.valid, c.rule, c.latency}; }
 
 // The first valid granularity for op o alone (nothing retained) among the halvings of the

@@ -91,14 +91,12 @@ const CachedCost& IncrementalEvaluator::cost(const SubgraphSched& sg, const std:
   return cache_.insert(h, key, price(sg, rin));
 }
 
-CachedCost IncrementalEvaluator::peek(const SubgraphSched& sg, const std::vector<TensorId>& rin) {
+CachedPrice IncrementalEvaluator::peek(const SubgraphSched& sg, const std::vector<TensorId>& rin) {
   thread_local std::vector<i64> key;
   subgraphKey(sg, rin, key);
-  if (const CachedCost* c = cache_.find(hashKey(key), key, false)) return {c->valid, c->rule, c->latency, {}, {}};
-  CachedCost cc = price(sg, rin);
-  cc.written.clear();
-  cc.boundary.clear();
-  return cc;
+  if (const CachedCost* c = cache_.find(hashKey(key), key, false)) return {c->valid, c->rule, c->latency};
+  const CachedCost c = price(sg, rin);
+  return {c.valid, c.rule, c.latency};
 }
 
 CachedCost IncrementalEvaluator::price(const SubgraphSched& sg, const std::vector<TensorId>& rin) const {

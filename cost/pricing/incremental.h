@@ -48,6 +48,13 @@ struct CachedCost {
   std::vector<TensorId> boundary;  // boundary inputs
 };
 
+// A subgraph's price without what it writes and reads (IncrementalEvaluator::peek, the choosers).
+struct CachedPrice {
+  bool valid = false;
+  Rule rule = Rule::None;
+  double latency = 0;
+};
+
 struct DeltaEval {
   bool valid = false;
   Rule rule = Rule::None;  // first violated rule
@@ -130,8 +137,7 @@ class IncrementalEvaluator {
   // The same price from the cache when it is there, else computed and not kept: for walks over
   // many candidates of which one is kept (bestGranularityCached), where keeping each churned the
   // cache (its inserts and evictions were a third of the beam's time on gemm-chain-n5000).
-  // `valid`, `rule` and `latency` only (written and boundary are left empty).
-  CachedCost peek(const SubgraphSched& sg, const std::vector<TensorId>& rin);
+  CachedPrice peek(const SubgraphSched& sg, const std::vector<TensorId>& rin);
 
   CostCache& cache() { return cache_; }
   const Problem& problem() const { return p_; }

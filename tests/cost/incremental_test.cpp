@@ -195,7 +195,7 @@ TEST(Incremental, PeekPricesAsCostAndKeepsNothing) {
         SubgraphSched sg = s.subgraphs[i];
         sg.gran = {side, side, side};
         const size_t before = ev.cache().size();
-        const CachedCost peeked = ev.peek(sg, rin);
+        const CachedPrice peeked = ev.peek(sg, rin);
         EXPECT_EQ(ev.cache().size(), before) << family << " subgraph " << i;
         const CachedCost& priced = fresh.cost(sg, rin);
         EXPECT_EQ(peeked.valid, priced.valid) << family << " subgraph " << i;
@@ -203,7 +203,7 @@ TEST(Incremental, PeekPricesAsCostAndKeepsNothing) {
         EXPECT_EQ(peeked.latency, priced.latency) << family << " subgraph " << i;
       }
       // A subgraph the cache holds: the same price, from it.
-      const CachedCost held = ev.peek(s.subgraphs[i], rin);
+      const CachedPrice held = ev.peek(s.subgraphs[i], rin);
       EXPECT_TRUE(held.valid);
       EXPECT_EQ(held.latency, ev.latency(i)) << family << " subgraph " << i;
     }
