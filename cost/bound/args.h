@@ -31,6 +31,7 @@ enum class BoundArg : uint8_t {
   ForcedStores,     // the share bound's stores every subgraph holding an op must write
   ClosedLoads,      // the share bound's loads of a closed op's unretainable output
   Lp,               // the cover's linear relaxation (groups of 21-64 ops)
+  UpstreamJoint,    // joint floors also for MatMuls that may be upstream elsewhere, capped there
   kCount
 };
 
@@ -38,6 +39,9 @@ struct BoundArgs {
   uint32_t off = 0;  // bit i: BoundArg i is switched off
   // Test seam (a planted wrong argument): every part floor is multiplied by this; 1 in every run.
   double test_part_scale = 1;
+  // Test seam (the soundness checks of upstream-joint alone): the share bound takes the
+  // upstream-joint pricing even where the plain one is larger; false in every run.
+  bool upstream_joint_alone = false;
   bool on(BoundArg a) const { return !(off >> static_cast<int>(a) & 1u); }
   BoundArgs& disable(BoundArg a) {
     off |= 1u << static_cast<int>(a);
@@ -53,9 +57,10 @@ struct BoundArgs {
 
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
-    "compute-floor", "traffic-floor", "part-floors", "retention-choice", "band-reloads", "step-floors",
-    "order-floors",  "cover",         "forced-ops",  "readers",          "edge-floors",  "retention-prices",
-    "shares",        "joint-floors",  "pressure",    "forced-stores",    "closed-loads", "lp"};
+    "compute-floor", "traffic-floor",    "part-floors", "retention-choice", "band-reloads",
+    "step-floors",   "order-floors",     "cover",       "forced-ops",       "readers",
+    "edge-floors",   "retention-prices", "shares",      "joint-floors",     "pressure",
+    "forced-stores", "closed-loads",     "lp",          "upstream-joint"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

@@ -1,5 +1,7 @@
 // What the ops that are not joint take beside a class of joint MatMuls (internal.h; the
-// share bound is argued at the top of shares.cpp, the mixtures in share_modes.cpp):
+// share bound is argued at the top of shares.cpp, the mixtures in share_modes.cpp). Wherever the
+// presence of a joint op in S is read as telling S's class, SharePricing::contextClass is used:
+// a joint op that may be upstream (upstream-joint) may be in S beside any class.
 // their share beside a class in step mode, their compute floor beside each class, and the
 // joint ops they force to nk = 1 when they are in S together.
 #include <algorithm>
@@ -54,7 +56,7 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
     if (Q.type != OpType::MatMul || std::min(Q.K, p.ops[f].K) < p.native) return false;
     return std::any_of(Q.inputs.begin(), Q.inputs.end(), [&](TensorId v) {
       const OpId r = p.producer[v];
-      const bool loaded = r < 0 || (sp.joint_class[r] >= 0 && sp.joint_class[r] != c);
+      const bool loaded = r < 0 || (sp.contextClass(r) >= 0 && sp.contextClass(r) != c);
       return loaded &&
              std::none_of(p.consumers[v].begin(), p.consumers[v].end(), [&](OpId d) { return sp.joint_class[d] == c; });
     });
@@ -79,9 +81,9 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
       if (q >= 0 && sp.joint_class[q] == c) b.needs.push_back(q);
       if (claimed[u]) {
         // 0: it may be in the class's bands
-        if (q >= 0 && sp.joint_class[q] < 0 && !(gridShaped(q) && depth < kMaxSliceDepth)) uFree = !loadsWide(q);
-        else if (q >= 0 && sp.joint_class[q] < 0) inputsOf(q, depth + 1, uFree);
-      } else if (q < 0 || (sp.joint_class[q] >= 0 && sp.joint_class[q] != c)) {
+        if (q >= 0 && sp.contextClass(q) < 0 && !(gridShaped(q) && depth < kMaxSliceDepth)) uFree = !loadsWide(q);
+        else if (q >= 0 && sp.contextClass(q) < 0) inputsOf(q, depth + 1, uFree);
+      } else if (q < 0 || (sp.contextClass(q) >= 0 && sp.contextClass(q) != c)) {
         std::fill(one.begin(), one.end(), 1);
       } else if (sp.joint_class[q] == c) {
         one[0] = 1;
@@ -127,7 +129,8 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
 // And at nk > 1 (k < K), none of those that force a class op to nk = 1 (besideFed: every S
 // holding one and an op of the class holds such a fed op, V9): at most n - nkOne.
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop) {
+                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop,
+                ShareMemo& shareMemo) {
   const size_t classes = sp.class_first.size();
   std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());
   for (OpId x : ops) {
@@ -143,7 +146,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     sp.poll();
     if (!sp.open[x] || sp.joint[x] || isMatMul(p, x)) continue;
     for (int c : sp.meets[x]) {
-      if (!sp.class_single_kind[c] || stop()) {
+      if (!sp.class_single_kind[c] || !sp.class_step[c] || stop()) {
         besides[x].push_back({});
         continue;
       }
@@ -168,7 +171,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   }
   // By frontier (it fixes everything besideStepShare reads of the class), count and what it
   // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
-  std::map<std::tuple<const JointFrontier*, i64, decltype(crowd[0].key()), decltype(Beside{}.key())>, LD> memo;
+  auto& memo = shareMemo.beside;
   sp.beside_step.assign(p.numOps(), {});
   for (OpId x : ops) {
     sp.poll();
@@ -176,7 +179,7 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
     for (size_t i = 0; i < sp.meets[x].size(); ++i) {
       const int c = sp.meets[x][i];
       LD v = 0;
-      if (!isMatMul(p, x) && sp.class_single_kind[c] && !stop()) {
+      if (!isMatMul(p, x) && sp.class_single_kind[c] && sp.class_step[c] && !stop()) {
         const OpId f = sp.class_first[c];
         const Beside& b = besides[x][i];
         const auto key = std::make_tuple(sp.joint[f], pointwise[c], crowd[c].key(), b.key());
@@ -219,7 +222,7 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
           if (!inComp[d] || !seen.add(d)) continue;
           if (seen.size() > kMaxBesideWork) allJoint = false;
           if (!isMatMul(p, d)) stack.push_back(d);
-          else if (sp.joint_class[d] >= 0) classesAhead.insert(sp.joint_class[d]);
+          else if (sp.contextClass(d) >= 0) classesAhead.insert(sp.contextClass(d));
           else allJoint = false;
         }
     }
@@ -239,7 +242,9 @@ void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::ve
 // attributed; not claimed: joint floors count those) is needed whole (every element of an input
 // is used) and loaded in every S that reads it and does not make it; once for all its readers
 // there, so each reader takes |u| / readers(u) (times w(u) below). Its maker q:
-// - a joint op: in S only beside q's class; elsewhere u is loaded (w = 1), beside it nobody takes u;
+// - a joint op that always accumulates: in S only beside q's class; elsewhere u is loaded (w = 1),
+//   beside it nobody takes u (one that may be upstream, upstream-joint, may be in S anywhere:
+//   SharePricing::contextClass treats it as not joint, and it takes nothing, so w = 0);
 // - an open op that is not joint: q may be in S, and then u is not loaded; so q gives back what
 //   its readers there could take, w(u) |u| (its open readers that are not joint and may be in S in
 //   this context) / readers(u), out of what its own inputs give it, and w(u) is the most that
@@ -267,7 +272,7 @@ void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vect
   auto weight = [&](TensorId u, int c) -> LD {
     const OpId q = p.producer[u];
     if (q < 0 || claimed[u] || retainable(p, u)) return 0;
-    if (sp.joint_class[q] >= 0) return sp.joint_class[q] != c ? 1 : 0;
+    if (sp.contextClass(q) >= 0) return sp.contextClass(q) != c ? 1 : 0;
     if (!takes(q)) return 0;
     if (!meetsClass(q, c)) return 1;
     auto it = given.find({u, c});
@@ -321,7 +326,7 @@ void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector
       std::vector<OpId> fed;
       for (TensorId t : p.ops[x].outputs)
         for (OpId o : p.consumers[t])
-          if (isMatMul(p, o) && sp.joint_class[o] == c && p.ops[o].K > p.native &&
+          if (isMatMul(p, o) && sp.joint_class[o] == c && !sp.upstreamCapable(o) && p.ops[o].K > p.native &&
               std::find(fed.begin(), fed.end(), o) == fed.end())
             fed.push_back(o);
       if (fed.empty()) continue;
@@ -340,7 +345,7 @@ void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector
         for (OpId nb : nbs) {
           if (!inComp[nb] || !seen.add(nb)) continue;
           if (seen.size() > kMaxBesideWork || sp.joint_class[nb] == c) proven = false;
-          if (sp.joint_class[nb] >= 0 || !mayShareSubgraph(shapesOf(x), shapesOf(nb))) continue;
+          if (sp.contextClass(nb) >= 0 || !mayShareSubgraph(shapesOf(x), shapesOf(nb))) continue;
           stack.push_back(nb);
         }
       }

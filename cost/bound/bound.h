@@ -161,6 +161,12 @@ struct OpComputeFloor {
   // Pointwise ops): only then can the op be upstream (E2). False means it accumulates in every
   // subgraph, on the grid of its own output.
   std::vector<char> may_feed_matmul;
+  // Per MatMul (compute_floor.cpp states the argument): whether it accumulates in every valid
+  // subgraph holding it (a Pointwise path from its output always reaches O(S)); whether a valid
+  // subgraph in which it accumulates could still carry its output to a MatMul; and the fewest
+  // native tiles of a grid on which it is upstream (max when it never is). Other ops: 0, 1, max.
+  std::vector<char> always_accumulates, feeds_matmul_accumulating;
+  std::vector<i64> min_tiles_upstream;
 };
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m);
 

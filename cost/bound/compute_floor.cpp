@@ -85,6 +85,84 @@ static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, co
   return H;
 }
 
+// When a MatMul accumulates (E2, decision 1, A-15: some path from its output to O(S) inside S
+// passes through Pointwise ops only), and when it is upstream.
+//
+// always_accumulates. Call a tensor t *forced* when every valid S that produces t has a path of
+// Pointwise ops of S from t to a tensor of O(S). Claim: t is forced when every consumer d of t
+// that can share a subgraph with t's producer (fusableEdge) is a Pointwise op with a forced
+// output; in particular when t has no such consumer. Proof: take a valid S producing t. If no
+// consumer of t is in S, t is not consumed inside S, so t is in O(S) (section 1: O(S) is P(S) less
+// E(S)): the empty path. Otherwise some consumer d is in S, and d shares S with t's producer, so
+// by the premise d is a Pointwise op whose output u is forced; u is produced in S, so a Pointwise
+// path of S leads from u to O(S), and d before it leads from t. A MatMul whose output is forced
+// accumulates in every valid S holding it. (A consumer that cannot join is never in S; a
+// consumer that could join but need not is taken as joining, which can only make t unforced.)
+//
+// feeds_matmul_accumulating. In a valid S where a MatMul o accumulates, every accumulating
+// MatMul of S has o's K (E2, decision 2: two accumulating MatMuls of different K make S
+// invalid). If o's output reaches a MatMul q of S through Pointwise ops of S (or directly), the
+// first such q is one of the MatMuls reached from o's output through fusable edges and Pointwise
+// ops only; when each of those always accumulates and has a K other than o's, no valid S in which
+// o accumulates holds such a path: o's output then feeds no MatMul of S (0). Otherwise 1 (also when
+// the walk exceeds its work limit).
+//
+// min_tiles_upstream. When o is upstream in S, no Pointwise path leads from its output to O(S),
+// yet every path of S from it ends in O(S) (S is finite and acyclic; a tensor consumed inside S
+// has a consumer there): such a path passes a MatMul, and its end, whose shape is S's grid (E1),
+// is among the path ends with a MatMul ahead that opComputeFloor lists (those it drops no valid
+// subgraph holds). So the grid has at least the fewest native tiles among them.
+static void accumulationRoles(const Problem& p, const ModelOptions& m, OpComputeFloor& f) {
+  const int no = p.numOps();
+  std::vector<char> forced(p.numTensors(), 0);
+  for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
+    const OpId x = *it;
+    for (TensorId t : p.ops[x].outputs) {
+      bool all = true;
+      for (OpId d : p.consumers[t]) {
+        if (!bound_detail::fusableEdge(p, m, x, d)) continue;
+        bool viaD = false;
+        if (p.ops[d].type == OpType::Pointwise)
+          for (TensorId u : p.ops[d].outputs) viaD = viaD || forced[u];
+        all = all && viaD;
+      }
+      forced[t] = all;
+    }
+  }
+  f.always_accumulates.assign(no, 0);
+  f.feeds_matmul_accumulating.assign(no, 1);
+  for (OpId o = 0; o < no; ++o) {
+    if (p.ops[o].type != OpType::MatMul) continue;
+    for (TensorId t : p.ops[o].outputs) f.always_accumulates[o] = f.always_accumulates[o] || forced[t];
+  }
+  constexpr long kMaxWalk = 20'000'000;  // op visits of all the walks together
+  long work = 0;
+  std::vector<int> seen(no, -1);
+  for (OpId o = 0; o < no; ++o) {
+    if (p.ops[o].type != OpType::MatMul) continue;
+    if (!f.may_feed_matmul[o]) {
+      f.feeds_matmul_accumulating[o] = 0;
+      continue;
+    }
+    bool feeds = false;
+    std::vector<OpId> stack = {o};
+    seen[o] = o;
+    while (!stack.empty() && !feeds) {
+      const OpId v = stack.back();
+      stack.pop_back();
+      for (TensorId t : p.ops[v].outputs)
+        for (OpId d : p.consumers[t]) {
+          if (feeds || !bound_detail::fusableEdge(p, m, v, d) || seen[d] == o) continue;
+          seen[d] = o;
+          if (++work > kMaxWalk) feeds = true;
+          else if (p.ops[d].type == OpType::MatMul) feeds = !f.always_accumulates[d] || p.ops[d].K == p.ops[o].K;
+          else stack.push_back(d);
+        }
+    }
+    f.feeds_matmul_accumulating[o] = feeds;
+  }
+}
+
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   struct PathEnd {
     i64 tiles, need, cap;
@@ -126,6 +204,7 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
   f.min_tiles.assign(no, std::numeric_limits<i64>::max());
   f.min_k.assign(no, std::numeric_limits<i64>::max());
   f.may_feed_matmul.assign(no, 0);
+  f.min_tiles_upstream.assign(no, std::numeric_limits<i64>::max());
   for (auto it = p.topo.rbegin(); it != p.topo.rend(); ++it) {
     const OpId o = *it;
     const Op& op = p.ops[o];
@@ -155,9 +234,11 @@ OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m) {
     for (const PathEnd& e : ends[o]) {
       f.min_tiles[o] = std::min(f.min_tiles[o], e.tiles);
       if (e.mmAhead) f.may_feed_matmul[o] = 1;
+      if (e.mmAhead) f.min_tiles_upstream[o] = std::min(f.min_tiles_upstream[o], e.tiles);
     }
   }
   f.total_tiles = coveredTiles(p, m, f.min_tiles);
+  accumulationRoles(p, m, f);
   return f;
 }
 

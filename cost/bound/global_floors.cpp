@@ -10,6 +10,8 @@
 // elements / B (L3, L4) and a subgraph pays at least its transfers / B (L1, L2).
 // A group's floors: its subgraphs pay its ops' compute, and load each tensor it reads from outside
 // once and store each it makes for outside once, unless retainable (then free: a relaxation).
+#include <limits>
+
 #include "cost/bound/ruler.h"
 
 namespace mlsys::bound_detail {
@@ -28,7 +30,16 @@ LD computePerTile(const Problem& p, const ModelOptions& m, const OpComputeFloor&
 LD Ruler::computeFloor() {
   const OpComputeFloor f = opComputeFloor(p_, m_);
   opCompute_.assign(no_, 0);
-  mayFeedMatMul_ = f.may_feed_matmul;
+  plainEligible_.assign(no_, 0);
+  jointEligible_.assign(no_, 0);
+  upstreamCompute_.assign(no_, std::numeric_limits<LD>::infinity());
+  noUpstream_ = upstreamCompute_;
+  for (int o = 0; o < no_; ++o) {
+    plainEligible_[o] = !f.may_feed_matmul[o];
+    jointEligible_[o] = !f.feeds_matmul_accumulating[o];
+    if (!f.always_accumulates[o] && f.min_tiles_upstream[o] < std::numeric_limits<i64>::max())
+      upstreamCompute_[o] = static_cast<LD>(f.min_tiles_upstream[o]) * computePerTile(p_, m_, f, o);
+  }
   if (!bo_.args.on(BoundArg::ComputeFloor)) return 0;
   LD compute = 0;
   for (int o = 0; o < no_; ++o) {

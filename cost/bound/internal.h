@@ -204,6 +204,13 @@ struct Crowd {
   }
   auto key() const { return std::make_tuple(most, free, unknown, perSlot, nkOne); }
 };
+// What two share pricings of one component may share (ruler.cpp prices a component with and
+// without upstream-joint): the joint frontiers, which depend only on their key, and the step-mode
+// shares beside a class, which depend only on the frontier and what besideStepShare reads.
+struct ShareMemo {
+  std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
+  std::map<std::tuple<const JointFrontier*, i64, decltype(Crowd{}.key()), decltype(Beside{}.key())>, LD> beside;
+};
 LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
                    const Crowd& crowd);
 
@@ -281,6 +288,17 @@ struct SharePricing {
   // per such op, per class it meets: the joint ops one of which it forces to nk = 1 in any S
   // holding it and the class, each with how many Pointwise ops make its operands (besideFed)
   std::vector<std::vector<std::vector<std::pair<OpId, int>>>> fed;
+  // per joint op that may be upstream in some valid S (*upstream-capable*; inf compute where it never
+  // is): its compute floor and its loads (time) there, and the classes whose S it may be in there.
+  // Such an op may be in S, upstream, beside any of those classes or none: it tells nothing of S's
+  // context (contextClass), and its class prices no step mode (class_step).
+  std::vector<LD> up_compute, up_loads;
+  std::vector<std::vector<int>> up_meets;
+  std::vector<char> class_step;  // per class: step mode allowed (single kind, no upstream-capable op)
+  bool upstreamCapable(OpId o) const { return up_compute[o] < std::numeric_limits<LD>::infinity(); }
+  // The class that o's presence in S tells S is beside: its class for a joint op that always
+  // accumulates, else -1 (an op that is not joint, or one that may be upstream there).
+  int contextClass(OpId o) const { return upstreamCapable(o) ? -1 : joint_class[o]; }
   // The caller's stop, polled in every loop over the component (poll() throws SharesStopped).
   std::function<bool()> stop;
   void poll() const {
@@ -291,7 +309,7 @@ struct SharePricing {
 LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares = nullptr);  // shares: per op, at the best
 // The SharePricing entries of the ops beside the classes (beside.cpp states the arguments).
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop);
+                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop, ShareMemo& memo);
 void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp);
 void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp);
 void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
@@ -317,7 +335,7 @@ bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
-                      const BoundArgs& args = {});
+                      const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
+                      const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args = {});
 
 }  // namespace mlsys::bound_detail

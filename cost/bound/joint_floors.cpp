@@ -2,7 +2,9 @@
 // argument that uses it is at the top of shares.cpp).
 //
 // A MatMul o that accumulates in every subgraph (no valid subgraph carries its output to a
-// MatMul: OpComputeFloor::may_feed_matmul) runs on the grid of its own output, W x H, at some
+// MatMul: OpComputeFloor::may_feed_matmul), or, with upstream-joint, any valid subgraph where it
+// accumulates (none carries its output to a MatMul there: feeds_matmul_accumulating; where it is
+// upstream the share bound caps its share instead, share_modes.cpp), runs on the grid of its own output, W x H, at some
 // tile w x h <= N x N (V8, E1). At that tile it computes base_cost per tile (L5; x K/N under
 // native_depth), and an operand that is always loaded from slow memory for it (a *claimed* side:
 // its tensor, or the tensor a chain of one-input Pointwise ops makes it from, is produced outside

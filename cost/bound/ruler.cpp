@@ -11,6 +11,8 @@
 // groups, theta) is a floor, for every theta; the best of a few is kept.
 #include "cost/bound/ruler.h"
 
+#include <algorithm>
+
 namespace mlsys::bound_detail {
 
 // Step 3: the fusion components: union of fusable producer -> consumer edges, each with its edge
@@ -148,8 +150,26 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
     const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
     if (!cover && bo_.args.on(BoundArg::Shares) && !(bo_.give_up && bo_.give_up())) {
       const auto t = Clock::now();
-      const bound_detail::ShareBound sb = bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, mayFeedMatMul_,
-                                                                   bo_.give_up, bo_.share_parts, bo_.args);
+      bound_detail::ShareMemo memo;  // frontiers and step shares, priced once for both
+      auto shares = [&](const std::vector<char>& eligible, const std::vector<LD>& upstream) {
+        return bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, eligible, upstream, bo_.give_up,
+                                        bo_.share_parts, memo, bo_.args);
+      };
+      // upstream-joint: more joint ops, but the classes and contexts change with them, so the
+      // total may fall; each is a bound, the larger counts (only when some op is new to it). A
+      // component of more than kUpstreamLarge ops, where a pricing takes seconds, is priced again
+      // only when at least a tenth of its ops are new: random-n5000's 1,908-op component, with 7%,
+      // took 7 s more for nothing; mixer-n5000's 3,997, with 25%, rose by half.
+      constexpr size_t kUpstreamLarge = 1000;
+      const bool alone = bo_.args.upstream_joint_alone && bo_.args.on(BoundArg::UpstreamJoint);
+      const auto fresh = static_cast<size_t>(
+          std::count_if(c.ops.begin(), c.ops.end(), [&](OpId o) { return jointEligible_[o] && !plainEligible_[o]; }));
+      const bool worth = fresh > 0 && (c.ops.size() <= kUpstreamLarge || 10 * fresh >= c.ops.size());
+      bound_detail::ShareBound sb = alone ? bound_detail::ShareBound{} : shares(plainEligible_, noUpstream_);
+      if (bo_.args.on(BoundArg::UpstreamJoint) && (alone || worth)) {
+        bound_detail::ShareBound up = shares(jointEligible_, upstreamCompute_);
+        if (alone || up.value > sb.value) sb = std::move(up);
+      }
       c.shares = static_cast<double>(sb.value);
       c.closed_ops = sb.closed;
       c.pressure_inputs = sb.pressure_inputs;

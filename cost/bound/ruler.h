@@ -131,8 +131,11 @@ class Ruler {
   const BoundOptions& bo_;
   const i64 N_;
   const int no_;
-  std::vector<LD> opCompute_;                          // each op's compute floor
-  std::vector<char> mayFeedMatMul_;                    // OpComputeFloor::may_feed_matmul
+  std::vector<LD> opCompute_;        // each op's compute floor
+  std::vector<char> plainEligible_;  // joint floors' ops: !OpComputeFloor::may_feed_matmul
+  std::vector<char> jointEligible_;  // with upstream-joint: !OpComputeFloor::feeds_matmul_accumulating
+  std::vector<LD> upstreamCompute_;  // compute floor when upstream (inf: never; computeFloor)
+  std::vector<LD> noUpstream_;       // all inf
   std::vector<std::vector<std::pair<OpId, LD>>> adj_;  // fusable neighbours, edge floor
   std::vector<std::vector<OpId>> members_;             // per component root: its ops, topological
   LD theta_ = std::numeric_limits<LD>::infinity();     // edges with a floor >= theta are cut

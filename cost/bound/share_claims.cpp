@@ -166,10 +166,19 @@ bool Shares::storesAlways(OpId o) {
 }
 
 void Shares::jointClasses(SharePricing& sp) {
-  // Joint ops accumulate in every valid S; two of different K never share one (E2): one K a class.
+  // A class holds the joint ops that may accumulate together in a valid S: they have one K (E2,
+  // decision 2) and S's output shape, which is among each one's forced shapes; for one that may be
+  // upstream elsewhere, the shape of its own output (it accumulates only where a Pointwise path
+  // carries its output to O(S), F3, and all of O(S) has one shape, A-6). Where it is upstream it
+  // is in no class's context (SharePricing::contextClass). One K a class.
   std::map<std::pair<i64, std::optional<std::vector<Shape>>>, std::vector<OpId>> bySet;
   for (OpId o : ops)
-    if (sp.joint[o]) bySet[{p.ops[o].K, shapesOf(o)}].push_back(o);
+    if (sp.joint[o]) {
+      std::optional<std::vector<Shape>> set = shapesOf(o);
+      if (sp.upstreamCapable(o))
+        set = std::vector<Shape>{{p.widths[p.ops[o].outputs[0]], p.heights[p.ops[o].outputs[0]]}};
+      bySet[{p.ops[o].K, set}].push_back(o);
+    }
   std::vector<const std::pair<i64, std::optional<std::vector<Shape>>>*> sets;
   for (const auto& e : bySet) sets.push_back(&e.first);
   std::vector<int> root(sets.size());
@@ -191,13 +200,26 @@ void Shares::jointClasses(SharePricing& sp) {
     if (fresh) {
       sp.class_first.push_back(e.second.front());
       sp.class_single_kind.push_back(1);
+      sp.class_step.push_back(1);
       classSets.emplace_back();
     }
     classSets[it->second].push_back(&e.first.second);
     for (OpId o : e.second) {
       sp.joint_class[o] = it->second;
+      if (sp.upstreamCapable(o)) sp.class_step[it->second] = 0;
       if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
     }
+  }
+  // The classes each upstream-capable joint op may share a valid subgraph with (there it may be
+  // upstream: its forced shapes, all of them).
+  for (OpId o : ops) {
+    if (!sp.joint[o] || !sp.upstreamCapable(o)) continue;
+    for (size_t c = 0; c < classSets.size(); ++c)
+      for (const auto* set : classSets[c])
+        if (mayShareSubgraph(shapesOf(o), *set)) {
+          sp.up_meets[o].push_back(static_cast<int>(c));
+          break;
+        }
   }
   // The classes each other open op may share a valid subgraph with.
   sp.meets.assign(p.numOps(), {});

@@ -18,6 +18,12 @@
 //   least m times the frontier's step floor (joint_floors.cpp), attributed loads left out; the
 //   Pointwise ops that may meet the class then take what S pays beyond that for their compute
 //   (besideStepShare, joint_floors.cpp), the other open ops nothing.
+// A joint op that may be upstream in some S (upstream-joint, shares.cpp) takes the least of its
+// mode's value and, for the S where it is upstream (then it is not one of the class's accumulating
+// ops, and S is beside one of the classes it may meet there, or none), its mixture of its
+// upstream compute and loads at the free lambda and at each such class's lambda (both ends for a
+// max class; 0 beside a class in step mode, which pays its class ops and Pointwise ops only); its
+// class has no step mode (its ops would not all compute alike step by step).
 // Ops that are not joint (their compute floor and attributed loads do not depend on g) take the
 // least of their mixture over the lambdas of the classes they may meet (a max class uses 0 and 1)
 // and of a free lambda common to all of them, and of their share beside a class in step mode:
@@ -94,6 +100,16 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
       if (!sp.open[o]) continue;
       if (sp.joint_class[o] >= 0) {
         y[o] = value[o][modes[sp.joint_class[o]]];
+        if (sp.upstreamCapable(o)) {  // at most its mixture where it is upstream, in each context there
+          auto up = [&](int l) { return lambdaOf(l) * sp.up_compute[o] + (1 - lambdaOf(l)) * sp.up_loads[o]; };
+          LD cap = up(modes[numClasses]);
+          for (int c : sp.up_meets[o])
+            cap = std::min(cap, modes[c] == kStepMode  ? LD(0)
+                                : modes[c] == kMaxMode ? std::min(up(0), up(kLambdaSteps))
+                                                       : up(modes[c]));
+          y[o] = std::min(y[o], cap);
+          work += static_cast<long>(sp.up_meets[o].size());
+        }
         continue;
       }
       auto mix = [&](int l, LD compute, LD loads) {
@@ -141,7 +157,8 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
     bool improved = false;
     for (int c = 0; c <= numClasses && work <= kMaxAscentWork; ++c) {
       std::vector<int> modes = best;
-      const int last = c < numClasses && sp.class_single_kind[c] ? kStepMode : kLambdaSteps;
+      const int last =
+          c < numClasses && sp.class_single_kind[c] ? (sp.class_step[c] ? kStepMode : kMaxMode) : kLambdaSteps;
       for (int mode = 0; mode <= last; ++mode) {
         if (mode == best[c]) continue;
         modes[c] = mode;

@@ -73,6 +73,7 @@ void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& besid
   for (const PricedTensor& x : beside) {
     const LD share = static_cast<LD>(sign) * static_cast<LD>(p.size(x.t)) / static_cast<LD>(x.readers.size());
     const int away = sp.joint_class[claimer[x.t]];
+    if (sp.upstreamCapable(claimer[x.t])) continue;  // it may be in S beside any class, counting x.t
     for (OpId r : x.readers) {
       if (sp.joint[r]) continue;
       sp.free_loads[r] += share;

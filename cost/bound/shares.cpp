@@ -44,7 +44,14 @@
 //    too large to retain) takes, instead of its compute floor and those loads apart, the least
 //    over every tile and k class of lambda x its compute + (1 - lambda) x those loads / B
 //    (joint_floors.cpp): at the subgraph's own granularity both terms are its share of the sums,
-//    so the least is below them. Claimed tensors are nobody else's.
+//    so the least is below them. Claimed tensors are nobody else's. With upstream-joint, also a
+//    MatMul that may be upstream in some S but feeds no MatMul in any S where it accumulates
+//    (compute_floor.cpp, accumulationRoles): in an S where it accumulates the frontier holds as
+//    above; in one where it is upstream it computes on a grid of at least min_tiles_upstream
+//    tiles and reads every element of its claimed operands (its whole output is made), so its
+//    share is capped by that mixture (share_modes.cpp); such an op says nothing of which class
+//    S is beside (SharePricing::contextClass). The caller keeps the larger of the totals with and
+//    without these ops (ruler.cpp), each a bound.
 //    An open op also takes a *forced store* (forcedStores): every valid S holding it writes one
 //    of the tensors forcedOutputs lists (forced_shapes.cpp), none of which can be retained, so at
 //    least the least of them; those tensors are then nobody else's.
@@ -68,11 +75,34 @@ namespace {}  // namespace
 
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
-                      const std::vector<char>& mayFeedMatMul, const std::function<bool()>& giveUp, int maxParts,
-                      const BoundArgs& args) {
+                      const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
+                      const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args) {
   try {
-    return Shares{p,  m,  ops, adj, opCompute, mayFeedMatMul, giveUp, maxParts, args, {}, {}, {}, {}, {}, {}, 0, {}, {},
-                  {}, {}, {},  {},  {}}
+    return Shares{p,
+                  m,
+                  ops,
+                  adj,
+                  opCompute,
+                  jointEligible,
+                  upstreamCompute,
+                  giveUp,
+                  maxParts,
+                  args,
+                  memo,
+                  {},
+                  {},
+                  {},
+                  {},
+                  {},
+                  {},
+                  0,
+                  {},
+                  {},
+                  {},
+                  {},
+                  {},
+                  {},
+                  {}}
         .run();
   } catch (const SharesStopped&) {
     return ShareBound{};  // stopped mid-way: no shares (0), never half-built ones

@@ -19,10 +19,12 @@ struct Shares {
   const std::vector<OpId>& ops;
   const std::vector<std::vector<std::pair<OpId, LD>>>& adj;
   const std::vector<LD>& opCompute;
-  const std::vector<char>& mayFeedMatMul;
+  const std::vector<char>& jointEligible;  // its output feeds no MatMul of a valid S where it accumulates
+  const std::vector<LD>& upstreamCompute;  // its compute floor in any S where it is upstream (inf: none)
   const std::function<bool()>& giveUp;
   int maxParts;
   BoundArgs args;  // the arguments switched off (args.h)
+  ShareMemo& memo;
 
   std::vector<char> inComp, open, in;
   std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
@@ -193,12 +195,13 @@ struct Shares {
     claimed.assign(p.numTensors(), 0);
     claimer.assign(p.numTensors(), -1);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
+    std::vector<LD> sideLoads(p.numOps(), -1);  // per joint op that may be upstream: its claimed sides' sizes
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
-    std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
+    auto& frontiers = memo.frontiers;
     for (OpId o : ops) {
       poll();
-      if (!open[o] || !isMatMul(p, o) || mayFeedMatMul[o] || p.ops[o].outputs.size() != 1 || stop() ||
+      if (!open[o] || !isMatMul(p, o) || !jointEligible[o] || p.ops[o].outputs.size() != 1 || stop() ||
           !args.on(BoundArg::JointFloors))
         continue;
       const int l = claimSide(o, 0), r = claimSide(o, 1);
@@ -213,6 +216,8 @@ struct Shares {
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++res.joint_ops;
+      if (upstreamCompute[o] < std::numeric_limits<LD>::infinity())
+        sideLoads[o] = static_cast<LD>((l ? p.size(op.inputs[0]) : 0) + (r ? p.size(op.inputs[1]) : 0));
     }
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
     if (args.on(BoundArg::ClosedLoads)) closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
@@ -235,11 +240,20 @@ struct Shares {
                     {},
                     {},
                     {},
+                    {},
+                    {},
                     {}};
     sp.stop = giveUp;
+    sp.up_compute.assign(p.numOps(), std::numeric_limits<LD>::infinity());
+    sp.up_loads.assign(p.numOps(), std::numeric_limits<LD>::infinity());
+    sp.up_meets.assign(p.numOps(), {});
+    for (OpId o : ops)
+      if (joint[o] && sideLoads[o] >= 0)
+        sp.up_compute[o] = upstreamCompute[o], sp.up_loads[o] = (sideLoads[o] + sp.traffic[o]) / sp.B;
     jointClasses(sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
-    besideStep(p, m, ops, claimed, claimer, sp, [&] { return stop(); });
+    besideStep(
+        p, m, ops, claimed, claimer, sp, [&] { return stop(); }, memo);
     besideCompute(p, ops, inComp, sp);
     besideLoads(p, ops, claimed, sp);
     closedClaimedLoads(p, claimedReaders, claimer, sp, 1);

@@ -88,6 +88,11 @@ std::vector<BoundVariant> boundVariants(CheckLevel level) {
   }
   v.push_back({"cover limit 0", withOff({}, 0)});
   v.push_back({"cover limit 0, share parts 2", withOff({}, 0, 2)});
+  // upstream-joint alone: its pricing even where the plain share bound is larger.
+  BoundArgs alone;
+  alone.upstream_joint_alone = true;
+  v.push_back({"upstream-joint alone, cover limit 0", withOff(alone, 0)});
+  v.push_back({"upstream-joint alone, cover limit 0, share parts 2", withOff(alone, 0, 2)});
   if (level == CheckLevel::Quick) return v;
   for (BoundArg a : kStructural) {
     v.push_back({"only " + std::string(boundArgName(a)), withOff(onlyStructural(a))});
