@@ -124,6 +124,17 @@ struct Shares {
   // none of which can be retained (V6, W1), and S's outputs share its grid.
   bool storesAlways(OpId o);
 
+  // Per joint op that may be upstream (sideLoads >= 0: its claimed sides' sizes), its compute floor
+  // and loads where it is upstream (upstream-joint, shares.cpp); inf for the others.
+  void upstreamPrices(SharePricing& sp, const std::vector<LD>& sideLoads) const {
+    sp.up_compute.assign(p.numOps(), std::numeric_limits<LD>::infinity());
+    sp.up_loads.assign(p.numOps(), std::numeric_limits<LD>::infinity());
+    sp.up_meets.assign(p.numOps(), {});
+    for (OpId o : ops)
+      if (sp.joint[o] && sideLoads[o] >= 0)
+        sp.up_compute[o] = upstreamCompute[o], sp.up_loads[o] = (sideLoads[o] + sp.traffic[o]) / sp.B;
+  }
+
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
   // one class (share_modes.cpp says why).
   void jointClasses(SharePricing& sp);
@@ -244,12 +255,7 @@ struct Shares {
                     {},
                     {}};
     sp.stop = giveUp;
-    sp.up_compute.assign(p.numOps(), std::numeric_limits<LD>::infinity());
-    sp.up_loads.assign(p.numOps(), std::numeric_limits<LD>::infinity());
-    sp.up_meets.assign(p.numOps(), {});
-    for (OpId o : ops)
-      if (joint[o] && sideLoads[o] >= 0)
-        sp.up_compute[o] = upstreamCompute[o], sp.up_loads[o] = (sideLoads[o] + sp.traffic[o]) / sp.B;
+    upstreamPrices(sp, sideLoads);
     jointClasses(sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });
     besideStep(
