@@ -45,8 +45,12 @@ struct ClassFloor {
   std::vector<LD> choicePen;
   LD minPen = 0;
 
-  // Under prices, the tensors made and read inside the part that a later part also reads: kept
-  // out (V6 allows it), one counts |t| in the working set instead of 0 and earns its price.
+  // Under prices, the tensors made and read inside the part (never written) that a later part may
+  // also read: kept out (V6 allows it), one counts |t| in the working set instead of 0 and earns
+  // its price. Any of them may be: a later subgraph may run one of their readers again (a
+  // recomputation) with the tensor retained in, paying its price there (sweep seed 8596, k_limit=
+  // reduction: {0, 1, 2} kept op 0's output out for {1, 3, 4}, which ran op 1 again; the bound
+  // that allowed only tensors with a reader outside the part was 222,376 against 209,372).
   std::vector<std::pair<TensorId, uint32_t>> inner;
 
   // With nk = 1, set by partFloor: each side pair pointSteps visits is also priced by the plan
@@ -67,7 +71,7 @@ struct ClassFloor {
   }
 
   ClassFloor(const Problem& p_, const SubgraphPlan& pl_, bool multiK_, i64 kHi_, const RetentionPrices* prices_,
-             const std::vector<OpId>& ops, const BoundArgs& args_ = {})
+             const BoundArgs& args_ = {})
       : p(p_), pl(pl_), multiK(multiK_), kHi(kHi_), prices(prices_), args(args_) {
     for (const SliceTpl& s : pl.slices) {
       auto it = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& x) { return x.t == s.t; });
@@ -82,9 +86,7 @@ struct ClassFloor {
     if (prices && !prices->empty())
       for (TensorId t : pl.produced) {
         if ((*prices)[t] <= 0 || std::find(pl.written.begin(), pl.written.end(), t) != pl.written.end()) continue;
-        bool outside = false;
-        for (OpId c : p.consumers[t]) outside = outside || std::find(ops.begin(), ops.end(), c) == ops.end();
-        if (outside) inner.push_back({t, choiceBit(t)});
+        inner.push_back({t, choiceBit(t)});
       }
     relaxed = static_cast<int>(choices.size()) > kMaxChoices || !args.on(BoundArg::RetentionChoice);
     for (size_t i = 0; i < choices.size(); ++i) {

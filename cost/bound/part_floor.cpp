@@ -140,7 +140,7 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
   if (!multi.valid && multi.rule == Rule::V9 && std::min(kmax, multi.Kacc - 1) > 1)
     multi = planSubgraph(p, m, ops, {N, N, std::min(kmax, multi.Kacc - 1)}, kNone, kNone);
   if (multi.valid && multi.nk > 1) {
-    bound_detail::ClassFloor cf(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, ops, args);
+    bound_detail::ClassFloor cf(p, multi, true, std::min(kmax, multi.Kacc - 1), prices, args);
     cf.stop = stop;
     cf.minimise(best);
     if (cf.interrupted) return PartFloor{};
@@ -148,7 +148,7 @@ PartFloor partFloor(const Problem& p, const ModelOptions& m, const std::vector<O
   const i64 kOne = kmax ? kmax : 1;
   SubgraphPlan one = multi.valid && multi.nk == 1 ? multi : planSubgraph(p, m, ops, {N, N, kOne}, kNone, kNone);
   if (one.valid && one.nk == 1) {
-    bound_detail::ClassFloor cf(p, one, false, one.Kacc ? one.Kacc : 1, prices, ops, args);
+    bound_detail::ClassFloor cf(p, one, false, one.Kacc ? one.Kacc : 1, prices, args);
     if (args.on(BoundArg::OrderFloors)) cf.orders = &m, cf.partOps = &ops;
     cf.stop = stop;
     cf.minimise(best);

@@ -130,6 +130,28 @@ TEST(BoundRetention, PricesStayBelowARetainingSchedule) {
   EXPECT_LE(lowerBound(p, m).value(), ev.total);
 }
 
+// The same, where the later subgraph runs the reader again: {0, 1, 2} keeps T2 (op 0's output, read
+// only by op 1, inside the part) out for {1, 3, 4}, which runs op 1 again from it. Found by the
+// soundness sweep (seed 8596, k_limit=reduction): the part floor of {0, 1, 2} could keep out only
+// tensors with a reader outside the part, so it never earned T2's price, which {1, 3, 4} paid, and
+// the bound was 222,375.6 above this schedule's 209,372.4.
+TEST(BoundRetention, PricesStayBelowAScheduleThatRunsAReaderAgain) {
+  const Problem p = test::problemFromJson(R"({"widths":[384,384,384,384,384,384,384],
+    "heights":[384,384,384,384,384,384,384],"inputs":[[0,1],[2],[3],[4,3],[3,1]],"outputs":[[2],[3],[4],[5],[6]],
+    "base_costs":[300,500,1500,7710,8000],"op_types":["Pointwise","Pointwise","Pointwise","MatMul","MatMul"],
+    "fast_memory_capacity":2146304,"slow_memory_bandwidth":5,"native_granularity":[128,128]})");
+  ModelOptions m;
+  m.k_limit = ModelOptions::KLimit::Reduction;
+  const Schedule s = test::scheduleFromJson(
+      R"({"subgraphs":[[0,1,2],[1,3,4]],"granularities":[[64,96,1],[128,128,384]],"tensors_to_retain":[[2,4],[]],)"
+      R"("traversal_orders":[null,null],"subgraph_latencies":[0,0]})",
+      p);
+  const Evaluation ev = evaluateSchedule(p, s, m);
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  EXPECT_NEAR(ev.total, 209372.4, 1e-6);
+  EXPECT_LE(lowerBound(p, m).value(), ev.total * (1 + 1e-12));
+}
+
 // The priced passes raise the bound where covers kept a tensor in without its producer keeping
 // it out: on this generated graph from 35,212.68 (retention side by side) to 35,435.40 (solve
 // finds 36,185.4 in 1 s).
