@@ -32,6 +32,8 @@ enum class BoundArg : uint8_t {
   ClosedLoads,      // the share bound's loads of a closed op's unretainable output
   Lp,               // the cover's linear relaxation (groups of 21-64 ops)
   UpstreamJoint,    // joint floors also for MatMuls that may be upstream elsewhere, capped there
+  StepMixtures,     // the share bound mixes a class's k-steps before a tile's last and its last apart
+  UpstreamReloads,  // an upstream MatMul reloads the operand its downstream k-steps sweep in every tile
   kCount
 };
 
@@ -42,6 +44,10 @@ struct BoundArgs {
   // Test seam (the soundness checks of upstream-joint alone): the share bound takes the
   // upstream-joint pricing even where the plain one is larger; false in every run.
   bool upstream_joint_alone = false;
+  // Test seam (the soundness checks of step-mixtures): every class that may take a split mode
+  // takes this one (share_modes.cpp: 0 to 21; lambda 0 before the last k-step, 1 in it, is 10),
+  // whatever the total; -1 in every run.
+  int step_mixtures_forced = -1;
   bool on(BoundArg a) const { return !(off >> static_cast<int>(a) & 1u); }
   BoundArgs& disable(BoundArg a) {
     off |= 1u << static_cast<int>(a);
@@ -57,10 +63,10 @@ struct BoundArgs {
 
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
-    "compute-floor", "traffic-floor",    "part-floors", "retention-choice", "band-reloads",
-    "step-floors",   "order-floors",     "cover",       "forced-ops",       "readers",
-    "edge-floors",   "retention-prices", "shares",      "joint-floors",     "pressure",
-    "forced-stores", "closed-loads",     "lp",          "upstream-joint"};
+    "compute-floor",  "traffic-floor", "part-floors",     "retention-choice", "band-reloads", "step-floors",
+    "order-floors",   "cover",         "forced-ops",      "readers",          "edge-floors",  "retention-prices",
+    "shares",         "joint-floors",  "pressure",        "forced-stores",    "closed-loads", "lp",
+    "upstream-joint", "step-mixtures", "upstream-reloads"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

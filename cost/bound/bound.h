@@ -167,6 +167,10 @@ struct OpComputeFloor {
   // native tiles of a grid on which it is upstream (max when it never is). Other ops: 0, 1, max.
   std::vector<char> always_accumulates, feeds_matmul_accumulating;
   std::vector<i64> min_tiles_upstream;
+  // Per MatMul whose walk to the first MatMuls its output reaches (through fusable edges and
+  // Pointwise ops) was complete: bit 0 when one of them reads it (so made from it) as its LHS, bit 1
+  // as its RHS; 3 when the walk stopped early (upstream-reloads, shares.h).
+  std::vector<unsigned char> upstream_roles;
 };
 OpComputeFloor opComputeFloor(const Problem& p, const ModelOptions& m);
 

@@ -107,6 +107,10 @@ static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, co
 // o accumulates holds such a path: o's output then feeds no MatMul of S (0). Otherwise 1 (also when
 // the walk exceeds its work limit).
 //
+// upstream_roles. Where o is upstream in S, a path of S leads from its output through Pointwise
+// ops to a MatMul of S (E2): its first MatMul is one the walk below reaches, reading the tensor
+// the path ends in as its LHS or RHS; the roles of all of them (both when the walk stops early).
+//
 // min_tiles_upstream. When o is upstream in S, no Pointwise path leads from its output to O(S),
 // yet every path of S from it ends in O(S) (S is finite and acyclic; a tensor consumed inside S
 // has a consumer there): such a path passes a MatMul, and its end, whose shape is S's grid (E1),
@@ -131,6 +135,7 @@ static void accumulationRoles(const Problem& p, const ModelOptions& m, OpCompute
   }
   f.always_accumulates.assign(no, 0);
   f.feeds_matmul_accumulating.assign(no, 1);
+  f.upstream_roles.assign(no, 3);
   for (OpId o = 0; o < no; ++o) {
     if (p.ops[o].type != OpType::MatMul) continue;
     for (TensorId t : p.ops[o].outputs) f.always_accumulates[o] = f.always_accumulates[o] || forced[t];
@@ -145,6 +150,7 @@ static void accumulationRoles(const Problem& p, const ModelOptions& m, OpCompute
       continue;
     }
     bool feeds = false;
+    unsigned char roles = 0;
     std::vector<OpId> stack = {o};
     seen[o] = o;
     while (!stack.empty() && !feeds) {
@@ -152,7 +158,10 @@ static void accumulationRoles(const Problem& p, const ModelOptions& m, OpCompute
       stack.pop_back();
       for (TensorId t : p.ops[v].outputs)
         for (OpId d : p.consumers[t]) {
-          if (feeds || !bound_detail::fusableEdge(p, m, v, d) || seen[d] == o) continue;
+          if (feeds || !bound_detail::fusableEdge(p, m, v, d)) continue;
+          if (p.ops[d].type == OpType::MatMul)  // every role of t in d (a MatMul seen before: another tensor)
+            roles |= (p.ops[d].inputs[0] == t ? 1 : 0) | (p.ops[d].inputs[1] == t ? 2 : 0);
+          if (seen[d] == o) continue;
           seen[d] = o;
           if (++work > kMaxWalk) feeds = true;
           else if (p.ops[d].type == OpType::MatMul) feeds = !f.always_accumulates[d] || p.ops[d].K == p.ops[o].K;
@@ -160,6 +169,7 @@ static void accumulationRoles(const Problem& p, const ModelOptions& m, OpCompute
         }
     }
     f.feeds_matmul_accumulating[o] = feeds;
+    f.upstream_roles[o] = feeds ? 3 : roles;
   }
 }
 

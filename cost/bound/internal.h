@@ -80,6 +80,11 @@ struct JointPoint {
 struct JointFrontier {
   std::vector<JointPoint> points;
   std::vector<JointPoint> points_one;  // the same over the nk = 1 classes only
+  // step-mixtures: the nk > 1 classes alone, their loads without the shared sides' (any_loads, the
+  // same at every point: those sides once), which fall into the k-steps as the compute does, by
+  // |k_j| / K; the last k-step of a tile takes at most f_max of each (share_modes.cpp).
+  std::vector<JointPoint> points_k;
+  LD any_loads = 0, f_max = 0;
   LD step_floor = std::numeric_limits<LD>::infinity();
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
   bool stores = false;
@@ -152,6 +157,7 @@ struct JointCfg {
   i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
   std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
   std::array<LD, 4> store{0, 0, 0, 0};  // per tile: full, last column, last row, corner
+  LD anyLoads = 0;                      // nk > 1: the loads of the shared sides (counted once, in no known step)
   LD excess(LD theta, bool firstStep = true) const {
     return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta, firstStep);
   }
@@ -295,6 +301,11 @@ struct SharePricing {
   std::vector<LD> up_compute, up_loads;
   std::vector<std::vector<int>> up_meets;
   std::vector<char> class_step;  // per class: step mode allowed (single kind, no upstream-capable op)
+  // step-mixtures: per op, a Pointwise that no valid S carries to a MatMul (it computes in a tile's
+  // last k-step only, A-4); whether the classes may take split modes; the test seam's mode (-1: none).
+  std::vector<char> last_only;
+  bool split_modes = true;
+  int forced_split = -1;
   bool upstreamCapable(OpId o) const { return up_compute[o] < std::numeric_limits<LD>::infinity(); }
   // The class that o's presence in S tells S is beside: its class for a joint op that always
   // accumulates, else -1 (an op that is not joint, or one that may be upstream there).
@@ -333,9 +344,16 @@ void attributePrices(const Problem& p, const std::vector<PricedTensor>& priced, 
 bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector<std::vector<std::vector<OpId>>>& parts,
                const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf);
 
+// Per MatMul that may be upstream: the fewest native tiles of a grid where it is (min_tiles_upstream)
+// and the roles its output takes in the first MatMuls it reaches (OpComputeFloor::upstream_roles).
+struct UpstreamReads {
+  i64 tiles = 0;
+  unsigned char roles = 3;
+};
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
+                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& lastOnly,
                       const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args = {});
 
 }  // namespace mlsys::bound_detail

@@ -137,6 +137,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           c.perTile = perTile;
           c.compute = perTile * static_cast<LD>(c.tiles);
           c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
+          c.anyLoads = (shared[0] ? L : 0) + (shared[1] ? R : 0);
           c.memory = c.loads / B;
           c.steps = std::max(c.compute, c.memory);
           visit(c);
@@ -186,19 +187,30 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   res.claimed = claimed;
   res.shared = shared;
   res.stores = stores;
-  std::map<i64, LD> least, leastOne;  // per tile count: the least loads (at nk = 1)
+  std::map<i64, LD> least, leastOne, leastK;  // per tile count: the least loads (at nk = 1; nk > 1)
   LD perTile = 0;
   forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
-    for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : nullptr}) {
-      if (!mp) continue;
-      auto [it, fresh] = mp->emplace(c.tiles, c.loads);
-      if (!fresh) it->second = std::min(it->second, c.loads);
+    for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : &leastK}) {
+      const LD loads = mp == &leastK ? c.loads - c.anyLoads : c.loads;
+      auto [it, fresh] = mp->emplace(c.tiles, loads);
+      if (!fresh) it->second = std::min(it->second, loads);
     }
+    if (!c.one) res.any_loads = c.anyLoads;
     perTile = c.perTile;
     if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });
+  // With nk >= 2 k-steps of k <= kmax, |k_last| <= min(k, K - k) <= K / 2, and a step holds its
+  // claimed strips and the accumulator, (h + w) k + h w <= C (V11, A-12), so k <= (C - 1) / sides
+  // at any tile (h, w >= 1).
+  if (!leastK.empty()) {
+    const i64 K = p.ops[o].K, sides = (claimed[0] ? 1 : 0) + (claimed[1] ? 1 : 0);
+    const i64 kmax = m.k_limit == ModelOptions::KLimit::Reduction ? K : std::min(p.native, K);
+    const i64 kFit = sides > 0 ? (p.capacity - 1) / sides : K;
+    res.f_max = static_cast<LD>(std::max<i64>(1, std::min({kmax, K / 2, kFit}))) / static_cast<LD>(K);
+  }
   // The Pareto frontiers: compute ascending, loads strictly descending.
-  for (auto [from, to] : {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}})
+  for (auto [from, to] :
+       {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}, std::pair{&leastK, &res.points_k}})
     for (const auto& [tiles, loads] : *from)
       if (to->empty() || loads < to->back().loads) to->push_back({perTile * static_cast<LD>(tiles), loads});
   return res;

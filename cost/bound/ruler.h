@@ -133,19 +133,21 @@ class Ruler {
   const int no_;
   std::vector<LD> opCompute_;        // each op's compute floor
   std::vector<char> plainEligible_;  // joint floors' ops: !OpComputeFloor::may_feed_matmul
+  std::vector<char> lastOnly_;       // step-mixtures: a Pointwise with !OpComputeFloor::may_feed_matmul
   std::vector<char> jointEligible_;  // with upstream-joint: !OpComputeFloor::feeds_matmul_accumulating
   std::vector<LD> upstreamCompute_;  // compute floor when upstream (inf: never; computeFloor)
   std::vector<LD> noUpstream_;       // all inf
-  std::vector<std::vector<std::pair<OpId, LD>>> adj_;  // fusable neighbours, edge floor
-  std::vector<std::vector<OpId>> members_;             // per component root: its ops, topological
-  LD theta_ = std::numeric_limits<LD>::infinity();     // edges with a floor >= theta are cut
-  std::vector<char> inGroup_;                          // scratch: members of the group being priced
-  std::vector<char> tensorMark_;                       // scratch: tensors counted
-  std::vector<int> idx_;                               // scratch: position in the group being covered
-  std::vector<int> sub_;                               // scratch: union-find inside one component
-  RetentionPrices prices_;                             // empty, or a priced pass's (tieRetention)
-  mutable std::vector<TensorId> negativeOut_;          // kept by a part whose priced floor fell below 0
-  mutable long partsPriced_ = 0;                       // partFloor calls so far (the priced passes' budget)
+  std::vector<bound_detail::UpstreamReads> upstreamReads_;  // upstream-reloads (computeFloor)
+  std::vector<std::vector<std::pair<OpId, LD>>> adj_;       // fusable neighbours, edge floor
+  std::vector<std::vector<OpId>> members_;                  // per component root: its ops, topological
+  LD theta_ = std::numeric_limits<LD>::infinity();          // edges with a floor >= theta are cut
+  std::vector<char> inGroup_;                               // scratch: members of the group being priced
+  std::vector<char> tensorMark_;                            // scratch: tensors counted
+  std::vector<int> idx_;                                    // scratch: position in the group being covered
+  std::vector<int> sub_;                                    // scratch: union-find inside one component
+  RetentionPrices prices_;                                  // empty, or a priced pass's (tieRetention)
+  mutable std::vector<TensorId> negativeOut_;               // kept by a part whose priced floor fell below 0
+  mutable long partsPriced_ = 0;                            // partFloor calls so far (the priced passes' budget)
 };
 
 }  // namespace mlsys::bound_detail

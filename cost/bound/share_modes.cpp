@@ -18,6 +18,20 @@
 //   least m times the frontier's step floor (joint_floors.cpp), attributed loads left out; the
 //   Pointwise ops that may meet the class then take what S pays beyond that for their compute
 //   (besideStepShare, joint_floors.cpp), the other open ops nothing.
+// - *split* (step-mixtures): latency(S) >= sum over steps of lambda_j compute_j + (1 - lambda_j)
+//   transfer_j with lambda_j = lambda_k in the k-steps before each tile's last (0 or 1) and
+//   lambda_last in the last. A joint op of the class at nk > 1 computes base_cost |k_j| / D and
+//   loads its claimed strips (h + w) |k_j| (the sides nobody shares) in step j, so a fraction f =
+//   |k_last| / K <= f_max (jointFrontier) of both falls in the last step: its share is the least
+//   over the nk > 1 points and f in {0, f_max} (the mixture is linear in f) of (1 - f) mix(lambda_k)
+//   + f mix(lambda_last), plus its shared sides' and attributed loads at 1 - max(lambda_k,
+//   lambda_last) (they may fall in any step), and over the nk = 1 points (every step a last one)
+//   of mix(lambda_last). Beside the class a Pointwise that no valid S carries to a MatMul
+//   (last_only) computes in the last k-step only: lambda_last x its compute; any other op
+//   min(lambda_k, lambda_last); every op's loads 1 - max(lambda_k, lambda_last). An upstream op's
+//   cap takes the same weakest weights. Split modes are also tried as starts, every class with
+//   nk > 1 points at once and the others at lambda_last: a Pointwise beside several classes rises
+//   only when all of them move.
 // A joint op that may be upstream in some S (upstream-joint, shares.cpp) takes the least of its
 // mode's value and, for the S where it is upstream (then it is not one of the class's accumulating
 // ops, and S is beside one of the classes it may meet there, or none), its mixture of its
@@ -29,13 +43,13 @@
 // and of a free lambda common to all of them, and of their share beside a class in step mode:
 // in any S they are at most their mixture at the lambda of the joint ops beside them, or at the
 // free lambda if there are none (their compute floor there: besideCompute, beside.cpp).
-// Beside a class in a constant-lambda or max mode, a Pointwise that forces a joint op of it to
+// Beside a class in a constant-lambda, max or split mode, a Pointwise that forces a joint op of it to
 // nk = 1 (besideFed) adds that op's excess at nk = 1 over its share: the op's own mixture at its
-// granularity is at least its least over the nk = 1 classes, and nobody else claims the
+// granularity is at least its least over the nk = 1 classes (every step a last one), and nobody else claims the
 // difference but the Pointwise ops that make its operands, among which it is split. Closed ops
 // then take their least part floor minus the others' shares. The modes are chosen by coordinate
-// ascent on the total from the best single constant lambda (which is the bound without classes),
-// so the total never falls.
+// ascent on the total from the best single constant lambda (which is the bound without classes)
+// or split start, so the total never falls.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -49,24 +63,47 @@ namespace {
 constexpr int kLambdaSteps = 10;             // lambda in 0, 1/10, ..., 1
 constexpr int kMaxMode = kLambdaSteps + 1;   // the mode index of "max"
 constexpr int kStepMode = kLambdaSteps + 2;  // the mode index of "step"
+// step-mixtures: kSplitMode + s, s < 2 (kLambdaSteps + 1): lambda_k = s / (kLambdaSteps + 1) (0 or 1)
+// in the k-steps before a tile's last, lambda_last = s % (kLambdaSteps + 1) / kLambdaSteps in the last.
+constexpr int kSplitMode = kStepMode + 1;
+constexpr int kModes = kSplitMode + 2 * (kLambdaSteps + 1);
 constexpr int kAscentPasses = 2;
 constexpr long kMaxAscentWork = 50'000'000;  // op visits of the coordinate ascent
+constexpr long kMinSplitWork = 1'000'000;    // op visits the split modes' ascent may take at least
 
 LD lambdaOf(int mode) { return static_cast<LD>(mode) / kLambdaSteps; }
+bool isSplit(int mode) { return mode >= kSplitMode; }
+// The lambdas of a constant or split mode: {before the last k-step, in it}.
+std::pair<LD, LD> lambdasOf(int mode) {
+  if (!isSplit(mode)) return {lambdaOf(mode), lambdaOf(mode)};
+  const int s = mode - kSplitMode;
+  return {static_cast<LD>(s / (kLambdaSteps + 1)), lambdaOf(s % (kLambdaSteps + 1))};
+}
 
-}  // namespace
-
-LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
-  const std::vector<OpId>& ops = sp.ops;
-  const int numClasses = static_cast<int>(sp.class_single_kind.size());
+// Per joint op and mode, its share (value), and the same over its nk = 1 points only (value1);
+// classSplits: the classes with a joint op with nk > 1 points (those may take split modes).
+void jointValues(const SharePricing& sp, std::vector<std::array<LD, kModes>>& value,
+                 std::vector<std::array<LD, kModes>>& value1, std::vector<char>& classSplits) {
   const LD inf = std::numeric_limits<LD>::infinity();
-  // Per open op and mode, its share (joint ops; the others depend on the set of lambdas in use).
-  // value1: the same at nk = 1 only (points_one), for the ops that force it (sp.fed).
-  std::vector<std::array<LD, kStepMode + 1>> value(sp.open.size()), value1(sp.open.size());
-  for (OpId o : ops) {
+  for (OpId o : sp.ops) {
     if (!sp.open[o] || sp.joint_class[o] < 0) continue;
     const OpId ref = sp.class_first[sp.joint_class[o]];
-    value[o][kStepMode] = value1[o][kStepMode] = sp.joint[o]->step_floor;
+    const JointFrontier& f = *sp.joint[o];
+    value[o][kStepMode] = value1[o][kStepMode] = f.step_floor;
+    if (sp.split_modes && !f.points_k.empty()) classSplits[sp.joint_class[o]] = 1;
+    for (int mode = kSplitMode; mode < kModes; ++mode) {
+      const auto [lk, ll] = lambdasOf(mode);
+      auto mix = [&](LD l, LD compute, LD loads) { return l * compute + (1 - l) * loads / sp.B; };
+      LD least = inf;
+      for (const JointPoint& x : f.points_k)
+        for (LD last : {LD(0), f.f_max})
+          least = std::min(least, (1 - last) * mix(lk, x.compute, x.loads) + last * mix(ll, x.compute, x.loads));
+      least += (1 - std::max(lk, ll)) * (f.any_loads + sp.traffic[o]) / sp.B;
+      LD one = inf;
+      for (const JointPoint& x : f.points_one) one = std::min(one, mix(ll, x.compute, x.loads + sp.traffic[o]));
+      value[o][mode] = std::min(least, one);
+      value1[o][mode] = one;
+    }
     for (auto [front, out] :
          {std::pair{&sp.joint[o]->points, &value[o]}, std::pair{&sp.joint[o]->points_one, &value1[o]}})
       for (int mode = 0; mode <= kMaxMode; ++mode) {
@@ -80,16 +117,65 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
         (*out)[mode] = least;
       }
   }
-  // What a Pointwise beside class c at a mode other than step adds: the least over the joint ops
-  // it forces to nk = 1 of their excess there, split among the Pointwise ops that make their
-  // operands (0 when it forces none).
-  auto forcedExcess = [&](OpId x, size_t i, int mode) {
-    if (sp.fed[x][i].empty()) return LD(0);
-    LD least = inf;
-    for (const auto& [o, makers] : sp.fed[x][i])
-      least = std::min(least, (value1[o][mode] - value[o][mode]) / static_cast<LD>(std::max(1, makers)));
-    return std::max<LD>(0, least);
+}
+
+// A joint op's cap where it may be upstream (modes: the classes', then the free lambda): its
+// mixture of its upstream compute and loads at the free lambda and at each class it may meet there.
+LD upstreamCap(const SharePricing& sp, OpId o, const std::vector<int>& modes) {
+  auto up = [&](int l) {
+    const auto [lk, ll] = lambdasOf(l);  // its compute and loads in any k-step
+    return std::min(lk, ll) * sp.up_compute[o] + (1 - std::max(lk, ll)) * sp.up_loads[o];
   };
+  LD cap = up(modes.back());
+  for (int c : sp.up_meets[o])
+    cap = std::min(cap, modes[c] == kStepMode  ? LD(0)
+                        : modes[c] == kMaxMode ? std::min(up(0), up(kLambdaSteps))
+                                               : up(modes[c]));
+  return cap;
+}
+
+// The closed ops' shares, in topological order: their least part floor less the others' shares.
+void closedShares(const SharePricing& sp, std::vector<LD>& y, long& work) {
+  const LD inf = std::numeric_limits<LD>::infinity();
+  for (OpId o : sp.ops) {
+    if (sp.open[o]) continue;
+    LD least = inf;
+    for (const auto& [floor, S] : sp.parts[o]) {
+      if (!(floor < inf)) continue;  // never valid
+      LD v = floor;
+      for (OpId x : S)
+        if (x != o) v -= y[x];
+      least = std::min(least, v);
+      work += static_cast<long>(S.size());
+    }
+    y[o] = least < inf ? std::max<LD>(0, least) : 0;
+  }
+}
+
+// What a Pointwise x beside its i-th class at a mode other than step adds: the least over the
+// joint ops it forces to nk = 1 of their excess there, split among the Pointwise ops that make
+// their operands (0 when it forces none).
+LD fedExcess(const SharePricing& sp, const std::vector<std::array<LD, kModes>>& value,
+             const std::vector<std::array<LD, kModes>>& value1, OpId x, size_t i, int mode) {
+  if (sp.fed[x][i].empty()) return LD(0);
+  LD least = std::numeric_limits<LD>::infinity();
+  for (const auto& [o, makers] : sp.fed[x][i])
+    least = std::min(least, (value1[o][mode] - value[o][mode]) / static_cast<LD>(std::max(1, makers)));
+  return std::max<LD>(0, least);
+}
+
+}  // namespace
+
+LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
+  const std::vector<OpId>& ops = sp.ops;
+  const int numClasses = static_cast<int>(sp.class_single_kind.size());
+  const LD inf = std::numeric_limits<LD>::infinity();
+  // Per open op and mode, its share (joint ops; the others depend on the set of lambdas in use).
+  // value1: the same at nk = 1 only (points_one), for the ops that force it (sp.fed).
+  std::vector<std::array<LD, kModes>> value(sp.open.size()), value1(sp.open.size());
+  std::vector<char> classSplits(numClasses, 0);  // the class has a joint op with nk > 1 points
+  jointValues(sp, value, value1, classSplits);
+  auto forcedExcess = [&](OpId x, size_t i, int mode) { return fedExcess(sp, value, value1, x, i, mode); };
   // modes[c] for each class, and modes[numClasses] the lambda of the others when no class
   // constrains them (a constant).
   long work = 0;
@@ -101,19 +187,15 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
       if (sp.joint_class[o] >= 0) {
         y[o] = value[o][modes[sp.joint_class[o]]];
         if (sp.upstreamCapable(o)) {  // at most its mixture where it is upstream, in each context there
-          auto up = [&](int l) { return lambdaOf(l) * sp.up_compute[o] + (1 - lambdaOf(l)) * sp.up_loads[o]; };
-          LD cap = up(modes[numClasses]);
-          for (int c : sp.up_meets[o])
-            cap = std::min(cap, modes[c] == kStepMode  ? LD(0)
-                                : modes[c] == kMaxMode ? std::min(up(0), up(kLambdaSteps))
-                                                       : up(modes[c]));
-          y[o] = std::min(y[o], cap);
+          y[o] = std::min(y[o], upstreamCap(sp, o, modes));
           work += static_cast<long>(sp.up_meets[o].size());
         }
         continue;
       }
-      auto mix = [&](int l, LD compute, LD loads) {
-        return lambdaOf(l) * compute + (1 - lambdaOf(l)) * (sp.traffic[o] + loads) / sp.B;
+      auto mix = [&](int l, LD compute, LD loads) {  // a split mode: loads in any k-step, compute too
+        const auto [lk, ll] = lambdasOf(l);          // unless o computes in the last one only
+        return (sp.last_only[o] ? ll : std::min(lk, ll)) * compute +
+               (1 - std::max(lk, ll)) * (sp.traffic[o] + loads) / sp.B;
       };
       LD least = mix(modes[numClasses], sp.free_compute[o], sp.free_loads[o]);
       for (size_t i = 0; i < sp.meets[o].size(); ++i) {
@@ -127,24 +209,32 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
       work += static_cast<long>(sp.meets[o].size());
       y[o] = least;
     }
-    for (OpId o : ops) {  // topological order
-      if (sp.open[o]) continue;
-      LD least = inf;
-      for (const auto& [floor, S] : sp.parts[o]) {
-        if (!(floor < inf)) continue;  // never valid
-        LD v = floor;
-        for (OpId x : S)
-          if (x != o) v -= y[x];
-        least = std::min(least, v);
-        work += static_cast<long>(S.size());
-      }
-      y[o] = least < inf ? std::max<LD>(0, least) : 0;
-    }
+    closedShares(sp, y, work);
     work += static_cast<long>(ops.size());
     LD sum = 0;
     for (OpId o : ops) sum += y[o];
     if (out) *out = std::move(y);
     return sum;
+  };
+  // Coordinate ascent from `from`, one class's mode at a time, until `limit` work; split modes
+  // only when `split`.
+  auto ascend = [&](std::vector<int>& from, LD& reached, bool split, long limit) {
+    for (int pass = 0; pass < kAscentPasses && numClasses > 0; ++pass) {
+      bool improved = false;
+      for (int c = 0; c <= numClasses && work <= limit; ++c) {
+        std::vector<int> modes = from;
+        const int last =
+            c < numClasses && sp.class_single_kind[c] ? (sp.class_step[c] ? kStepMode : kMaxMode) : kLambdaSteps;
+        for (int mode = 0; mode < kModes; ++mode) {
+          if (mode == from[c] || (mode > last && !(split && isSplit(mode) && c < numClasses && classSplits[c])))
+            continue;
+          modes[c] = mode;
+          const LD v = total(modes);
+          if (v > reached) reached = v, from = modes, improved = true;
+        }
+      }
+      if (!improved) break;
+    }
   };
   std::vector<int> best(numClasses + 1, 0);
   LD bestValue = -inf;
@@ -153,20 +243,37 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
     const LD v = total(modes);
     if (v > bestValue) bestValue = v, best = modes;
   }
-  for (int pass = 0; pass < kAscentPasses && numClasses > 0; ++pass) {
-    bool improved = false;
-    for (int c = 0; c <= numClasses && work <= kMaxAscentWork; ++c) {
-      std::vector<int> modes = best;
-      const int last =
-          c < numClasses && sp.class_single_kind[c] ? (sp.class_step[c] ? kStepMode : kMaxMode) : kLambdaSteps;
-      for (int mode = 0; mode <= last; ++mode) {
-        if (mode == best[c]) continue;
-        modes[c] = mode;
-        const LD v = total(modes);
-        if (v > bestValue) bestValue = v, best = modes, improved = true;
-      }
+  ascend(best, bestValue, false, kMaxAscentWork);
+  // step-mixtures, within three times that work (at least kMinSplitWork, at most a fifth of the
+  // ascent's limit: random-n5000's 1,908-op component spends the whole limit on the first ascent,
+  // and a second as long, 7 s, gave nothing there; with split modes a pass tries 35 modes a class,
+  // not 13): the split modes as starts (an op beside several
+  // classes rises only when all of them and the free lambda move together, which the ascent, one
+  // class at a time, never sees), every class that has them at once and the others at
+  // lambda_last; from the best of them, then from the first ascent's end, the ascent with split
+  // modes (each may end higher: transformer-n0200 rose only from the starts).
+  if (std::find(classSplits.begin(), classSplits.end(), 1) != classSplits.end()) {
+    const long limit = work + std::min(kMaxAscentWork / 5, std::max(3 * work, kMinSplitWork));
+    std::vector<int> start;
+    LD startValue = -inf;
+    for (int mode = kSplitMode; mode < kModes; ++mode) {
+      std::vector<int> modes(numClasses + 1, (mode - kSplitMode) % (kLambdaSteps + 1));
+      for (int c = 0; c < numClasses; ++c)
+        if (classSplits[c]) modes[c] = mode;
+      const LD v = total(modes);
+      if (v > startValue) startValue = v, start = modes;
     }
-    if (!improved) break;
+    std::vector<int> again = best;  // and the first ascent's end, split modes allowed
+    LD againValue = bestValue;
+    ascend(start, startValue, true, limit);
+    ascend(again, againValue, true, limit);
+    for (auto [modes, reached] : {std::pair{&start, startValue}, std::pair{&again, againValue}})
+      if (reached > bestValue) bestValue = reached, best = *modes;
+  }
+  if (sp.forced_split >= 0) {  // test seam (BoundArgs::step_mixtures_forced): this split mode where it applies
+    for (int c = 0; c < numClasses; ++c)
+      if (classSplits[c]) best[c] = kSplitMode + sp.forced_split;
+    bestValue = total(best);
   }
   if (shares) {
     std::vector<LD> y;

@@ -76,6 +76,7 @@ namespace {}  // namespace
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
+                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& lastOnly,
                       const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args) {
   try {
     return Shares{p,
@@ -85,6 +86,8 @@ ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector
                   opCompute,
                   jointEligible,
                   upstreamCompute,
+                  upstreamReads,
+                  lastOnly,
                   giveUp,
                   maxParts,
                   args,

@@ -19,8 +19,10 @@ struct Shares {
   const std::vector<OpId>& ops;
   const std::vector<std::vector<std::pair<OpId, LD>>>& adj;
   const std::vector<LD>& opCompute;
-  const std::vector<char>& jointEligible;  // its output feeds no MatMul of a valid S where it accumulates
-  const std::vector<LD>& upstreamCompute;  // its compute floor in any S where it is upstream (inf: none)
+  const std::vector<char>& jointEligible;           // its output feeds no MatMul of a valid S where it accumulates
+  const std::vector<LD>& upstreamCompute;           // its compute floor in any S where it is upstream (inf: none)
+  const std::vector<UpstreamReads>& upstreamReads;  // its grid's tiles and its output's roles there
+  const std::vector<char>& lastOnly;                // a Pointwise computing in a tile's last k-step only
   const std::function<bool()>& giveUp;
   int maxParts;
   BoundArgs args;  // the arguments switched off (args.h)
@@ -124,6 +126,33 @@ struct Shares {
   // none of which can be retained (V6, W1), and S's outputs share its grid.
   bool storesAlways(OpId o);
 
+  // The elements a joint op o that may be upstream loads of its claimed sides (l, r: claimSide) in
+  // any valid S where it is upstream: each side whole at least once (it makes its whole output).
+  // upstream-reloads: where the first MatMul d of S that o's output reaches (through Pointwise ops,
+  // which pass regions on: E3) reads it as its LHS, each of S's tiles (d's output tile: d
+  // accumulates, so S's grid is d's output shape, at least `tiles` native tiles) needs rows x
+  // [0, K_d) of o's output over its k-steps, hence o's RHS whole, strip [0, K_o) x kappa_j in step j
+  // (E3). When that side is claimed for o alone (claimSide 1: no other reader shares a valid S
+  // with it at nk > 1) and larger than C, no step holds it whole (so d has nk > 1 and no slice of
+  // it is ever a full-tensor slice) and the strips of one tile differ step by step, as do the last
+  // strip of a tile and the first of the next: L3 reloads it whole in every tile. As d's RHS, the
+  // same for o's LHS. Over the roles o's output may take, the least.
+  LD upstreamSideLoads(OpId o, int l, int r) const {
+    const Op& op = p.ops[o];
+    const LD sizes[2] = {l ? static_cast<LD>(p.size(op.inputs[0])) : 0, r ? static_cast<LD>(p.size(op.inputs[1])) : 0};
+    const LD once = sizes[0] + sizes[1];
+    const UpstreamReads& u = upstreamReads[o];
+    if (!args.on(BoundArg::UpstreamReloads) || u.roles == 0) return once;
+    LD least = std::numeric_limits<LD>::infinity();
+    for (int role = 0; role < 2; ++role) {
+      if (!(u.roles >> role & 1)) continue;
+      const int side = 1 - role;  // made as d's LHS: o's RHS whole per tile; as d's RHS: its LHS
+      const bool reloaded = (side == 0 ? l : r) == 1 && p.size(op.inputs[side]) > p.capacity;
+      least = std::min(least, reloaded ? once + static_cast<LD>(u.tiles - 1) * sizes[side] : once);
+    }
+    return least;
+  }
+
   // Per joint op that may be upstream (sideLoads >= 0: its claimed sides' sizes), its compute floor
   // and loads where it is upstream (upstream-joint, shares.cpp); inf for the others.
   void upstreamPrices(SharePricing& sp, const std::vector<LD>& sideLoads) const {
@@ -159,6 +188,37 @@ struct Shares {
       ++closed;
     }
     return closed;
+  }
+
+  // The joint ops' frontiers (joint), and for those that may be upstream their claimed sides' loads
+  // there (sideLoads); marks their claimed tensors. Returns how many.
+  int jointFloors(std::vector<const JointFrontier*>& joint, std::vector<LD>& sideLoads) {
+    claimed.assign(p.numTensors(), 0);
+    claimer.assign(p.numTensors(), -1);
+    int count = 0;
+    // Frontiers depend on the op only through these: computed once per kind (generated graphs
+    // repeat shapes).
+    auto& frontiers = memo.frontiers;
+    for (OpId o : ops) {
+      poll();
+      if (!open[o] || !isMatMul(p, o) || !jointEligible[o] || p.ops[o].outputs.size() != 1 || stop() ||
+          !args.on(BoundArg::JointFloors))
+        continue;
+      const int l = claimSide(o, 0), r = claimSide(o, 1);
+      if (!l && !r) continue;
+      const Op& op = p.ops[o];
+      const bool stores = storesAlways(o);
+      const auto key =
+          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
+      auto it = frontiers.find(key);
+      if (it == frontiers.end())
+        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
+      if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
+      joint[o] = &it->second;
+      ++count;
+      if (upstreamCompute[o] < std::numeric_limits<LD>::infinity()) sideLoads[o] = upstreamSideLoads(o, l, r);
+    }
+    return count;
   }
 
   ShareBound run() {
@@ -203,33 +263,9 @@ struct Shares {
       }
     }
     // Open MatMuls that accumulate in every subgraph, with a claimed side: their joint floors.
-    claimed.assign(p.numTensors(), 0);
-    claimer.assign(p.numTensors(), -1);
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     std::vector<LD> sideLoads(p.numOps(), -1);  // per joint op that may be upstream: its claimed sides' sizes
-    // Frontiers depend on the op only through these: computed once per kind (generated graphs
-    // repeat shapes).
-    auto& frontiers = memo.frontiers;
-    for (OpId o : ops) {
-      poll();
-      if (!open[o] || !isMatMul(p, o) || !jointEligible[o] || p.ops[o].outputs.size() != 1 || stop() ||
-          !args.on(BoundArg::JointFloors))
-        continue;
-      const int l = claimSide(o, 0), r = claimSide(o, 1);
-      if (!l && !r) continue;
-      const Op& op = p.ops[o];
-      const bool stores = storesAlways(o);
-      const auto key =
-          std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
-      auto it = frontiers.find(key);
-      if (it == frontiers.end())
-        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
-      if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
-      joint[o] = &it->second;
-      ++res.joint_ops;
-      if (upstreamCompute[o] < std::numeric_limits<LD>::infinity())
-        sideLoads[o] = static_cast<LD>((l ? p.size(op.inputs[0]) : 0) + (r ? p.size(op.inputs[1]) : 0));
-    }
+    res.joint_ops = jointFloors(joint, sideLoads);
     std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
     if (args.on(BoundArg::ClosedLoads)) closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
     attributePrices(p, pricedReaders, traffic, 1);
@@ -253,8 +289,12 @@ struct Shares {
                     {},
                     {},
                     {},
-                    {}};
+                    {},
+                    {},
+                    lastOnly};
     sp.stop = giveUp;
+    sp.split_modes = args.on(BoundArg::StepMixtures);
+    sp.forced_split = sp.split_modes ? args.step_mixtures_forced : -1;
     upstreamPrices(sp, sideLoads);
     jointClasses(sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });

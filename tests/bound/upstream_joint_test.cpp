@@ -10,19 +10,11 @@
 #include "cost/bound/bound.h"
 #include "cost/model/problem.h"
 #include "engine/exact/exact.h"
+#include "tests/bound/open_shares.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
-
-namespace {
-
-ExactResult fullSpaceOptimum(const Problem& p, const ModelOptions& m) {
-  ExactOptions o;
-  o.full_space = true;
-  return solveExact(p, m, o, test::neverStop());
-}
-
-}  // namespace
+using test::fullSpaceOptimum;
 
 namespace {
 
@@ -41,14 +33,9 @@ Problem upstreamBlock(long capacity, int firstCost, bool tail = false, int secon
       std::to_string(capacity) + R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
 }
 
-// The share bound alone on every component (no cover, no linear relaxation), every op open.
+// The share bound alone on every component, with or without the argument.
 LowerBound openShares(const Problem& p, const ModelOptions& m, bool upstreamJoint) {
-  BoundOptions bo;
-  bo.max_cover_ops = 0;
-  bo.share_parts = 0;
-  bo.args.disable(BoundArg::Lp);
-  if (!upstreamJoint) bo.args.disable(BoundArg::UpstreamJoint);
-  return lowerBound(p, m, bo);
+  return test::openShares(p, m, upstreamJoint ? BoundArgs{} : BoundArgs{}.disable(BoundArg::UpstreamJoint));
 }
 
 }  // namespace

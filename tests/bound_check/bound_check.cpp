@@ -93,6 +93,15 @@ std::vector<BoundVariant> boundVariants(CheckLevel level) {
   alone.upstream_joint_alone = true;
   v.push_back({"upstream-joint alone, cover limit 0", withOff(alone, 0)});
   v.push_back({"upstream-joint alone, cover limit 0, share parts 2", withOff(alone, 0, 2)});
+  // step-mixtures forced: every class with nk > 1 points at lambda 0 before a tile's last k-step
+  // and 1 in it (split mode 10), or the reverse (11), whatever the total.
+  for (int split : {10, 11}) {
+    BoundArgs forced;
+    forced.step_mixtures_forced = split;
+    const std::string name = "step-mixtures forced " + std::string(split == 10 ? "(0, 1)" : "(1, 0)");
+    v.push_back({name + ", cover limit 0", withOff(forced, 0)});
+    v.push_back({name + ", cover limit 0, share parts 2", withOff(forced, 0, 2)});
+  }
   if (level == CheckLevel::Quick) return v;
   for (BoundArg a : kStructural) {
     v.push_back({"only " + std::string(boundArgName(a)), withOff(onlyStructural(a))});
