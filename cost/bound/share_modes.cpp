@@ -135,8 +135,28 @@ LD upstreamCap(const SharePricing& sp, OpId o, const std::vector<int>& modes) {
 }
 
 // The closed ops' shares, in topological order: their least part floor less the others' shares.
+// First the open ops of each listed part are brought within its floor: an open op's share is
+// argued for subgraphs of open ops (shares.cpp), and some of its premises (an operand made by a
+// closed op is loaded: claimSide) fail where a closed op shares S with it, so a listed part could
+// otherwise hold more open shares than its floor, which no closed share (>= 0) can make up (the
+// soundness test, seed 1000478 under k_limit=reduction: {0, 1} with op 0 closed and op 1's joint
+// floor, its LHS counted as loaded, 45,982 against the part's 40,775). Scaling shares down never
+// breaks another constraint (every S pays at least the shares it held before), so one pass holds.
 void closedShares(const SharePricing& sp, std::vector<LD>& y, long& work) {
   const LD inf = std::numeric_limits<LD>::infinity();
+  for (OpId o : sp.ops) {
+    if (sp.open[o]) continue;
+    for (const auto& [floor, S] : sp.parts[o]) {
+      if (!(floor < inf)) continue;
+      LD open = 0;
+      for (OpId x : S) open += sp.open[x] ? y[x] : 0;
+      work += static_cast<long>(S.size());
+      if (open <= floor) continue;
+      const LD scale = floor > 0 ? floor / open : 0;
+      for (OpId x : S)
+        if (sp.open[x]) y[x] *= scale;
+    }
+  }
   for (OpId o : sp.ops) {
     if (sp.open[o]) continue;
     LD least = inf;

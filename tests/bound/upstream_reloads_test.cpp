@@ -8,6 +8,7 @@
 
 #include "cost/bound/bound.h"
 #include "cost/model/problem.h"
+#include "cost/pricing/evaluator.h"
 #include "engine/exact/exact.h"
 #include "tests/bound/open_shares.h"
 #include "tests/test_util.h"
@@ -28,7 +29,8 @@ Problem chain(bool lhsRole, int firstCost, long capacity) {
               : R"("widths":[256,512,512,128,512],"heights":[128,256,128,128,128],"inputs":[[0,1],[3,2]],)";
   return test::problemFromJson("{" + second + R"("outputs":[[2],[4]],"base_costs":[)" + std::to_string(firstCost) +
                                R"(,400],"op_types":["MatMul","MatMul"],"fast_memory_capacity":)" +
-                               std::to_string(capacity) + R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+                               std::to_string(capacity) +
+                               R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
 }
 
 // The upstream-joint pricing where it applies, with or without the argument.
@@ -68,4 +70,28 @@ TEST(UpstreamReloads, AnUpstreamMatMulReloadsTheSweptOperandInEveryTileAtOrBelow
       if (lhsRole && !reduction) EXPECT_GT(with, without * 1.05) << with << " against " << without;
       else EXPECT_GE(with, without);
     }
+}
+
+// Raising an open op's share can put more open shares in a listed part of a closed op than its
+// floor: here op 0 (share parts 2: closed) makes op 1's LHS, which op 1's joint floor counts as
+// loaded (claimSide: made by a closed op), true in every S of open ops but not in {0, 1}. Once
+// upstream-reloads lifted op 1's cap, the bound was 894,605.6 above this schedule's 889,398.5 (the
+// soundness test, seed 1000478, k_limit=reduction); closedShares now scales such open shares down.
+TEST(UpstreamReloads, OpenSharesStayWithinTheFloorOfAClosedOpsPart) {
+  const Problem p = test::problemFromJson(R"({"widths":[1024,64,1024,2048,2048,2048,1000,1000,1024,2048],
+    "heights":[64,128,128,1024,128,1024,2048,128,2048,2048],"inputs":[[1,0],[2,3],[3],[4,6],[8,3]],
+    "outputs":[[2],[4],[5],[7],[9]],"base_costs":[100,2271,300,300,100],
+    "op_types":["MatMul","MatMul","Pointwise","MatMul","MatMul"],"fast_memory_capacity":49177,
+    "slow_memory_bandwidth":94,"native_granularity":[128,128]})");
+  const ModelOptions m = test::reading(true);
+  const Schedule s = test::scheduleFromJson(
+      R"({"subgraphs":[[0,1],[2],[3],[4]],"granularities":[[128,128,8],[121,128,1],[128,128,64],[128,128,64]],)"
+      R"("tensors_to_retain":[[],[],[],[]],"traversal_orders":[null,null,null,null],"subgraph_latencies":[0,0,0,0]})",
+      p);
+  const Evaluation ev = evaluateSchedule(p, s, m);
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  BoundOptions bo;
+  bo.max_cover_ops = 0;
+  bo.share_parts = 2;
+  EXPECT_LE(lowerBound(p, m, bo).value(), ev.total * (1 + 1e-12));
 }
