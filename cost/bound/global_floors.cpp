@@ -31,14 +31,12 @@ LD Ruler::computeFloor() {
   const OpComputeFloor f = opComputeFloor(p_, m_);
   opCompute_.assign(no_, 0);
   plainEligible_.assign(no_, 0);
-  lastOnly_.assign(no_, 0);
   jointEligible_.assign(no_, 0);
   upstreamCompute_.assign(no_, std::numeric_limits<LD>::infinity());
   noUpstream_ = upstreamCompute_;
   upstreamReads_.assign(no_, {});
   for (int o = 0; o < no_; ++o) {
     plainEligible_[o] = !f.may_feed_matmul[o];
-    lastOnly_[o] = p_.ops[o].type == OpType::Pointwise && !f.may_feed_matmul[o];
     jointEligible_[o] = !f.feeds_matmul_accumulating[o];
     if (!f.always_accumulates[o] && f.min_tiles_upstream[o] < std::numeric_limits<i64>::max())
       upstreamCompute_[o] = static_cast<LD>(f.min_tiles_upstream[o]) * computePerTile(p_, m_, f, o);

@@ -157,7 +157,6 @@ struct JointCfg {
   i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
   std::array<LD, 4> bands{0, 0, 0, 0};  // row full, row last, column full, column last
   std::array<LD, 4> store{0, 0, 0, 0};  // per tile: full, last column, last row, corner
-  LD anyLoads = 0;                      // nk > 1: the loads of the shared sides (counted once, in no known step)
   LD excess(LD theta, bool firstStep = true) const {
     return runExcess(bands[0], bands[1], bands[2], bands[3], nth, ntw, theta, firstStep);
   }
@@ -353,7 +352,7 @@ struct UpstreamReads {
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
-                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& lastOnly,
+                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& feedsNoMatMul,
                       const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args = {});
 
 }  // namespace mlsys::bound_detail

@@ -137,7 +137,6 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           c.perTile = perTile;
           c.compute = perTile * static_cast<LD>(c.tiles);
           c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
-          c.anyLoads = (shared[0] ? L : 0) + (shared[1] ? R : 0);
           c.memory = c.loads / B;
           c.steps = std::max(c.compute, c.memory);
           visit(c);
@@ -187,15 +186,20 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   res.claimed = claimed;
   res.shared = shared;
   res.stores = stores;
+  {  // the shared sides, counted once at nk > 1 (forEachJointCfg)
+    const Op& op = p.ops[o];
+    const LD K = static_cast<LD>(op.K), W = static_cast<LD>(p.widths[op.outputs[0]]),
+             H = static_cast<LD>(p.heights[op.outputs[0]]);
+    res.any_loads = (claimed[0] && shared[0] ? H * K : 0) + (claimed[1] && shared[1] ? K * W : 0);
+  }
   std::map<i64, LD> least, leastOne, leastK;  // per tile count: the least loads (at nk = 1; nk > 1)
   LD perTile = 0;
   forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
     for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : &leastK}) {
-      const LD loads = mp == &leastK ? c.loads - c.anyLoads : c.loads;
+      const LD loads = mp == &leastK ? c.loads - res.any_loads : c.loads;
       auto [it, fresh] = mp->emplace(c.tiles, loads);
       if (!fresh) it->second = std::min(it->second, loads);
     }
-    if (!c.one) res.any_loads = c.anyLoads;
     perTile = c.perTile;
     if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });

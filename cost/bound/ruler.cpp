@@ -152,8 +152,8 @@ LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
       const auto t = Clock::now();
       bound_detail::ShareMemo memo;  // frontiers and step shares, priced once for both
       auto shares = [&](const std::vector<char>& eligible, const std::vector<LD>& upstream) {
-        return bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, eligible, upstream, upstreamReads_, lastOnly_,
-                                        bo_.give_up, bo_.share_parts, memo, bo_.args);
+        return bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, eligible, upstream, upstreamReads_,
+                                        plainEligible_, bo_.give_up, bo_.share_parts, memo, bo_.args);
       };
       // upstream-joint: more joint ops, but the classes and contexts change with them, so the
       // total may fall; each is a bound, the larger counts (only when some op is new to it). A

@@ -133,7 +133,6 @@ class Ruler {
   const int no_;
   std::vector<LD> opCompute_;        // each op's compute floor
   std::vector<char> plainEligible_;  // joint floors' ops: !OpComputeFloor::may_feed_matmul
-  std::vector<char> lastOnly_;       // step-mixtures: a Pointwise with !OpComputeFloor::may_feed_matmul
   std::vector<char> jointEligible_;  // with upstream-joint: !OpComputeFloor::feeds_matmul_accumulating
   std::vector<LD> upstreamCompute_;  // compute floor when upstream (inf: never; computeFloor)
   std::vector<LD> noUpstream_;       // all inf

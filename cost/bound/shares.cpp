@@ -76,7 +76,7 @@ namespace {}  // namespace
 ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                       const std::vector<std::vector<std::pair<OpId, LD>>>& adj, const std::vector<LD>& opCompute,
                       const std::vector<char>& jointEligible, const std::vector<LD>& upstreamCompute,
-                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& lastOnly,
+                      const std::vector<UpstreamReads>& upstreamReads, const std::vector<char>& feedsNoMatMul,
                       const std::function<bool()>& giveUp, int maxParts, ShareMemo& memo, const BoundArgs& args) {
   try {
     return Shares{p,
@@ -87,7 +87,7 @@ ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector
                   jointEligible,
                   upstreamCompute,
                   upstreamReads,
-                  lastOnly,
+                  feedsNoMatMul,
                   giveUp,
                   maxParts,
                   args,

@@ -22,7 +22,7 @@ struct Shares {
   const std::vector<char>& jointEligible;           // its output feeds no MatMul of a valid S where it accumulates
   const std::vector<LD>& upstreamCompute;           // its compute floor in any S where it is upstream (inf: none)
   const std::vector<UpstreamReads>& upstreamReads;  // its grid's tiles and its output's roles there
-  const std::vector<char>& lastOnly;                // a Pointwise computing in a tile's last k-step only
+  const std::vector<char>& feedsNoMatMul;           // !OpComputeFloor::may_feed_matmul
   const std::function<bool()>& giveUp;
   int maxParts;
   BoundArgs args;  // the arguments switched off (args.h)
@@ -291,7 +291,9 @@ struct Shares {
                     {},
                     {},
                     {},
-                    lastOnly};
+                    {}};
+    sp.last_only.assign(p.numOps(), 0);  // a Pointwise computing in a tile's last k-step only
+    for (OpId o : ops) sp.last_only[o] = p.ops[o].type == OpType::Pointwise && feedsNoMatMul[o];
     sp.stop = giveUp;
     sp.split_modes = args.on(BoundArg::StepMixtures);
     sp.forced_split = sp.split_modes ? args.step_mixtures_forced : -1;
