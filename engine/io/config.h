@@ -33,6 +33,7 @@ struct SearchConfig {
   // sa:
   double sa_t0{};                              // sa.t0
   double sa_t1{};                              // sa.t1
+  long sa_scale_ops{};                         // sa.scale_ops
   long sa_restart_after{};                     // sa.restart_after
   long sa_sync_every{};                        // sa.sync_every
   bool sa_adopt_pool_best{};                   // sa.adopt_pool_best

@@ -53,6 +53,10 @@ std::vector<ConfigKey> annealingKeys() {
            "start temperature, as a fraction of the current latency; geometric cooling to `sa.t1` over the budget (or "
            "over `--max-evals`)"),
       real("sa.t1", &C::sa_t1, "0.00001", 0, 1, "end temperature (the unit of `sa.t0`)"),
+      integer("sa.scale_ops", &C::sa_scale_ops, "200", 0, 1000000000,
+              "on a graph of more than N ops both temperatures are scaled by N / ops: a move changes a few "
+              "subgraphs, so its delta follows the latency per op, not the whole latency (0: off, the whole "
+              "latency at any size)"),
       integer("sa.restart_after", &C::sa_restart_after, "20000", 1, 1000000000000,
               "evaluations without improvement before a restart drawn from the elite pool"),
       integer("sa.sync_every", &C::sa_sync_every, "2000", 1, 1000000000000,

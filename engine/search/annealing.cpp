@@ -55,10 +55,15 @@ bool Annealer::accept(double delta, double T) {
   return delta <= 0 || (T > 0 && u < std::exp(-delta / T));
 }
 
-double Annealer::temperature(double latency) const {
-  // Geometric cooling from t0 to t1 (relative to the current latency).
-  const SearchConfig& c = run_.cfg;
-  return latency * c.sa_t0 * std::pow(c.sa_t1 / c.sa_t0, run_.stop.fraction());
+double annealingTemperature(const SearchConfig& c, double latency, int ops, double fraction) {
+  // Geometric cooling from t0 to t1 (relative to the current latency, per scale_ops ops).
+  const double scale =
+      c.sa_scale_ops > 0 && ops > c.sa_scale_ops ? static_cast<double>(c.sa_scale_ops) / static_cast<double>(ops) : 1;
+  return latency * scale * c.sa_t0 * std::pow(c.sa_t1 / c.sa_t0, fraction);
+}
+
+double Annealer::temperature(double latency, int ops) const {
+  return annealingTemperature(run_.cfg, latency, ops, run_.stop.fraction());
 }
 
 double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double until) {
@@ -78,7 +83,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
   while (true) {
     if ((local & 31) == 0) {
       if (run_.stop.stopNow() || run_.dl.elapsed() >= until) break;
-      T = temperature(ev.total());
+      T = temperature(ev.total(), ev.problem().numOps());
       // An improvement reaches the writer at most once per write interval.
       if (pendingOffer && run_.dl.elapsed() - lastOffer >= run_.cfg.write_interval_s) {
         best.snapshot(ev);

@@ -5,8 +5,9 @@
 //   price    IncrementalEvaluator::evaluate prices the Change as a delta (cost/pricing/incremental.cpp:
 //            only the replaced subgraphs and their successor are re-costed, through a cache);
 //   accept   Metropolis: always if the delta is <= 0, else with probability exp(-delta / T), T
-//            cooling geometrically from sa.t0 to sa.t1 (fractions of the current latency) over
-//            the budget; IncrementalEvaluator::apply commits it.
+//            cooling geometrically from sa.t0 to sa.t1 (fractions of the current latency, scaled
+//            down on graphs of more than sa.scale_ops ops) over the budget;
+//            IncrementalEvaluator::apply commits it.
 // The worker's best goes to the run's progress (at most once per write interval) and to the elite
 // pool (every sa.sync_every evaluations); after sa.restart_after evaluations without improvement
 // it restarts from a schedule drawn from the pool.
@@ -23,6 +24,12 @@
 
 namespace mlsys {
 
+// T = latency * t0 * (t1 / t0)^fraction, times min(1, scale_ops / ops) when scale_ops > 0: a move
+// replaces a few subgraphs, so its delta scales with the latency per op; on a large graph a
+// temperature relative to the whole latency would accept almost every move until the last
+// seconds (bench/RESULTS.md, eighth session of 2026-11-28).
+double annealingTemperature(const SearchConfig& c, double latency, int ops, double fraction);
+
 class Annealer {
  public:
   // The enabled moves (weight > 0 in `weights`, supported by the problem) and the worker's random
@@ -35,9 +42,10 @@ class Annealer {
   void reportStats() const;
 
  private:
-  size_t pickMove();                         // roulette over the weights
-  bool accept(double delta, double T);       // Metropolis criterion
-  double temperature(double latency) const;  // at the run's current fraction of its budget
+  size_t pickMove();                    // roulette over the weights
+  bool accept(double delta, double T);  // Metropolis criterion
+  // At the run's current fraction of its budget, for a schedule of `ops` ops at `latency`.
+  double temperature(double latency, int ops) const;
   void warnNoMove() const;
 
   SearchRun& run_;

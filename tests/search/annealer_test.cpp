@@ -180,3 +180,19 @@ TEST(Annealer, WithNoEnabledMoveOrNoTimeLeftItReturnsTheStart) {
   EXPECT_NEAR(a.run(ev, start, 0.0), total, 1e-9 * total);
   EXPECT_EQ(q.run.stats.evaluations.load(), 0);
 }
+
+TEST(Annealer, OnGraphsBeyondScaleOpsTheTemperatureFollowsTheLatencyPerOp) {
+  SearchConfig c = config(0.002, 0.00001);
+  c.sa_scale_ops = 200;
+  const double unscaled = 1e6 * 0.002 * std::pow(0.00001 / 0.002, 0.5);
+  // Up to scale_ops ops: relative to the whole latency, as without the key.
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 150, 0.5), unscaled);
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 200, 0.5), unscaled);
+  // Beyond it: times scale_ops / ops, at every fraction of the budget.
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 800, 0.5), unscaled / 4);
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 5000, 0), 1e6 * 0.002 * 200 / 5000);
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 5000, 1), 1e6 * 0.00001 * 200 / 5000);
+  // 0 turns it off.
+  c.sa_scale_ops = 0;
+  EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 5000, 0.5), unscaled);
+}
