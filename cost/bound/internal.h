@@ -310,7 +310,7 @@ struct SharePricing {
   // accumulates, else -1 (an op that is not joint, or one that may be upstream there).
   int contextClass(OpId o) const { return upstreamCapable(o) ? -1 : joint_class[o]; }
   // The caller's stop, polled in every loop over the component (poll() throws SharesStopped).
-  std::function<bool()> stop;
+  std::function<bool()> stop{};
   void poll() const {
     if (stop && stop()) throw SharesStopped{};
   }

@@ -73,6 +73,9 @@ int Shares::claimSide(OpId o, int s) {
     const bool kept = forcedInvalid(p, in, members);
     for (OpId x : members) in[x] = 0;
     if (kept) break;  // pr never shares a valid subgraph with o and the chain
+    // Nor where pr is a Pointwise making the operand of o when K_o > N (k_limit native): with pr in
+    // S, k < K_o and V9 needs w or h >= K_o > N, which V8 forbids (fusableEdge).
+    if (!fusableEdge(p, m, pr, reader)) break;
     const Op& P = p.ops[pr];
     if (P.type != OpType::Pointwise || P.outputs.size() != 1) return 0;
     TensorId next = -1;

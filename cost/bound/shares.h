@@ -100,9 +100,9 @@ struct Shares {
   // Pointwise ops make it from (each needs its inputs with the region it makes, E3), is produced
   // outside every valid open S holding o and those ops (a graph input, made by a closed op or
   // outside the component, or by an op that forcedInvalid keeps out of any part holding o and
-  // the chain), each tensor on the way too large to be retained (V6 needs |t| <= C in W1), so in
-  // every such S one of them is loaded with the operand's region. Marks them claimed. 0: no;
-  // 1: yes, each tensor read by the chain only, or also by ops that can never share a valid
+  // the chain, or by a Pointwise whose edge into the chain is not fusable: fusableEdge, V9), each tensor on the way too
+  // large to be retained (V6 needs |t| <= C in W1), so in every such S one of them is loaded with the operand's region.
+  // Marks them claimed. 0: no; 1: yes, each tensor read by the chain only, or also by ops that can never share a valid
   // subgraph with o and nk > 1 (their forced output shapes at k < K are disjoint: mayShareSubgraph,
   // forcedShapes with kSplit = K; shared only changes o's nk > 1 loads); 2: yes, but some
   // tensor also has another reader that might, whose slices of it could coincide with o's k-strips
