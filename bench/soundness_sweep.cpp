@@ -86,6 +86,16 @@ int main(int argc, char** argv) {
   spec.max_ops = a.max_ops;
   spec.max_dim = a.max_dim;
   std::vector<std::pair<std::string, ModelOptions>> models;
+  {  // every name must be one of the settings: a misspelt one would silently check nothing
+    std::stringstream names(a.models);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      bool known = false;
+      for (const auto& setting : modelSettings()) known = known || setting.first == name;
+      if (!known)
+        usage("--models: unknown model \"" + name + "\" (default, k_limit=reduction, matmul_compute=native_depth)");
+    }
+  }
   for (const auto& [name, m] : modelSettings())
     if (("," + a.models + ",").find("," + name + ",") != std::string::npos) models.push_back({name, m});
   if (models.empty()) usage("--models names none of default, k_limit=reduction, matmul_compute=native_depth");
