@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -85,19 +86,19 @@ int main(int argc, char** argv) {
   spec.min_ops = a.min_ops;
   spec.max_ops = a.max_ops;
   spec.max_dim = a.max_dim;
-  std::vector<std::pair<std::string, ModelOptions>> models;
-  {  // every name must be one of the settings: a misspelt one would silently check nothing
+  // The settings named (in their own order); every name must be one of them: a misspelt one would
+  // silently check nothing.
+  std::set<std::string> wanted;
+  {
     std::stringstream names(a.models);
-    std::string name;
-    while (std::getline(names, name, ',')) {
-      bool known = false;
-      for (const auto& setting : modelSettings()) known = known || setting.first == name;
-      if (!known)
-        usage("--models: unknown model \"" + name + "\" (default, k_limit=reduction, matmul_compute=native_depth)");
-    }
+    for (std::string name; std::getline(names, name, ',');) wanted.insert(name);
   }
+  std::vector<std::pair<std::string, ModelOptions>> models;
   for (const auto& [name, m] : modelSettings())
-    if (("," + a.models + ",").find("," + name + ",") != std::string::npos) models.push_back({name, m});
+    if (wanted.erase(name)) models.push_back({name, m});
+  if (!wanted.empty())
+    usage("--models: unknown model \"" + *wanted.begin() +
+          "\" (default, k_limit=reduction, matmul_compute=native_depth)");
   if (models.empty()) usage("--models names none of default, k_limit=reduction, matmul_compute=native_depth");
   std::ofstream vf;
   if (!a.violations.empty()) vf.open(a.violations);

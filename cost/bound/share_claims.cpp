@@ -68,14 +68,15 @@ int Shares::claimSide(OpId o, int s) {
                           mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)));
     const OpId pr = p.producer[t];
     if (pr < 0 || !inComp[pr] || !open[pr]) break;
+    // pr never shares a valid subgraph with the chain where it is a Pointwise making the operand of
+    // o when K_o > N (k_limit native): with pr in S, k < K_o and V9 needs w or h >= K_o > N, which
+    // V8 forbids (fusableEdge); nor where forcedInvalid keeps it out of any part holding them.
+    if (!fusableEdge(p, m, pr, reader)) break;
     members.push_back(pr);
     for (OpId x : members) in[x] = 1;
     const bool kept = forcedInvalid(p, in, members);
     for (OpId x : members) in[x] = 0;
-    if (kept) break;  // pr never shares a valid subgraph with o and the chain
-    // Nor where pr is a Pointwise making the operand of o when K_o > N (k_limit native): with pr in
-    // S, k < K_o and V9 needs w or h >= K_o > N, which V8 forbids (fusableEdge).
-    if (!fusableEdge(p, m, pr, reader)) break;
+    if (kept) break;
     const Op& P = p.ops[pr];
     if (P.type != OpType::Pointwise || P.outputs.size() != 1) return 0;
     TensorId next = -1;

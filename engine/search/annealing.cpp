@@ -62,10 +62,6 @@ double annealingTemperature(const SearchConfig& c, double latency, int ops, doub
   return latency * scale * c.sa_t0 * std::pow(c.sa_t1 / c.sa_t0, fraction);
 }
 
-double Annealer::temperature(double latency, int ops) const {
-  return annealingTemperature(run_.cfg, latency, ops, run_.stop.fraction());
-}
-
 double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double until) {
   ev.reset(start);
   if (!ev.valid()) return std::numeric_limits<double>::infinity();
@@ -83,7 +79,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
   while (true) {
     if ((local & 31) == 0) {
       if (run_.stop.stopNow() || run_.dl.elapsed() >= until) break;
-      T = temperature(ev.total(), ev.problem().numOps());
+      T = annealingTemperature(run_.cfg, ev.total(), ev.problem().numOps(), run_.stop.fraction());
       // An improvement reaches the writer at most once per write interval.
       if (pendingOffer && run_.dl.elapsed() - lastOffer >= run_.cfg.write_interval_s) {
         best.snapshot(ev);

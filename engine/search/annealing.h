@@ -44,8 +44,6 @@ class Annealer {
  private:
   size_t pickMove();                    // roulette over the weights
   bool accept(double delta, double T);  // Metropolis criterion
-  // At the run's current fraction of its budget, for a schedule of `ops` ops at `latency`.
-  double temperature(double latency, int ops) const;
   void warnNoMove() const;
 
   SearchRun& run_;
