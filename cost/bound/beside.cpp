@@ -171,24 +171,36 @@ void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>
   }
   // By frontier (it fixes everything besideStepShare reads of the class), count and what it
   // reads of the Pointwise op (Beside: the reference cost is the class's least base cost).
+  // The ops not in the memo are priced one class at a time (besideStepRows lists its
+  // granularities once: tens of thousands of rows, so only one class's are held at once).
   auto& memo = shareMemo.beside;
   sp.beside_step.assign(p.numOps(), {});
+  using ClassKey = std::tuple<const JointFrontier*, i64, decltype(Crowd{}.key()), LD>;
+  std::map<ClassKey, std::vector<std::pair<OpId, size_t>>> pending;
   for (OpId x : ops) {
     sp.poll();
     if (!sp.open[x] || sp.joint[x]) continue;
+    sp.beside_step[x].assign(sp.meets[x].size(), 0);
     for (size_t i = 0; i < sp.meets[x].size(); ++i) {
       const int c = sp.meets[x][i];
-      LD v = 0;
-      if (!isMatMul(p, x) && sp.class_single_kind[c] && sp.class_step[c] && !stop()) {
-        const OpId f = sp.class_first[c];
-        const Beside& b = besides[x][i];
-        const auto key = std::make_tuple(sp.joint[f], pointwise[c], crowd[c].key(), b.key());
-        auto it = memo.find(key);
-        if (it == memo.end())
-          it = memo.emplace(key, besideStepShare(p, m, f, *sp.joint[f], b, pointwise[c], crowd[c])).first;
-        v = it->second;
-      }
-      sp.beside_step[x].push_back(v);
+      if (isMatMul(p, x) || !sp.class_single_kind[c] || !sp.class_step[c]) continue;
+      const OpId f = sp.class_first[c];
+      const Beside& b = besides[x][i];
+      auto it = memo.find(std::make_tuple(sp.joint[f], pointwise[c], crowd[c].key(), b.key()));
+      if (it != memo.end()) sp.beside_step[x][i] = it->second;
+      else pending[{sp.joint[f], pointwise[c], crowd[c].key(), b.cref}].emplace_back(x, i);
+    }
+  }
+  for (const auto& [classKey, list] : pending) {
+    const int c = sp.meets[list.front().first][list.front().second];
+    const OpId f = sp.class_first[c];
+    const BesideStepRows rows = besideStepRows(p, m, f, *sp.joint[f], std::get<3>(classKey), pointwise[c], crowd[c]);
+    for (const auto& [x, i] : list) {
+      sp.poll();
+      const Beside& b = besides[x][i];
+      auto [it, fresh] = memo.try_emplace(std::make_tuple(sp.joint[f], pointwise[c], crowd[c].key(), b.key()), 0);
+      if (fresh) it->second = besideStepShare(p, rows, b);
+      sp.beside_step[x][i] = it->second;
     }
   }
 }

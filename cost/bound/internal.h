@@ -162,6 +162,10 @@ struct JointCfg {
   }
   // nk = 1, step by step, each of `together` such ops computing u per tile (joint_floors.cpp).
   LD stepwise(LD u, bool convex = false) const;
+  // stepwise's tile kinds (count, store per tile), and its sum over them of count x max(u, store),
+  // at most stepwise (its run excess is at least 0).
+  std::array<std::pair<LD, LD>, 4> kinds() const;
+  LD perKind(LD u) const;
   // The floor every subgraph pays per such op at this class: steps (the larger of compute and
   // loads / B with the stores), and with nk = 1 stepwise(perTile).
   // (Without the first step's joint excess: step mode needs stepwise convex, joint_floors.cpp.)
@@ -209,6 +213,19 @@ struct Crowd {
   }
   auto key() const { return std::make_tuple(most, free, unknown, perSlot, nkOne); }
 };
+// What besideStepShare reads of one class (its frontier, count n, Crowd and reference compute
+// cref): per granularity that the frontier's ops fit (forEachJointCfg), the term the reference
+// compute chooses there and the constants of the shares (joint_floors.cpp). Only whether a
+// Pointwise op fits and its own compute are left to each op: built once per class, not per op.
+struct BesideStepRow {
+  JointCfg c;
+  LD nn = 1, F = 0;
+  int term = -1;  // -1: no term holds at this granularity (the op's share there is 0)
+};
+struct BesideStepRows {
+  LD y = 0;  // the class's step floor
+  std::vector<BesideStepRow> rows;
+};
 // What two share pricings of one component may share (ruler.cpp prices a component with and
 // without upstream-joint): the joint frontiers, which depend only on their key, and the step-mode
 // shares beside a class, which depend only on the frontier and what besideStepShare reads.
@@ -216,8 +233,9 @@ struct ShareMemo {
   std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
   std::map<std::tuple<const JointFrontier*, i64, decltype(Crowd{}.key()), decltype(Beside{}.key())>, LD> beside;
 };
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
-                   const Crowd& crowd);
+BesideStepRows besideStepRows(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cref, i64 n,
+                              const Crowd& crowd);
+LD besideStepShare(const Problem& p, const BesideStepRows& rows, const Beside& x);
 
 // The least share of each load of a graph input that m >= 2 alike readers in one subgraph pay,
 // with the reloads of their consumers' other operands (rhsReload, elements; pressure.cpp);

@@ -103,13 +103,19 @@ LD runExcess(LD rowFull, LD rowLast, LD colFull, LD colLast, i64 nth, i64 ntw, L
 // the run starts' excess at one theta for all, less what the steps of the kinds with a larger
 // theta lose (kindsExcess). Without stores it is tiles u + E(u). For u >= store[0] (the largest)
 // it is convex in u when `convex` leaves out the first step's joint excess.
-LD JointCfg::stepwise(LD u, bool convex) const {
+std::array<std::pair<LD, LD>, 4> JointCfg::kinds() const {
   const LD R = static_cast<LD>(nth), C = static_cast<LD>(ntw);
-  const std::array<std::pair<LD, LD>, 4> kinds{
-      {{(R - 1) * (C - 1), store[0]}, {R - 1, store[1]}, {C - 1, store[2]}, {1, store[3]}}};
-  LD perKind = 0;
-  for (auto [count, sigma] : kinds) perKind += count * std::max(u, sigma);
-  return perKind + kindsExcess([&](LD theta) { return excess(theta, !convex); }, kinds, u);
+  return {{{(R - 1) * (C - 1), store[0]}, {R - 1, store[1]}, {C - 1, store[2]}, {1, store[3]}}};
+}
+
+LD JointCfg::perKind(LD u) const {
+  LD sum = 0;
+  for (auto [count, sigma] : kinds()) sum += count * std::max(u, sigma);
+  return sum;
+}
+
+LD JointCfg::stepwise(LD u, bool convex) const {
+  return perKind(u) + kindsExcess([&](LD theta) { return excess(theta, !convex); }, kinds(), u);
 }
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
@@ -220,6 +226,23 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
   return res;
 }
 
+namespace {
+
+// The share of term `term` (0: compute, 1: memory, 2: step by step; besideStepShare) at one
+// granularity for a Pointwise op computing t per tile; -inf where the term does not hold there.
+// With `least`, term 2 takes JointCfg::perKind for stepwise: at most it (kindsExcess >= 0), and
+// every operation after it is monotone in floating point too, so no more than the share.
+LD besideTermShare(const BesideStepRow& row, LD y, int term, LD t, bool least = false) {
+  const JointCfg& c = row.c;
+  const LD none = -std::numeric_limits<LD>::infinity(), tiles = static_cast<LD>(c.tiles), nn = row.nn, F = row.F;
+  if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
+  if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
+  const LD M = static_cast<LD>(c.together), u = c.perTile + t / M;
+  return M * (std::max(c.memory, least ? c.perKind(u) : c.stepwise(u, true)) - F) + (F - y) / nn;
+}
+
+}  // namespace
+
 // The share of a Pointwise op x beside a class of joint MatMuls in step mode (share_modes.cpp):
 // every one of them takes y = their step floor, the least over granularities g of their
 // JointCfg::stepFloor. A subgraph S at g with m of them and a set X of Pointwise ops (each computes
@@ -243,36 +266,61 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
 // the class's claimed bands and an output tile (JointCfg::ws) and, beside them, the tile slices
 // it needs to make x's inputs with at most M of the class's ops (Beside::slices; the first tile's,
 // h x w). (At nk > 1 only the largest h that fits is visited, so there every g counts.)
-LD besideStepShare(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, const Beside& x, i64 n,
-                   const Crowd& crowd) {
-  const LD y = f.step_floor, none = -std::numeric_limits<LD>::infinity();
-  const LD cx = x.cx, cref = x.cref;
-  LD least = std::numeric_limits<LD>::infinity();
+// (The granularities and the term each chooses depend on the class only, so besideStepRows lists
+// them once per class and besideStepShare reads them per Pointwise op: the same arithmetic, in the
+// same order, as when each op enumerated them.)
+BesideStepRows besideStepRows(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cref, i64 n,
+                              const Crowd& crowd) {
+  BesideStepRows res;
+  res.y = f.step_floor;
+  const LD y = res.y, none = -std::numeric_limits<LD>::infinity();
   forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
-    if (c.one) {  // x in S at g needs its forced slices beside the class's working set
-      if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) return;
-    } else if (x.nkOne) {
-      return;  // never at nk > 1 beside the class
-    }
-    const LD tiles = static_cast<LD>(c.tiles);
+    BesideStepRow row;
+    row.c = c;
     i64 count = n;  // s tile slices fit: those that need none and s perSlot more (besideStep)
     if (c.one && c.ws <= p.capacity) count = std::min(count, crowd.bound(c.together, (p.capacity - c.ws) / c.tile));
     if (!c.one) count -= crowd.nkOne;  // those never beside the class at nk > 1
-    const LD nn = static_cast<LD>(std::max<i64>(1, count));
+    row.nn = static_cast<LD>(std::max<i64>(1, count));
     const bool convex = c.one && c.perTile >= c.store[0];  // stepwise is convex from perTile on
-    const LD F = convex ? std::max(c.memory, c.stepwise(c.perTile, true)) : 0, M = static_cast<LD>(c.together);
-    auto share = [&](int term, LD t) -> LD {
-      if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
-      if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
-      if (!convex || F < y) return none;
-      return M * (std::max(c.memory, c.stepwise(c.perTile + t / M, true)) - F) + (F - y) / nn;
-    };
-    int term = -1;
+    row.F = convex ? std::max(c.memory, c.stepwise(c.perTile, true)) : 0;
     LD top = none;
-    for (int t = 0; t < 3; ++t)
-      if (const LD v = share(t, cref); v > top) top = v, term = t;
-    least = std::min(least, term < 0 ? LD(0) : std::max<LD>(0, share(term, cx)));
+    for (int t = 0; t < 3; ++t) {
+      if (t == 2 && (!convex || row.F < y)) continue;
+      if (const LD v = besideTermShare(row, y, t, cref); v > top) top = v, row.term = t;
+    }
+    res.rows.push_back(row);
   });
+  return res;
+}
+
+LD besideStepShare(const Problem& p, const BesideStepRows& rows, const Beside& x) {
+  LD least = std::numeric_limits<LD>::infinity();
+  // The step-by-step rows (term 2) last, each priced only where a floor of its share (perKind for
+  // stepwise) is below the least so far: the same least, with fewer stepwise.
+  std::vector<std::pair<LD, const BesideStepRow*>> later;
+  for (const BesideStepRow& row : rows.rows) {
+    const JointCfg& c = row.c;
+    if (c.one) {  // x in S at g needs its forced slices beside the class's working set
+      if (c.ws + x.slicesAt(c.together) * c.tile > p.capacity) continue;
+    } else if (x.nkOne) {
+      continue;  // never at nk > 1 beside the class
+    }
+    if (row.term == 2) {
+      later.emplace_back(std::max<LD>(0, besideTermShare(row, rows.y, 2, x.cx, true)), &row);
+      continue;
+    }
+    least = std::min(least, row.term < 0 ? LD(0) : std::max<LD>(0, besideTermShare(row, rows.y, row.term, x.cx)));
+    if (least <= 0) return 0;  // no share falls below 0
+  }
+  // The row of the least floor first (it often holds the least), then the others.
+  const auto first =
+      std::min_element(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (first != later.end()) std::iter_swap(later.begin(), first);
+  for (const auto& [floor, row] : later) {
+    if (floor >= least) continue;
+    least = std::min(least, std::max<LD>(0, besideTermShare(*row, rows.y, 2, x.cx)));
+    if (least <= 0) return 0;
+  }
   return least < std::numeric_limits<LD>::infinity() ? std::max<LD>(0, least) : 0;
 }
 
