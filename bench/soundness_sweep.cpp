@@ -94,12 +94,13 @@ int main(int argc, char** argv) {
     for (std::string name; std::getline(names, name, ',');) wanted.insert(name);
   }
   std::vector<std::pair<std::string, ModelOptions>> models;
-  for (const auto& [name, m] : modelSettings())
+  std::string known;
+  for (const auto& [name, m] : modelSettings()) {
+    known += (known.empty() ? "" : ", ") + name;
     if (wanted.erase(name)) models.push_back({name, m});
-  if (!wanted.empty())
-    usage("--models: unknown model \"" + *wanted.begin() +
-          "\" (default, k_limit=reduction, matmul_compute=native_depth)");
-  if (models.empty()) usage("--models names none of default, k_limit=reduction, matmul_compute=native_depth");
+  }
+  if (!wanted.empty()) usage("--models: unknown model \"" + *wanted.begin() + "\" (" + known + ")");
+  if (models.empty()) usage("--models names none of " + known);
   std::ofstream vf;
   if (!a.violations.empty()) vf.open(a.violations);
   std::ostream& vout = a.violations.empty() ? std::cerr : vf;

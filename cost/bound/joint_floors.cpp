@@ -230,15 +230,15 @@ namespace {
 
 // The share of term `term` (0: compute, 1: memory, 2: step by step; besideStepShare) at one
 // granularity for a Pointwise op computing t per tile; -inf where the term does not hold there.
-// With `least`, term 2 takes JointCfg::perKind for stepwise: at most it (kindsExcess >= 0), and
-// every operation after it is monotone in floating point too, so no more than the share.
-LD besideTermShare(const BesideStepRow& row, LD y, int term, LD t, bool least = false) {
+// With `floorOnly`, term 2 takes JointCfg::perKind for stepwise: at most it (kindsExcess >= 0),
+// and every operation after it is monotone in floating point too, so no more than the share.
+LD besideTermShare(const BesideStepRow& row, LD y, int term, LD t, bool floorOnly = false) {
   const JointCfg& c = row.c;
   const LD none = -std::numeric_limits<LD>::infinity(), tiles = static_cast<LD>(c.tiles), nn = row.nn, F = row.F;
   if (term == 0) return c.compute >= y ? tiles * t + (c.compute - y) / nn : none;
   if (term == 1) return c.memory >= y ? (c.memory - y) / nn : none;
   const LD M = static_cast<LD>(c.together), u = c.perTile + t / M;
-  return M * (std::max(c.memory, least ? c.perKind(u) : c.stepwise(u, true)) - F) + (F - y) / nn;
+  return M * (std::max(c.memory, floorOnly ? c.perKind(u) : c.stepwise(u, true)) - F) + (F - y) / nn;
 }
 
 }  // namespace
