@@ -328,7 +328,8 @@ LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::v
 }
 
 // Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
-// only its floors, last so that it never takes the time of the steps above. A component's value
+// only its floors, after the share bound (each relaxation is priced once, before the priced passes,
+// and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
 // stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
 // groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
 // them. Returns how much the total rose. (A component that step 6 re-priced is never one of
@@ -340,18 +341,29 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
     for (BoundGroup& g : c.groups) {
       const int n = static_cast<int>(g.ops.size());
       if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
-          !bo_.args.on(BoundArg::Lp) || (bo_.give_up && bo_.give_up()))
+          !bo_.args.on(BoundArg::Lp))
         continue;
-      const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
-                                                             opCompute_, bo_.lp_parts, bo_.give_up, bo_.args);
-      if (!lp.done || !(static_cast<double>(lp.value) > g.value)) continue;
-      g.method = BoundMethod::Lp;
-      g.value = static_cast<double>(lp.value);
-      g.parts = lp.parts;
-      for (const auto& part : lp.cover)
-        g.cover.push_back(
-            {part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
-             bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{}, part.weight});
+      auto known = lpGroups_.find(g.ops);
+      if (known == lpGroups_.end()) {
+        if (bo_.give_up && bo_.give_up()) continue;
+        const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
+                                                               opCompute_, bo_.lp_parts, bo_.give_up, bo_.args);
+        if (!lp.done) continue;  // stopped: priced again at step 7, if there is time
+        std::optional<BoundGroup> up;
+        if (static_cast<double>(lp.value) > g.value) {
+          up = g;
+          up->method = BoundMethod::Lp;
+          up->value = static_cast<double>(lp.value);
+          up->parts = lp.parts;
+          for (const auto& part : lp.cover)
+            up->cover.push_back(
+                {part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
+                 bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{}, part.weight});
+        }
+        known = lpGroups_.emplace(g.ops, std::move(up)).first;
+      }
+      if (!known->second) continue;
+      g = *known->second;
       raised = true;
     }
     if (!raised) continue;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -49,6 +50,21 @@ class Ruler {
     LD withShares = sharesOf(lb.components);
     publish(static_cast<double>(std::max(total, withShares) * (1 - 1e-12L)));
     lb.timing.shares_s = since(t);
+    // Step 7's linear relaxations are priced here, before the priced passes, and published on the
+    // components as they stand (the larger of the floors and the shares: a bound, as step 7's is);
+    // step 7 reuses them (lpGroups_), so the final value is the same. A run's bound has a few
+    // seconds: where the passes find nothing (random-n5000), the relaxations' rise now lands in it.
+    t = Clock::now();
+    {
+      std::vector<BoundComponent> now = lb.components;
+      LD base = total;
+      if (withShares > total) {
+        base = withShares;
+        for (BoundComponent& c : now) c.value = std::max(c.value, c.shares);
+      }
+      publish(static_cast<double>((base + relaxedCovers(now)) * (1 - 1e-12L)));
+    }
+    lb.timing.lp_s = since(t);
     const std::vector<BoundComponent> unpriced = withShares > total ? lb.components : std::vector<BoundComponent>{};
     t = Clock::now();
     lb.timing.price_passes = tieRetention(lb.components, total);
@@ -67,7 +83,7 @@ class Ruler {
     publish(static_cast<double>(total * (1 - 1e-12L)));
     t = Clock::now();
     total += relaxedCovers(lb.components);
-    lb.timing.lp_s = since(t);
+    lb.timing.lp_s += since(t);
     // Each component at least its quick floors (a bound alone, published first).
     total = std::max(total, publishedParts_);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
@@ -145,6 +161,9 @@ class Ruler {
   std::vector<int> idx_;                                    // scratch: position in the group being covered
   std::vector<int> sub_;                                    // scratch: union-find inside one component
   RetentionPrices prices_;                                  // empty, or a priced pass's (tieRetention)
+  // relaxedCovers' results per group (its ops): the raised group, or none when the relaxation was
+  // done and did not raise it; priced once, before the priced passes, and read at step 7.
+  std::map<std::vector<OpId>, std::optional<BoundGroup>> lpGroups_;
   mutable std::vector<TensorId> negativeOut_;               // kept by a part whose priced floor fell below 0
   mutable long partsPriced_ = 0;                            // partFloor calls so far (the priced passes' budget)
 };
