@@ -164,8 +164,8 @@ class Ruler {
   // relaxedCovers' results per group (its ops): the raised group, or none when the relaxation was
   // done and did not raise it; priced once, before the priced passes, and read at step 7.
   std::map<std::vector<OpId>, std::optional<BoundGroup>> lpGroups_;
-  mutable std::vector<TensorId> negativeOut_;               // kept by a part whose priced floor fell below 0
-  mutable long partsPriced_ = 0;                            // partFloor calls so far (the priced passes' budget)
+  mutable std::vector<TensorId> negativeOut_;  // kept by a part whose priced floor fell below 0
+  mutable long partsPriced_ = 0;               // partFloor calls so far (the priced passes' budget)
 };
 
 }  // namespace mlsys::bound_detail

@@ -130,6 +130,14 @@ std::vector<ConfigKey> lnsKeys() {
               "problem of its own and spliced back if cheaper, into the pool's best when another worker improved "
               "elsewhere meanwhile. Measured at 400 on 5,000-op graphs it was neutral (1 thread: -0.05% geomean, "
               "random graphs -0.3%; 2 threads: +0.06%): bench/RESULTS.md"),
+      boolean("lns.component_regions", &C::lns_component_regions, "true",
+              "decomposition by fusion components (ops that can share a subgraph), on graphs of at least 200 ops: "
+              "once the run's bound has ended, the adaptive LNS worker's fourth kind of slice re-optimises one whole "
+              "component of 2 to 500 ops by LNS windows as a problem of its own, drawn with weight its latency above "
+              "the bound's value for it (quartered for each of its slices that did not gain since one did), and "
+              "splices it back among the other subgraphs of its range in an order their tensors allow; LNS windows "
+              "whose subgraphs lie apart go back that way too. A slice finding no such component runs "
+              "lns.region_ops's region, if that is on. `false`: as before (bench/RESULTS.md, tenth session)"),
       real("lns.guided", &C::lns_guided, "0", 0, 1,
            "the share of LNS windows grown from the subgraph that pays most above its part floor (the bound's "
            "floor of its op set), among those not yet tried at the current window size; the others grow from a "

@@ -57,6 +57,29 @@ double BoundGuard::bound() const {
   return dropped_ ? 0 : bound_;
 }
 
+std::shared_ptr<const BoundGuard::Components> BoundGuard::componentsOf(const Problem& p, const LowerBound& lb) {
+  auto c = std::make_shared<Components>();
+  c->of_op.assign(static_cast<size_t>(p.numOps()), -1);
+  for (const BoundComponent& bc : lb.components) {
+    const int id = static_cast<int>(c->size.size());
+    for (OpId o : bc.ops)
+      if (o >= 0 && o < p.numOps()) c->of_op[static_cast<size_t>(o)] = id;
+    c->value.push_back(bc.value);
+    c->size.push_back(static_cast<int>(bc.ops.size()));
+  }
+  return c;
+}
+
+void BoundGuard::setComponents(std::shared_ptr<const Components> c) {
+  std::lock_guard<std::mutex> lk(mu_);
+  components_ = std::move(c);
+}
+
+std::shared_ptr<const BoundGuard::Components> BoundGuard::components() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return components_;
+}
+
 bool BoundGuard::dropped() const {
   std::lock_guard<std::mutex> lk(mu_);
   return dropped_;

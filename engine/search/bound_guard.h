@@ -65,6 +65,18 @@ class BoundGuard {
   void exactViolation(const std::string& who, long count, const Schedule* s, double latency);
   std::optional<BoundViolation> violation() const;
 
+  // The bound's fusion components, for the search's guidance only (lns.component_regions; no claim
+  // rests on them): per op its component (ops of two never share a subgraph), per component the
+  // value the bound proved for it. Published when the bound ends (componentsOf); null before.
+  struct Components {
+    std::vector<int> of_op;
+    std::vector<double> value;
+    std::vector<int> size;  // ops per component
+  };
+  static std::shared_ptr<const Components> componentsOf(const Problem& p, const LowerBound& lb);
+  void setComponents(std::shared_ptr<const Components> c);
+  std::shared_ptr<const Components> components() const;
+
   // Test seam: abort in debug builds on a violation (default); off for the tests that plant one.
   void setAbortInDebug(bool on) { abort_in_debug_ = on; }
   // Part floors are checked on graphs up to this many ops, at most this many new op sets per check.
@@ -90,6 +102,7 @@ class BoundGuard {
   bool abort_in_debug_ = true;
   std::optional<BoundViolation> violation_;
   std::map<std::vector<OpId>, double> floors_;  // part floors checked so far, per sorted op set
+  std::shared_ptr<const Components> components_;
 };
 
 }  // namespace mlsys

@@ -15,6 +15,7 @@
 #include "cost/pricing/subgraph.h"
 #include "engine/base/limits.h"
 #include "engine/exact/exact.h"
+#include "engine/search/regions.h"
 #include "engine/search/window.h"
 #include "moves/moves.h"
 
@@ -291,17 +292,40 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
 bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block,
                    bool strict) {
   Splice sp = bestSplice(run_.p, ev, idx, block);
+  std::vector<int> where;  // each block subgraph's position, when interleaved with the others
+  // Where component regions apply (RegionSearch::applies: lns.component_regions, a graph of 200 ops or
+  // more), a window whose subgraphs lie apart may also go back interleaved with the rest.
+  if (run_.cfg.lns_component_regions && run_.p.numOps() >= kComponentRegionsMinOps &&
+      idx.back() - idx.front() + 1 != static_cast<int>(idx.size())) {
+    std::vector<int> each;
+    Splice mixed = interleavedSplice(run_.p, ev, idx, block, &each);
+    if (mixed.delta.valid && (!sp.delta.valid || mixed.delta.delta < sp.delta.delta))
+      sp = std::move(mixed), where = std::move(each);
+  }
   if (!sp.delta.valid || (strict && !(sp.delta.delta < 0))) return false;
   const int blockAt = sp.block_at;
   const double oldTotal = ev.total();
   const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
   ev.apply(sp.change, sp.delta);  // better, as good (a sideways step), or worse until retentions return
-  retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
-  retainAcross(ev, blockAt - 1);
-  polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
+  if (where.empty()) {
+    retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
+    retainAcross(ev, blockAt - 1);
+    polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
+  } else {  // the last first: retaining changes no position
+    for (auto it = where.rbegin(); it != where.rend(); ++it) {
+      retainAcross(ev, *it);
+      retainAcross(ev, *it - 1);
+      polishTraversals(ev, *it, *it);
+    }
+  }
   if (improves(ev.total(), oldTotal)) return true;
   if (worsens(ev.total(), oldTotal)) ev.reset(backup);
   return false;
+}
+
+void Lns::logGain(const std::vector<std::vector<OpId>>& replaced, const std::vector<SubgraphSched>& block) {
+  if (log_.size() >= kMaxLogged) log_.pop_front();
+  log_.push_back(Logged{replaced, block});
 }
 
 bool Lns::replay(IncrementalEvaluator& ev, double until) {

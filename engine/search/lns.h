@@ -66,6 +66,9 @@ class Lns {
   // the schedule reached; true if it is cheaper.
   bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
+  // Logs a gain made elsewhere on this worker's schedule (a component region: regions.h) for
+  // replay: the op lists of the subgraphs it replaced, and what it put in their place.
+  void logGain(const std::vector<std::vector<OpId>>& replaced, const std::vector<SubgraphSched>& block);
   // lns.guided: the subgraph whose latency exceeds the part floor of its op set the most (the
   // most that changing it alone could gain), among those whose window at the current size has not
   // already failed to gain (with their contents as they are), scanning at most kGuidedScan

@@ -30,6 +30,7 @@ void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& 
   int idle[kAll] = {0, 0, 0, 0};                              // slices since the kind last ran
   int wait[kAll] = {kExplore, kExplore, kExplore, kExplore};  // idle slices before a kind is measured again
   while (!run.stop.stopNow()) {
+    on[kRegion] = regions.ready();  // component regions wait for the run's bound
     int k = -1, leader = -1;
     for (int i = 0; i < kAll && k < 0; ++i)
       if (on[i] && yield[i] < 0) k = i;
@@ -48,7 +49,7 @@ void adaptiveSlices(SearchRun& run, int id, IncrementalEvaluator& ev, Schedule& 
     const double t0 = run.dl.elapsed(), until = t0 + run.cfg.lns_slice_seconds, adopted0 = run.adoptedGain(id);
     if (k == kLns) lns.windows(ev, from, until);
     else if (k == kPolish) lns.polishGranularities(ev, from, until);
-    else if (k == kRegion) regions.run(ev, from, until);
+    else if (k == kRegion) regions.run(ev, from, until, &lns);
     const double reached = k == kSa ? annealer.run(ev, from, until) : ev.valid() ? ev.total() : ref;
     const double dt = std::max(1e-3, run.dl.elapsed() - t0);
     const double own = ref - reached - (run.adoptedGain(id) - adopted0);

@@ -252,7 +252,8 @@ class SolveRun {
       };
       bo.on_value = [this](double v) { guard_.raise(v, "the lower bound"); };
       try {
-        lowerBound(p_, cfg_.model, bo);
+        const LowerBound lb = lowerBound(p_, cfg_.model, bo);
+        guard_.setComponents(BoundGuard::componentsOf(p_, lb));
       } catch (const std::exception& e) {
         log_.warn(fmt::format("the lower bound stopped: {}", e.what()));
       }

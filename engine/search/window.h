@@ -63,6 +63,16 @@ struct Splice {
 Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
                   const std::vector<SubgraphSched>& block);
 
+// `block` put back among the other subgraphs of the range from the subgraph before the window to
+// its last, each block subgraph as early as the others allow: after the last of them that makes a
+// tensor it reads and after the block subgraph before it, and before the first of them that reads
+// a tensor it makes (else delta.valid is false). For a window whose subgraphs lie far apart (a
+// fusion component's, which the rest of the schedule runs between), where bestSplice's one unit
+// cannot go. Retentions are kept only into a subgraph that reads them; block_at is the block's
+// first subgraph, `at` (if given) each block subgraph's position once applied.
+Splice interleavedSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
+                         const std::vector<SubgraphSched>& block, std::vector<int>* at = nullptr);
+
 // Retains into subgraph s + 1, one at a time, each tensor s may keep for it (moves/moves.h,
 // retainableIntoNext) where that lowers the latency: a splice's ends, which its sub-problem could
 // not retain across.

@@ -21,7 +21,6 @@
 #include "engine/generate/generator.h"
 #include "engine/io/config.h"
 #include "engine/search/order_beam.h"
-#include "engine/search/regions.h"
 #include "engine/search/search.h"
 #include "engine/search/window.h"
 #include "tests/test_util.h"
@@ -385,52 +384,6 @@ TEST(Lns, GranularityPolishRunsAndImproves) {
   row >> name >> evaluated >> valid >> applied >> improved;
   EXPECT_GT(applied, 0) << r.err;
   EXPECT_GT(improved, 0) << r.err;
-  EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
-}
-
-// Decomposition (lns.region_ops): a run of consecutive subgraphs annealed as a problem of its own
-// and spliced back. From the baseline of a 300-op graph, a few regions of 36 ops lower the latency,
-// and the schedule the evaluator holds is valid and priced as the full evaluator prices it; the
-// regions apply only to graphs of at least kRegionsPerGraph times lns.region_ops ops, never with 0.
-TEST(Regions, ARegionAnnealedOnItsOwnSplicesBackCheaperAndValid) {
-  const Problem p = generateProblem("random", 300, 2);
-  SearchConfig cfg = loadConfigText("lns: {region_ops: 36}\n");
-  ASSERT_TRUE(RegionSearch::applies(p, cfg));
-  cfg.lns_region_ops = p.numOps() / kRegionsPerGraph + 1;
-  EXPECT_FALSE(RegionSearch::applies(p, cfg));
-  cfg.lns_region_ops = 0;
-  EXPECT_FALSE(RegionSearch::applies(p, cfg));
-  cfg.lns_region_ops = 36;
-  Schedule s = baselineSchedule(p, cfg.model);
-  const Evaluation before = evaluateSchedule(p, s, cfg.model);
-  ASSERT_TRUE(before.valid);
-  Deadline dl;
-  dl.setBudget(60);
-  OutputWriter out(p, cfg.model, "");
-  SearchRun run(p, cfg, 7, dl, out, 0, nullptr, 0.0, true);
-  run.stats.setWorkers(1);
-  IncrementalEvaluator ev(p, cfg.model, 4096);
-  RegionSearch regions(run, 0, 1);
-  int improved = 0;
-  for (int i = 0; i < 6; ++i) improved += regions.run(ev, s, dl.elapsed() + 0.2);
-  EXPECT_GT(improved, 0);
-  const Evaluation after = evaluateSchedule(p, s, cfg.model);
-  ASSERT_TRUE(after.valid) << after.reason;
-  EXPECT_LT(after.total, before.total);
-  EXPECT_NEAR(ev.total(), after.total, 1e-6 * after.total);
-}
-
-// The adaptive LNS worker runs region slices on a graph large enough (the move table's
-// lns-region row), and the schedule it writes is valid.
-TEST(Regions, TheAdaptiveWorkerRunsRegionSlices) {
-  const std::string f = test::tempPath("regions.json");
-  ASSERT_EQ(test::runMlsys({"generate", "--family", "transformer", "--size", "150", "--seed", "3", "-o", f}).exit_code,
-            0);
-  const std::string cfg = test::tempPath("regions.yaml"), out = test::tempPath("regions.out.json");
-  test::writeText(cfg, "search: {workers: [lns]}\nlns: {whole_graph_ops: 0, slice_seconds: 0.1, region_ops: 15}\n");
-  auto r = test::runMlsys({"solve", f, out, "--seconds", "3", "--threads", "1", "-c", cfg});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_GT(test::movesEvaluated(r.err, "lns-region"), 0) << r.err;
   EXPECT_EQ(test::runMlsys({"evaluate", f, out}).exit_code, 0);
 }
 
