@@ -11,7 +11,9 @@
 //                exactly with the window as incumbent for at most lns.window_seconds; splice the
 //                result back as one block where the window's first or last subgraph was (the cheaper;
 //                retentions into a subgraph that no longer reads them are dropped, and the one before
-//                the window is also priced retaining nothing); keep it if the
+//                the window is also priced retaining nothing; with lns.component_regions on a graph
+//                of 200 ops or more, a window whose subgraphs lie apart may also go back interleaved
+//                with the others of its range: interleavedSplice); keep it if the
 //                whole schedule got cheaper (or as cheap: a sideways step), then retain greedily
 //                across the block's ends and polish the block's traversals (every corner, both
 //                ways). Windows proven optimal as they are are remembered and skipped. After

@@ -15,8 +15,9 @@
 // holds ops of two), of kComponentRegionOps ops at most, drawn with weight its subgraphs' latency
 // (shared among components by op count) above the bound's value for it, divided by 4 for each of
 // its slices that did not gain since one did. It is re-optimised by LNS windows (engine/search/lns.h)
-// as a problem of its own and put back with each new subgraph as early as the rest of the schedule
-// allows (interleavedSplice), or as one block (bestSplice), the cheaper. Its subgraphs lie far apart
+// as a problem of its own and put back among the rest of its range in an order their tensors allow
+// (interleavedSplice), or as one block (bestSplice), the cheaper; its gain is logged for the LNS
+// replay. Its subgraphs lie far apart
 // in the schedule, where the whole graph's windows seldom reach them together: on random-n5000 a
 // 26-op component cost 38.6M in a 30 s schedule and 29.1M after 2.5 s of windows on its own.
 #pragma once
@@ -44,7 +45,7 @@ class RegionSearch {
  public:
   RegionSearch(SearchRun& run, int worker_id, int workers);
   // Whether regions apply: lns.region_ops > 0 and the graph has at least kRegionsPerGraph times as
-  // many ops.
+  // many ops, or lns.component_regions and at least kComponentRegionsMinOps ops.
   static bool applies(const Problem& p, const SearchConfig& cfg);
   // Whether a region can be cut now: consecutive regions apply, or component regions are on and the
   // run's bound has ended (its components are known).

@@ -8,7 +8,8 @@ namespace mlsys {
 // The adaptive LNS worker (lns.adaptive): slices of lns.slice_seconds, each spent on one kind
 // of work from the pool's best: LNS windows, annealing, (with lns.polish) the granularity polish
 // (coordinate descent, Lns::polishGranularities), or (on a graph of at least 8 times
-// lns.region_ops ops) one region annealed on its own (RegionSearch, regions.h). A slice's yield is
+// lns.region_ops ops) one region annealed on its own, or (lns.component_regions, once the run's bound
+// has ended) one fusion component re-optimised on its own (RegionSearch, regions.h). A slice's yield is
 // the relative improvement it made on the schedule it started from, per second, less what it
 // gained by adopting another worker's better schedule on the way (SearchRun::adoptedGain); each
 // kind keeps a moving average of its yields and the next slice goes to the kind with the highest
