@@ -291,32 +291,18 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
 
 bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const std::vector<SubgraphSched>& block,
                    bool strict) {
-  Splice sp = bestSplice(run_.p, ev, idx, block);
-  std::vector<int> where;  // each block subgraph's position, when interleaved with the others
   // Where component regions apply (RegionSearch::applies: lns.component_regions, a graph of 200 ops or
   // more), a window whose subgraphs lie apart may also go back interleaved with the rest.
-  if (run_.cfg.lns_component_regions && run_.p.numOps() >= kComponentRegionsMinOps &&
-      idx.back() - idx.front() + 1 != static_cast<int>(idx.size())) {
-    std::vector<int> each;
-    Splice mixed = interleavedSplice(run_.p, ev, idx, block, &each);
-    if (mixed.delta.valid && (!sp.delta.valid || mixed.delta.delta < sp.delta.delta))
-      sp = std::move(mixed), where = std::move(each);
-  }
+  Splice sp = cheapestSplice(run_.p, ev, idx, block,
+                             run_.cfg.lns_component_regions && run_.p.numOps() >= kComponentRegionsMinOps);
   if (!sp.delta.valid || (strict && !(sp.delta.delta < 0))) return false;
-  const int blockAt = sp.block_at;
   const double oldTotal = ev.total();
   const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
   ev.apply(sp.change, sp.delta);  // better, as good (a sideways step), or worse until retentions return
-  if (where.empty()) {
-    retainAcross(ev, blockAt + static_cast<int>(block.size()) - 1);
-    retainAcross(ev, blockAt - 1);
-    polishTraversals(ev, blockAt, blockAt + static_cast<int>(block.size()) - 1);
-  } else {  // the last first: retaining changes no position
-    for (auto it = where.rbegin(); it != where.rend(); ++it) {
-      retainAcross(ev, *it);
-      retainAcross(ev, *it - 1);
-      polishTraversals(ev, *it, *it);
-    }
+  for (auto [from, to] : sp.runs(static_cast<int>(block.size()))) {
+    retainAcross(ev, to);
+    retainAcross(ev, from - 1);
+    polishTraversals(ev, from, to);
   }
   if (improves(ev.total(), oldTotal)) return true;
   if (worsens(ev.total(), oldTotal)) ev.reset(backup);

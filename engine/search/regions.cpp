@@ -212,14 +212,7 @@ bool RegionSearch::run(IncrementalEvaluator& ev, Schedule& start, double until, 
       }
     }
   }
-  Splice sp = bestSplice(p, ev, at, block);
-  std::vector<int> where;  // each block subgraph's position, when interleaved
-  if (comp >= 0 && at.back() - at.front() + 1 != static_cast<int>(at.size())) {
-    std::vector<int> each;
-    Splice mixed = interleavedSplice(p, ev, at, block, &each);
-    if (mixed.delta.valid && (!sp.delta.valid || mixed.delta.delta < sp.delta.delta))
-      sp = std::move(mixed), where = std::move(each);
-  }
+  Splice sp = cheapestSplice(p, ev, at, block, comp >= 0);
   if (!sp.delta.valid) {
     start = ev.schedule();
     return false;
@@ -227,14 +220,9 @@ bool RegionSearch::run(IncrementalEvaluator& ev, Schedule& start, double until, 
   const double oldTotal = ev.total();
   const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
   ev.apply(sp.change, sp.delta);
-  if (where.empty()) {
-    retainAcross(ev, sp.block_at + static_cast<int>(block.size()) - 1);
-    retainAcross(ev, sp.block_at - 1);
-  } else {  // the last first: retaining changes no position
-    for (auto it = where.rbegin(); it != where.rend(); ++it) {
-      retainAcross(ev, *it);
-      retainAcross(ev, *it - 1);
-    }
+  for (auto [from, to] : sp.runs(static_cast<int>(block.size()))) {
+    retainAcross(ev, to);
+    retainAcross(ev, from - 1);
   }
   if (!improves(ev.total(), oldTotal)) {
     if (worsens(ev.total(), oldTotal)) ev.reset(backup);

@@ -232,8 +232,25 @@ class RangeOrder {
 
 }  // namespace
 
+std::vector<std::pair<int, int>> Splice::runs(int blockSize) const {
+  std::vector<std::pair<int, int>> r;
+  if (at.empty()) return {{block_at, block_at + blockSize - 1}};
+  for (auto it = at.rbegin(); it != at.rend(); ++it) r.emplace_back(*it, *it);
+  return r;
+}
+
+Splice cheapestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
+                      const std::vector<SubgraphSched>& block, bool interleave) {
+  Splice sp = bestSplice(p, ev, idx, block);
+  if (interleave && idx.back() - idx.front() + 1 != static_cast<int>(idx.size())) {
+    Splice mixed = interleavedSplice(p, ev, idx, block);
+    if (mixed.delta.valid && (!sp.delta.valid || mixed.delta.delta < sp.delta.delta)) sp = std::move(mixed);
+  }
+  return sp;
+}
+
 Splice interleavedSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
-                         const std::vector<SubgraphSched>& block, std::vector<int>* at) {
+                         const std::vector<SubgraphSched>& block) {
   const Schedule& cur = ev.schedule();
   const int a = std::max(0, idx.front() - 1), b = idx.back(), n = ev.size();
   Splice best;
@@ -269,7 +286,7 @@ Splice interleavedSplice(const Problem& p, IncrementalEvaluator& ev, const std::
         best.delta = std::move(d);
         best.change = std::move(v);
         best.block_at = where.front();
-        if (at) *at = where;
+        best.at = where;
       }
     }
   }

@@ -44,12 +44,16 @@ Schedule toFull(const SubProblem& w, const Schedule& s);
 // last. The exact solver's incumbent for the window (it re-checks validity).
 Schedule toSub(const SubProblem& w, const Schedule& s, const std::vector<int>& idx);
 
-// A window's new subgraphs put back into the whole schedule: the Change and its price, and the
-// position of the block's first subgraph once applied.
+// A window's new subgraphs put back into the whole schedule: the Change and its price, the
+// position of the block's first subgraph once applied, and (interleaved) each one's.
 struct Splice {
   Change change;
   DeltaEval delta;
   int block_at = -1;
+  std::vector<int> at;  // interleavedSplice: each block subgraph's position; empty: one unit at block_at
+  // Where the block's subgraphs lie once applied, as runs [from, to], the last first (so that
+  // retaining across one changes no position of the others).
+  std::vector<std::pair<int, int>> runs(int blockSize) const;
 };
 
 // The cheaper valid splice of `block` (full-problem subgraphs running the ops of subgraphs `idx`
@@ -64,14 +68,21 @@ Splice bestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<
                   const std::vector<SubgraphSched>& block);
 
 // `block` put back among the other subgraphs of the range from the subgraph before the window to
-// its last, each block subgraph as early as the others allow: after the last of them that makes a
-// tensor it reads and after the block subgraph before it, and before the first of them that reads
-// a tensor it makes (else delta.valid is false). For a window whose subgraphs lie far apart (a
-// fusion component's, which the rest of the schedule runs between), where bestSplice's one unit
-// cannot go. Retentions are kept only into a subgraph that reads them; block_at is the block's
-// first subgraph, `at` (if given) each block subgraph's position once applied.
+// its last, in a topological order of them all (Kahn's: an edge from each tensor's first writer to
+// its readers; a subgraph and the next of its own part that reads a tensor it retains stay
+// together): the others in their order, each block subgraph as early as its inputs allow, or as
+// late as its readers allow, each also priced without the retentions between the block and the
+// others; the cheapest valid (delta.valid false when none is, or on a cycle). For a window whose
+// subgraphs lie far apart (a fusion component's, which the rest of the schedule runs between),
+// where bestSplice's one unit fits at neither end. Retentions are kept only into a subgraph that
+// reads them; block_at is the block's first subgraph, `at` each one's.
 Splice interleavedSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
-                         const std::vector<SubgraphSched>& block, std::vector<int>* at = nullptr);
+                         const std::vector<SubgraphSched>& block);
+
+// bestSplice, or interleavedSplice where `interleave` and idx is not consecutive and that is
+// cheaper.
+Splice cheapestSplice(const Problem& p, IncrementalEvaluator& ev, const std::vector<int>& idx,
+                      const std::vector<SubgraphSched>& block, bool interleave);
 
 // Retains into subgraph s + 1, one at a time, each tensor s may keep for it (moves/moves.h,
 // retainableIntoNext) where that lowers the latency: a splice's ends, which its sub-problem could

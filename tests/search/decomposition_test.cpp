@@ -61,8 +61,8 @@ TEST(Window, AnInterleavedSpliceFitsABlockAmongTheRestOfTheRange) {
     inc.reset(start);
     ASSERT_TRUE(inc.valid());
     EXPECT_FALSE(bestSplice(p, inc, window, block).delta.valid);
-    std::vector<int> at;
-    const Splice sp = interleavedSplice(p, inc, window, block, &at);
+    const Splice sp = interleavedSplice(p, inc, window, block);
+    const std::vector<int>& at = sp.at;
     ASSERT_TRUE(sp.delta.valid) << "swapped " << swapped;
     EXPECT_NEAR(sp.delta.delta, -2 * 16384.0 / 10, 1e-6);
     inc.apply(sp.change, sp.delta);
