@@ -14,8 +14,10 @@
 //     i.e. for every achievable count of tile columns the SMALLEST side giving that count, and
 //     likewise h over the rows and k over ceil(K_acc/n) <= min(N, K of every MatMul in the
 //     subgraph) (every k-step count); plus, so that V9 can be met, w = K (h = K) of every MatMul
-//     whose LHS (RHS) a Pointwise in the subgraph produces, when <= min(N, W) (min(N, H)), and
-//     the largest k, min(N, K of every MatMul). Pointwise-only subgraphs use k = 1. Not a
+//     whose LHS (RHS) a Pointwise in the subgraph produces, when <= N (beyond W it still gives
+//     one tile column, clipped to W, E1: until 2026-11-29 such a side was left out, and with it
+//     every subgraph that needs it, a false certificate), and the largest k, min(N, K of every
+//     MatMul). Pointwise-only subgraphs use k = 1. Not a
 //     trimmed list: every tile count and every k-step count is tried (pruned only by sound lower
 //     bounds, below).
 //     RESTRICTION: among sides with the same count only the smallest (and the K values above) is
@@ -84,7 +86,9 @@ struct ExactOptions {
   // Widen the granularity space to EVERY w <= min(N, W), h <= min(N, H), k <= min(N, K...)
   // (not only the smallest side per count): the full V8 range, slower.
   bool every_side = false;
-  // THE SPEC'S WHOLE SPACE (a certificate): every (w, h, k) that V8 allows (k up to K under
+  // THE SPEC'S WHOLE SPACE (a certificate): every (w, h, k) that V8 allows (sides beyond the
+  // output's W or H up to N give the same grid and tiles as W or H, and only V9 can tell them
+  // apart: the V9 sides are in; k up to K under
   // k_limit=reduction) and EVERY tile order (V10), for any number of steps. Raster, snakes and
   // mirrored starts are priced; every other order is bounded by cost/bound/any_order.h's floor, so
   // a transition carries two figures: the best price found (achievable) and a floor (no

@@ -4,19 +4,22 @@
 namespace mlsys::exact_detail {
 
 void GranSearch::verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
-                               const std::vector<TensorId>& rout, i64 W, i64 H, i64 kmax) {
+                               const std::vector<TensorId>& rout, const Space& s) {
+  const i64 W = s.W, H = s.H, kmax = s.kmax;
   const i64 N = p_.native;
   std::vector<i64> ks{1};
   for (OpId o : ops)
     if (p_.ops[o].type == OpType::MatMul)
       for (i64 k : smallestSides(p_.ops[o].K, kmax)) addSide(ks, k, kmax);
   addSide(ks, kmax, kmax);
-  std::vector<i64> ws = smallestSides(W, std::min(N, W)), hs = smallestSides(H, std::min(N, H));
+  std::vector<i64> ws = smallestSides(W, s.wTop), hs = smallestSides(H, s.hTop);
+  for (i64 x : s.extraW) addSide(ws, x, s.wTop);
+  for (i64 x : s.extraH) addSide(hs, x, s.hTop);
   if (o_.every_side) {
     ws.clear();
     hs.clear();
-    for (i64 x = 1; x <= std::min(N, W); ++x) ws.push_back(x);
-    for (i64 x = 1; x <= std::min(N, H); ++x) hs.push_back(x);
+    for (i64 x = 1; x <= s.wTop; ++x) ws.push_back(x);
+    for (i64 x = 1; x <= s.hTop; ++x) hs.push_back(x);
     for (i64 x = 1; x <= kmax; ++x) addSide(ks, x, kmax);
   }
   for (i64 w : ws)
@@ -61,6 +64,11 @@ bool GranSearch::shapeOf(const std::vector<OpId>& ops, Space& s) const {
   s.H = p_.heights[outT];
   s.wTop = std::min(N, s.W);
   s.hTop = std::min(N, s.H);
+  // V9 may need a side beyond the output's: w >= K of a MatMul whose LHS a Pointwise in S makes
+  // (h for the RHS), with W < K <= N. Such a side still gives one tile column (E1: ceil(W / w) =
+  // 1, the tile clipped to W), so it is in the space, and the largest side is the one to probe.
+  for (i64 x : s.extraW) s.wTop = std::max(s.wTop, std::min(N, x));
+  for (i64 x : s.extraH) s.hTop = std::max(s.hTop, std::min(N, x));
   return true;
 }
 
@@ -322,7 +330,7 @@ bool GranSearch::probeSpace(const std::vector<OpId>& ops, const std::vector<Tens
     probe = planSubgraph(p_, m_, ops, {s.wTop, s.hTop, s.kmax}, rin, rout);
     ++st_.plans;
     ok = probe.valid;
-    if (!ok && o_.verify) verifyInvalid(ops, rin, rout, s.W, s.H, s.kmax);
+    if (!ok && o_.verify) verifyInvalid(ops, rin, rout, s);
   }
   if (!ok) {
     e.best = e.floor = kInf;

@@ -161,7 +161,7 @@ class GranSearch {
   // steps of run, then read only).
   struct Space {
     i64 W = 0, H = 0;        // the grid shape (of any output of S: A-6)
-    i64 wTop = 0, hTop = 0;  // the largest sides, min(N, W) and min(N, H)
+    i64 wTop = 0, hTop = 0;  // the largest sides: min(N, W) and min(N, H), or a V9 side up to N
     i64 kmax = 0;            // the largest k (V8; 1 without a MatMul)
     bool anyMM = false;
     std::vector<i64> extraW, extraH;  // sides that V9 may need (K of a MatMul fed by a Pointwise)
@@ -214,7 +214,7 @@ class GranSearch {
   // Verify mode: a subgraph rejected at the largest granularity must be invalid at every
   // granularity of the space (k over the k-step counts of every MatMul's K); counts violations.
   void verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin, const std::vector<TensorId>& rout,
-                     i64 W, i64 H, i64 kmax);
+                     const Space& s);
 
   const Problem& p_;
   const ModelOptions& m_;

@@ -230,3 +230,28 @@ TEST(FullSpace, APartFloorPricesEveryTileOrderAtItsSides) {
   expectBoundWithin(generateProblem("cnn", 5, 1), 1 - 1e-6, 1 - 1e-6);
   expectBoundWithin(generateProblem("random", 4, 1), 1 - 1e-6, 1 - 1e-6);
 }
+
+// V9 may need a tile side beyond the output's: P (Pointwise) makes L, the LHS of M (K = 128, base
+// cost 10,000), whose output Y is 100 wide. With k < K V9 needs w >= 128 > W: one tile column of
+// 100 either way (E1). At k = 64 and w = 128 {P, M} is one tile (10,200); k = 128 fits only with
+// h <= 66 (two tiles), and L cannot stay in fast memory for M (C = 28,000). Before, the space's
+// sides stopped at min(N, W) = 100, so the fused tile was not in it, and the whole space's
+// "optimum" lay above this valid schedule: a false certificate (found by an adversarial generator
+// on a 10-op graph: 575,360 against a valid 564,750.9).
+TEST(FullSpace, AV9SideBeyondTheOutputsWidthIsInTheSpace) {
+  const Problem p = test::problemFromJson(R"({"widths": [128, 128, 100, 100], "heights": [128, 128, 128, 128],
+    "inputs": [[0], [1, 2]], "outputs": [[1], [3]], "base_costs": [100, 10000], "op_types": ["Pointwise", "MatMul"],
+    "fast_memory_capacity": 28000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
+  const Schedule fused = test::scheduleFromJson(
+      R"({"subgraphs":[[0,1]],"granularities":[[128,128,64]],"tensors_to_retain":[[]],"traversal_orders":[null],)"
+      R"("subgraph_latencies":[0]})",
+      p);
+  const ModelOptions m;
+  const Evaluation ev = evaluateSchedule(p, fused, m);
+  ASSERT_TRUE(ev.valid) << ev.reason;
+  const ExactResult r = solveFull(p, m);
+  EXPECT_TRUE(r.proven_optimal);
+  EXPECT_LE(r.lower_bound, ev.total * (1 + 1e-12)) << "the whole space's bound above a valid schedule";
+  EXPECT_LE(r.latency, ev.total * (1 + 1e-12));
+  EXPECT_NEAR(ev.total, 10200, 1e-9);
+}
