@@ -34,6 +34,10 @@ enum class BoundArg : uint8_t {
   UpstreamJoint,    // joint floors also for MatMuls that may be upstream elsewhere, capped there
   StepMixtures,     // the share bound mixes a class's k-steps before a tile's last and its last apart
   UpstreamReloads,  // an upstream MatMul reloads the operand its downstream k-steps sweep in every tile
+  ChainClaims,      // a joint floor claims an operand made by a MatMul, or that MatMul's swept operand
+  ClassReach,       // an op meets a class only if fusable edges reach it through ops that may share S
+  ApartClaims,      // a tensor claimed by several MatMuls no two of which may share a valid subgraph
+  SharedClaims,     // readers of a tensor that may share S each claim their strips over their number
   kCount
 };
 
@@ -63,10 +67,11 @@ struct BoundArgs {
 
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
-    "compute-floor",  "traffic-floor", "part-floors",     "retention-choice", "band-reloads", "step-floors",
-    "order-floors",   "cover",         "forced-ops",      "readers",          "edge-floors",  "retention-prices",
-    "shares",         "joint-floors",  "pressure",        "forced-stores",    "closed-loads", "lp",
-    "upstream-joint", "step-mixtures", "upstream-reloads"};
+    "compute-floor",    "traffic-floor",    "part-floors", "retention-choice", "band-reloads",
+    "step-floors",      "order-floors",     "cover",       "forced-ops",       "readers",
+    "edge-floors",      "retention-prices", "shares",      "joint-floors",     "pressure",
+    "forced-stores",    "closed-loads",     "lp",          "upstream-joint",   "step-mixtures",
+    "upstream-reloads", "chain-claims",     "class-reach", "apart-claims",     "shared-claims"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

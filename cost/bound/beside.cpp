@@ -35,7 +35,7 @@ constexpr size_t kMaxBesideWork = 4000;  // ops visited per op and search
 // inputs) or, claimed, when its claimer is in S (only then is its band in the class's working
 // set); one made by any other op might cost 0 with none of them (Beside::free).
 Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>& claimed,
-                const std::vector<OpId>& claimer, const SharePricing& sp, LD cref) {
+                const std::vector<std::vector<OpId>>& claimer, const SharePricing& sp, LD cref) {
   constexpr int kMaxSliceDepth = 4;
   constexpr i64 kMaxSlots = 8;  // k beyond: as many as the tree's class-made tensors
   Beside b{static_cast<LD>(p.ops[x].base_cost), cref, {}, {}, false, {}};
@@ -77,7 +77,7 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
       std::vector<i64> one(kMaxSlots + 1, 0);  // this tensor, per slots
       const OpId q = p.producer[u];
       bool uFree = false;
-      if (claimed[u]) b.needs.push_back(claimer[u]);
+      if (claimed[u]) b.needs.insert(b.needs.end(), claimer[u].begin(), claimer[u].end());
       if (q >= 0 && sp.joint_class[q] == c) b.needs.push_back(q);
       if (claimed[u]) {
         // 0: it may be in the class's bands
@@ -129,7 +129,7 @@ Beside besideOf(const Problem& p, OpId x, int c, OpId f, const std::vector<char>
 // And at nk > 1 (k < K), none of those that force a class op to nk = 1 (besideFed: every S
 // holding one and an op of the class holds such a fed op, V9): at most n - nkOne.
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop,
+                const std::vector<std::vector<OpId>>& claimer, SharePricing& sp, const std::function<bool()>& stop,
                 ShareMemo& shareMemo) {
   const size_t classes = sp.class_first.size();
   std::vector<i64> pointwise(classes, 0), cref(classes, std::numeric_limits<i64>::max());

@@ -87,10 +87,13 @@ struct JointFrontier {
   LD any_loads = 0, f_max = 0;
   LD step_floor = std::numeric_limits<LD>::infinity();
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
+  std::array<i64, 2> readers{1, 1};                                 // likewise
   bool stores = false;
 };
+// readers: per shared side, 1 to count its band once at nk > 1, or n > 1 (shared-claims) to count
+// each tile's strips over n readers (joint_floors.cpp).
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores);
+                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers = {1, 1});
 inline bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
 
 // The ops one search has visited, marked in a per-op array shared by all searches (cleared on
@@ -151,7 +154,8 @@ LD kindsExcess(const ExcessAt& excessAt, const Kinds& kinds, LD u) {
 // step that each of them takes at the least (time; 0 without forced stores).
 struct JointCfg {
   LD compute = 0, loads = 0, steps = 0, perTile = 0;
-  LD memory = 0;  // loads / B, and with forced stores (nk = 1) the stores: what each op's steps transfer at least
+  LD memory = 0;        // loads / B, and with forced stores (nk = 1) the stores: what each op's steps transfer at least
+  LD shared_loads = 0;  // nk > 1: the part of loads on shared sides (they may fall in any step)
   i64 tiles = 0, nth = 0, ntw = 0, together = 1;
   bool one = false;                     // nk = 1
   i64 tile = 0, ws = 0;                 // nk = 1: h w, and the working set of the bands and an output tile
@@ -172,7 +176,8 @@ struct JointCfg {
   LD stepFloor() const { return one ? std::max(steps, stepwise(perTile, true)) : steps; }
 };
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit);
+                     std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers,
+                     const std::function<void(const JointCfg&)>& visit);
 // A Pointwise op beside a class: its compute per tile cx, the class's reference compute cref
 // (which chooses the term at each granularity), and, when its output has the class's grid, the
 // tile slices of tensors S must hold to make its inputs (besideOf, beside.cpp).
@@ -337,7 +342,8 @@ struct SharePricing {
 LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares = nullptr);  // shares: per op, at the best
 // The SharePricing entries of the ops beside the classes (beside.cpp states the arguments).
 void besideStep(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const std::vector<char>& claimed,
-                const std::vector<OpId>& claimer, SharePricing& sp, const std::function<bool()>& stop, ShareMemo& memo);
+                const std::vector<std::vector<OpId>>& claimer, SharePricing& sp, const std::function<bool()>& stop,
+                ShareMemo& memo);
 void besideCompute(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp);
 void besideLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& claimed, SharePricing& sp);
 void besideFed(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& inComp, SharePricing& sp,
@@ -355,8 +361,8 @@ RetentionPrices retentionPrices(const Problem& p, const std::vector<OpId>& ops, 
 void closedLoads(const Problem& p, const std::vector<OpId>& ops, const std::vector<char>& open,
                  const std::vector<char>& inComp, const std::vector<char>& claimed, std::vector<PricedTensor>& priced,
                  std::vector<PricedTensor>& beside);
-void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside, const std::vector<OpId>& claimer,
-                        SharePricing& sp, int sign);
+void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside,
+                        const std::vector<std::vector<OpId>>& claimer, SharePricing& sp, int sign);
 void attributePrices(const Problem& p, const std::vector<PricedTensor>& priced, std::vector<LD>& traffic, int sign);
 bool partsPaid(const Problem& p, const std::vector<OpId>& ops, const std::vector<std::vector<std::vector<OpId>>>& parts,
                const std::vector<LD>& shares, const std::map<std::vector<OpId>, LD>& floorOf);

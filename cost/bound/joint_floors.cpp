@@ -119,7 +119,8 @@ LD JointCfg::stepwise(LD u, bool convex) const {
 }
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                     std::array<bool, 2> shared, bool stores, const std::function<void(const JointCfg&)>& visit) {
+                     std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers,
+                     const std::function<void(const JointCfg&)>& visit) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
@@ -142,7 +143,14 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           c.tiles = ntw * nth;
           c.perTile = perTile;
           c.compute = perTile * static_cast<LD>(c.tiles);
-          c.loads = static_cast<LD>(shared[0] ? 1 : ntw) * L + static_cast<LD>(shared[1] ? 1 : nth) * R;
+          // Band loads per side: a shared side once, or (shared-claims) its per-tile strips over
+          // its readers.
+          auto bands = [&](int s, i64 n) {
+            if (!shared[s]) return static_cast<LD>(n);
+            return readers[s] > 1 ? static_cast<LD>(n) / static_cast<LD>(readers[s]) : LD(1);
+          };
+          c.loads = bands(0, ntw) * L + bands(1, nth) * R;
+          c.shared_loads = (shared[0] ? bands(0, ntw) * L : 0) + (shared[1] ? bands(1, nth) * R : 0);
           c.memory = c.loads / B;
           c.steps = std::max(c.compute, c.memory);
           visit(c);
@@ -187,28 +195,34 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
 }
 
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores) {
+                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers) {
   JointFrontier res;
   res.claimed = claimed;
   res.shared = shared;
+  res.readers = readers;
   res.stores = stores;
-  {  // the shared sides, counted once at nk > 1 (forEachJointCfg)
+  const bool spread = (shared[0] && readers[0] > 1) || (shared[1] && readers[1] > 1);
+  {  // the shared sides, counted once at nk > 1 (forEachJointCfg); spread over readers: the least
+     // over the points (below)
     const Op& op = p.ops[o];
     const LD K = static_cast<LD>(op.K), W = static_cast<LD>(p.widths[op.outputs[0]]),
              H = static_cast<LD>(p.heights[op.outputs[0]]);
     res.any_loads = (claimed[0] && shared[0] ? H * K : 0) + (claimed[1] && shared[1] ? K * W : 0);
+    if (spread) res.any_loads = std::numeric_limits<LD>::infinity();
   }
   std::map<i64, LD> least, leastOne, leastK;  // per tile count: the least loads (at nk = 1; nk > 1)
   LD perTile = 0;
-  forEachJointCfg(p, m, o, claimed, shared, stores, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, claimed, shared, stores, readers, [&](const JointCfg& c) {
+    if (spread && !c.one) res.any_loads = std::min(res.any_loads, c.shared_loads);
     for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : &leastK}) {
-      const LD loads = mp == &leastK ? c.loads - res.any_loads : c.loads;
+      const LD loads = mp == &leastK ? c.loads - c.shared_loads : c.loads;
       auto [it, fresh] = mp->emplace(c.tiles, loads);
       if (!fresh) it->second = std::min(it->second, loads);
     }
     perTile = c.perTile;
     if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });
+  if (!(res.any_loads < std::numeric_limits<LD>::infinity())) res.any_loads = 0;  // no nk > 1 point
   // With nk >= 2 k-steps of k <= kmax, |k_last| <= min(k, K - k) <= K / 2, and a step holds its
   // claimed strips and the accumulator, (h + w) k + h w <= C (V11, A-12), so k <= (C - 1) / sides
   // at any tile (h, w >= 1).
@@ -274,7 +288,7 @@ BesideStepRows besideStepRows(const Problem& p, const ModelOptions& m, OpId o, c
   BesideStepRows res;
   res.y = f.step_floor;
   const LD y = res.y, none = -std::numeric_limits<LD>::infinity();
-  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, [&](const JointCfg& c) {
+  forEachJointCfg(p, m, o, f.claimed, f.shared, f.stores, f.readers, [&](const JointCfg& c) {
     BesideStepRow row;
     row.c = c;
     i64 count = n;  // s tile slices fit: those that need none and s perSlot more (besideStep)

@@ -55,10 +55,37 @@ int Shares::claimSide(OpId o, int s) {
   TensorId t = p.ops[o].inputs[s];
   const i64 K = p.ops[o].K;  // sharing matters with nk > 1 only: k < K
   bool shared = false;
-  auto usable = [&](TensorId x) {
-    return !claimed[x] && (p.is_graph_input[x] || p.size(x) > p.capacity) &&
-           std::find(chain.begin(), chain.end(), x) == chain.end();
+  // A tensor claimed already may be claimed again by an op that shares no valid subgraph with any
+  // of its claimers (disjoint forced output shapes: A-6, decision 7): every S then holds at most
+  // one of them, whose joint floor alone counts the tensor's loads there (a claim is "nobody
+  // else's in any S", shares.cpp).
+  auto apart = [&](TensorId x) {
+    return std::none_of(claimer[x].begin(), claimer[x].end(),
+                        [&](OpId c) { return mayShareSubgraph(shapesOf(o), shapesOf(c)); });
   };
+  auto usable = [&](TensorId x) {
+    return (!claimed[x] || (args.on(BoundArg::ApartClaims) && apart(x))) &&
+           (p.is_graph_input[x] || p.size(x) > p.capacity) && std::find(chain.begin(), chain.end(), x) == chain.end();
+  };
+  // shared-claims (shares.cpp): o's strips of t over the readers of t that may share S with o.
+  const bool spreadable = args.on(BoundArg::SharedClaims) && m.k_limit == ModelOptions::KLimit::Native &&
+                          K > p.native && p.size(t) > p.capacity &&
+                          !(upstreamCompute[o] < std::numeric_limits<LD>::infinity());
+  auto readersWith = [&] {
+    i64 n = 1;
+    for (OpId r : p.consumers[t])
+      n += r != o && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
+                   mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K))
+               ? 1
+               : 0;
+    return n;
+  };
+  if (spread[t]) {
+    if (!spreadable) return 0;
+    const i64 n = readersWith();
+    claimer[t].push_back(o);
+    return n > 1 ? static_cast<int>(n + 1) : 1;
+  }
   if (!usable(t)) return 0;
   OpId reader = o;  // the op of o's chain that reads t
   for (;;) {
@@ -78,6 +105,21 @@ int Shares::claimSide(OpId o, int s) {
     for (OpId x : members) in[x] = 0;
     if (kept) break;
     const Op& P = p.ops[pr];
+    // chain-claims: o's operand t made by a MatMul pr (shares.cpp states the argument): claimed
+    // with pr's operand u that o's k-steps sweep (pr's RHS for o's LHS, its LHS for o's RHS).
+    if (P.type == OpType::MatMul && reader == o && args.on(BoundArg::ChainClaims)) {
+      const TensorId u = P.inputs[s == 0 ? 1 : 0];
+      if (shared || m.k_limit != ModelOptions::KLimit::Native || K <= p.native || P.K < p.native ||
+          P.outputs.size() != 1 || !p.is_graph_input[u] || !usable(u) ||
+          upstreamCompute[o] < std::numeric_limits<LD>::infinity())
+        return 0;
+      for (OpId r : p.consumers[u])
+        if (r != pr && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
+            mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)))
+          return 0;
+      chain.push_back(u);
+      break;
+    }
     if (P.type != OpType::Pointwise || P.outputs.size() != 1) return 0;
     TensorId next = -1;
     for (TensorId u : P.inputs)
@@ -86,7 +128,18 @@ int Shares::claimSide(OpId o, int s) {
     t = next;
     reader = pr;
   }
-  for (TensorId x : chain) claimed[x] = 1, claimer[x] = o;
+  // shared-claims where it counts more than the band once: t's first claimer, each tile's strips
+  // over n readers, with at least ceil(W / N) tile columns (LHS; rows for the RHS).
+  if (shared && spreadable && chain.size() == 1 && claimer[t].empty()) {
+    const Op& op = p.ops[o];
+    const i64 side = s == 0 ? p.widths[op.outputs[0]] : p.heights[op.outputs[0]];
+    const i64 n = readersWith();
+    if ((side + p.native - 1) / p.native > n && n < std::numeric_limits<int>::max() - 1) {
+      claimed[t] = 1, spread[t] = 1, claimer[t].push_back(o);
+      return static_cast<int>(n + 1);
+    }
+  }
+  for (TensorId x : chain) claimed[x] = 1, claimer[x].push_back(o);
   return shared ? 2 : 1;
 }
 
@@ -214,13 +267,16 @@ void Shares::jointClasses(SharePricing& sp) {
       if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
     }
   }
+  // class-reach (shares.cpp states the argument): per class, the ops that may share a valid
+  // subgraph with one of its ops at all; without it, every op.
+  std::vector<std::vector<char>> reach = classReach(sp);
   // The classes each upstream-capable joint op may share a valid subgraph with (there it may be
   // upstream: its forced shapes, all of them).
   for (OpId o : ops) {
     if (!sp.joint[o] || !sp.upstreamCapable(o)) continue;
     for (size_t c = 0; c < classSets.size(); ++c)
       for (const auto* set : classSets[c])
-        if (mayShareSubgraph(shapesOf(o), *set)) {
+        if (reach[c][o] && mayShareSubgraph(shapesOf(o), *set)) {
           sp.up_meets[o].push_back(static_cast<int>(c));
           break;
         }
@@ -231,11 +287,52 @@ void Shares::jointClasses(SharePricing& sp) {
     if (!open[x] || sp.joint[x]) continue;
     for (size_t c = 0; c < classSets.size(); ++c)
       for (const auto* set : classSets[c])
-        if (mayShareSubgraph(shapesOf(x), *set)) {
+        if (reach[c][x] && mayShareSubgraph(shapesOf(x), *set)) {
           sp.meets[x].push_back(static_cast<int>(c));
           break;
         }
   }
+}
+
+std::vector<std::vector<char>> Shares::classReach(const SharePricing& sp) {
+  const size_t classes = sp.class_first.size();
+  std::vector<std::vector<OpId>> members(classes);
+  for (OpId o : ops)
+    if (sp.joint[o] && sp.joint_class[o] >= 0) members[sp.joint_class[o]].push_back(o);
+  std::vector<std::vector<char>> reach(classes, std::vector<char>(p.numOps(), 1));
+  if (!args.on(BoundArg::ClassReach)) return reach;
+  for (size_t c = 0; c < classes; ++c) {
+    // The members' forced shapes, each set once.
+    std::vector<const std::optional<std::vector<Shape>>*> memberShapes;
+    for (OpId o : members[c])
+      if (std::none_of(memberShapes.begin(), memberShapes.end(), [&](const auto* x) { return *x == shapesOf(o); }))
+        memberShapes.push_back(&shapesOf(o));
+    const bool accumulates =
+        std::none_of(members[c].begin(), members[c].end(), [&](OpId o) { return sp.upstreamCapable(o); });
+    const i64 K = p.ops[members[c].front()].K;
+    auto admits = [&](OpId v) {
+      if (accumulates && isMatMul(p, v) && feedsNoMatMul[v] && p.ops[v].K != K) return false;
+      return std::any_of(memberShapes.begin(), memberShapes.end(),
+                         [&](const auto* x) { return mayShareSubgraph(shapesOf(v), *x); });
+    };
+    std::vector<char>& r = reach[c];  // 1 reached, 0 not (yet), 2 admits nothing
+    std::fill(r.begin(), r.end(), 0);
+    std::vector<OpId> stack = members[c];
+    for (OpId o : stack) r[o] = 1;
+    while (!stack.empty()) {
+      const OpId v = stack.back();
+      stack.pop_back();
+      poll();
+      for (const auto& e : adj[v]) {
+        const OpId x = e.first;
+        if (!inComp[x] || r[x]) continue;
+        r[x] = admits(x) ? 1 : 2;
+        if (r[x] == 1) stack.push_back(x);
+      }
+    }
+    for (char& x : r) x = x == 1;
+  }
+  return reach;
 }
 
 }  // namespace mlsys::bound_detail

@@ -68,12 +68,13 @@ void closedLoads(const Problem& p, const std::vector<OpId>& ops, const std::vect
 // open readers that is not joint takes its share with no joint op beside it and beside every
 // class but its claimer's (classes never meet, so there the claimer is not in S; a claimer no
 // valid subgraph holds, in no class, is never in S).
-void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside, const std::vector<OpId>& claimer,
-                        SharePricing& sp, int sign) {
+void closedClaimedLoads(const Problem& p, const std::vector<PricedTensor>& beside,
+                        const std::vector<std::vector<OpId>>& claimer, SharePricing& sp, int sign) {
   for (const PricedTensor& x : beside) {
     const LD share = static_cast<LD>(sign) * static_cast<LD>(p.size(x.t)) / static_cast<LD>(x.readers.size());
-    const int away = sp.joint_class[claimer[x.t]];
-    if (sp.upstreamCapable(claimer[x.t])) continue;  // it may be in S beside any class, counting x.t
+    if (claimer[x.t].size() != 1) continue;  // claimed twice: its readers take none of it
+    const int away = sp.joint_class[claimer[x.t][0]];
+    if (sp.upstreamCapable(claimer[x.t][0])) continue;  // it may be in S beside any class, counting x.t
     for (OpId r : x.readers) {
       if (sp.joint[r]) continue;
       sp.free_loads[r] += share;

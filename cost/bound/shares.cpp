@@ -52,6 +52,35 @@
 //    share is capped by that mixture (share_modes.cpp); such an op says nothing of which class
 //    S is beside (SharePricing::contextClass). The caller keeps the larger of the totals with and
 //    without these ops (ruler.cpp), each a bound.
+//    Four refinements of these claims and contexts (share_claims.cpp):
+//    - *chain-claims*: an operand t of a joint MatMul o (K_o > N: nk > 1 in every S under the spec)
+//      made by an open MatMul q (K_q >= N) is claimed with q's operand u that o's k-steps sweep (q's
+//      RHS for o's LHS, its LHS for o's RHS) when u is a graph input and no other reader of t or u
+//      may share a valid S with o. In S without q, t (> C, never retained) is loaded strip by strip
+//      like any claimed side. With q, t is ephemeral, q is upstream (accumulating, it would be an
+//      operand of o with nk > 1: E2), and makes o's strip rho x kappa_j from u's [0, K_q) x kappa_j
+//      (E3): a graph input, resident from no earlier step (the strips change every step and no other
+//      reader is in S), K_q >= N >= h rows against the strip's h. Either way at least o's claimed
+//      strips. Not where o may be upstream (its cap counts a side once) or under k_limit=reduction.
+//    - *apart-claims*: a tensor already claimed may be claimed again by an op that shares no valid
+//      subgraph with any of its claimers (disjoint forced shapes); every S holds at most one of
+//      them, so "nobody else's" holds in every S.
+//    - *class-reach*: an op x in S with an op o of class c is joined to o by a path of fusable edges
+//      (V4) whose every op is in S, so may share a valid S with o; and where no op of c may be
+//      upstream, o accumulates with c's K, and a MatMul that never feeds a MatMul accumulates too,
+//      so one of another K is in no such S (E2, decision 2). x meets c only if such a path reaches
+//      it from one of c's ops: fewer contexts, each op's least over them can only rise.
+//    - *shared-claims*: where other readers of a claimed operand t (a graph input or > C; o with
+//      K_o > N, never upstream, nk > 1 under the spec) may share S with o, t's first claimer
+//      counted it once and nobody else claimed it. Instead each claimer o takes its strips of t in
+//      every tile over n_o, the readers of t that may share S with o (o included). In one S with m
+//      readers of t, a load of a slice serves each reader's need at most once (o's strips differ
+//      step by step; in two tiles they are apart in time and an identical slice would have to be
+//      needed in every step between, which no tile- or strip-shaped need of another reader is; t
+//      is never needed whole: > C), so the readers' needs total at most m x t's loads in S, and
+//      n_o >= m. Where such a load falls is unknown: the split modes count it at the weaker weight.
+//      Used where it beats the band once (ceil(W / N) > n_o for an LHS), per tensor for all its
+//      claimers.
 //    An open op also takes a *forced store* (forcedStores): every valid S holding it writes one
 //    of the tensors forcedOutputs lists (forced_shapes.cpp), none of which can be retained, so at
 //    least the least of them; those tensors are then nobody else's.
@@ -92,6 +121,7 @@ ShareBound shareBound(const Problem& p, const ModelOptions& m, const std::vector
                   maxParts,
                   args,
                   memo,
+                  {},
                   {},
                   {},
                   {},

@@ -29,8 +29,9 @@ struct Shares {
   ShareMemo& memo;
 
   std::vector<char> inComp, open, in;
-  std::vector<char> claimed;                          // per tensor: its loads belong to a joint floor
-  std::vector<OpId> claimer;                          // per claimed tensor: that joint op
+  std::vector<char> claimed;               // per tensor: its loads belong to a joint floor
+  std::vector<std::vector<OpId>> claimer;  // per claimed tensor: its joint ops, no two in one valid S
+  std::vector<char> spread;  // per claimed tensor: under shared-claims (each claimer's strips over its readers)
   std::vector<std::vector<std::vector<OpId>>> parts;  // per op (closed ones): its listed parts
   long floorsPriced = 0;
 
@@ -167,6 +168,10 @@ struct Shares {
   // Joint ops in classes: two that may share a valid subgraph (by their forced output shapes) in
   // one class (share_modes.cpp says why).
   void jointClasses(SharePricing& sp);
+  // class-reach: per class, 1 for each op that may share a valid subgraph with one of the class's
+  // ops: reached from them along fusable edges through such ops only (shares.cpp); all 1 when the
+  // argument is off.
+  std::vector<std::vector<char>> classReach(const SharePricing& sp);
 
   std::vector<PricedTensor> pricedReaders, claimedReaders;  // retentionPrices, closedLoads (share_prices.cpp)
 
@@ -194,7 +199,8 @@ struct Shares {
   // there (sideLoads); marks their claimed tensors. Returns how many.
   int jointFloors(std::vector<const JointFrontier*>& joint, std::vector<LD>& sideLoads) {
     claimed.assign(p.numTensors(), 0);
-    claimer.assign(p.numTensors(), -1);
+    claimer.assign(p.numTensors(), {});
+    spread.assign(p.numTensors(), 0);
     int count = 0;
     // Frontiers depend on the op only through these: computed once per kind (generated graphs
     // repeat shapes).
@@ -212,7 +218,10 @@ struct Shares {
           std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
       auto it = frontiers.find(key);
       if (it == frontiers.end())
-        it = frontiers.emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l == 2, r == 2}, stores)).first;
+        it = frontiers
+                 .emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l >= 2, r >= 2}, stores,
+                                             {l >= 3 ? l - 1 : 1, r >= 3 ? r - 1 : 1}))
+                 .first;
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++count;
