@@ -238,7 +238,7 @@ TEST(FullSpace, APartFloorPricesEveryTileOrderAtItsSides) {
 // sides stopped at min(N, W) = 100, so the fused tile was not in it, and the whole space's
 // "optimum" lay above this valid schedule: a false certificate (found by an adversarial generator
 // on a 10-op graph: 575,360 against a valid 564,750.9).
-TEST(FullSpace, AV9SideBeyondTheOutputsWidthIsInTheSpace) {
+TEST(FullSpace, AV9SideBeyondTheOutputsWidthOrHeightIsInTheSpace) {
   const Problem p = test::problemFromJson(R"({"widths": [128, 128, 100, 100], "heights": [128, 128, 128, 128],
     "inputs": [[0], [1, 2]], "outputs": [[1], [3]], "base_costs": [100, 10000], "op_types": ["Pointwise", "MatMul"],
     "fast_memory_capacity": 28000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
@@ -254,4 +254,13 @@ TEST(FullSpace, AV9SideBeyondTheOutputsWidthIsInTheSpace) {
   EXPECT_LE(r.lower_bound, ev.total * (1 + 1e-12)) << "the whole space's bound above a valid schedule";
   EXPECT_LE(r.latency, ev.total * (1 + 1e-12));
   EXPECT_NEAR(ev.total, 10200, 1e-9);
+  // The same for h: P makes the RHS of M (K = 96), whose output is 50 tall (h >= 96 > H). Before,
+  // `solve` stopped here on "optimal" at 149,152 (the guard saw nothing: no cheaper schedule was
+  // found); the optimum is 104,000. One of 11 such stops in 150 generated 2-3-op graphs.
+  const Problem q = test::problemFromJson(R"({"widths": [256, 256, 96, 256], "heights": [96, 96, 50, 50],
+    "inputs": [[0], [2, 1]], "outputs": [[1], [3]], "base_costs": [1000, 50000], "op_types": ["Pointwise", "MatMul"],
+    "fast_memory_capacity": 20976, "slow_memory_bandwidth": 1, "native_granularity": [128, 128]})");
+  const ExactResult rq = solveFull(q, m);
+  EXPECT_TRUE(rq.proven_optimal);
+  EXPECT_LE(rq.lower_bound, 104000 * (1 + 1e-12));
 }
