@@ -77,11 +77,10 @@ TEST(ChainClaims, AnOperandMadeByAMatMulIsClaimedAtOrBelowTheOptimum) {
 // G's meeting out put them at 56,563.6).
 Problem reachGraph(bool direct) {
   if (direct)
-    return test::problemFromJson(
-        R"({"widths":[256,128,128,128,128,128],"heights":[128,256,128,128,128,128],)"
-        R"("inputs":[[0,1],[3],[2,4]],"outputs":[[2],[4],[5]],"base_costs":[50,50000,10],)"
-        R"("op_types":["MatMul","Pointwise","Pointwise"],"fast_memory_capacity":100000,)"
-        R"("slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+    return test::problemFromJson(R"({"widths":[256,128,128,128,128,128],"heights":[128,256,128,128,128,128],)"
+                                 R"("inputs":[[0,1],[3],[2,4]],"outputs":[[2],[4],[5]],"base_costs":[50,50000,10],)"
+                                 R"("op_types":["MatMul","Pointwise","Pointwise"],"fast_memory_capacity":100000,)"
+                                 R"("slow_memory_bandwidth":10,"native_granularity":[128,128]})");
   return test::problemFromJson(
       R"({"widths":[256,128,128,128,128,128,128,128],"heights":[128,256,128,128,128,128,128,128],)"
       R"("inputs":[[0,1],[3],[4,5],[2,6]],"outputs":[[2],[4],[6],[7]],"base_costs":[50,50000,100,10],)"
@@ -134,11 +133,11 @@ TEST(ApartClaims, ReadersThatNeverShareASubgraphEachClaimTheTensorAtOrBelowTheOp
 // holding both loads). Measured under the spec: 124,518.4 without, 163,840 with, the optimum (each
 // claiming all its strips put it at 216,268.8). Under k_limit=reduction (nk = 1 possible) none.
 TEST(SharedClaims, ReadersThatMayShareASubgraphSplitTheirStripsAtOrBelowTheOptimum) {
-  const Problem p = test::problemFromJson(
-      R"({"widths":[1024,512,512,512,512,512],"heights":[128,1024,1024,128,128,128],)"
-      R"("inputs":[[0,1],[0,2],[3,4]],"outputs":[[3],[4],[5]],"base_costs":[100,100,10],)"
-      R"("op_types":["MatMul","MatMul","Pointwise"],"fast_memory_capacity":100000,)"
-      R"("slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+  const Problem p =
+      test::problemFromJson(R"({"widths":[1024,512,512,512,512,512],"heights":[128,1024,1024,128,128,128],)"
+                            R"("inputs":[[0,1],[0,2],[3,4]],"outputs":[[3],[4],[5]],"base_costs":[100,100,10],)"
+                            R"("op_types":["MatMul","MatMul","Pointwise"],"fast_memory_capacity":100000,)"
+                            R"("slow_memory_bandwidth":10,"native_granularity":[128,128]})");
   for (bool reduction : {false, true}) {
     const ModelOptions m = test::reading(reduction);
     const auto [with, before] = heldToOptimum(p, m, BoundArg::SharedClaims);
