@@ -55,6 +55,13 @@ int Shares::claimSide(OpId o, int s) {
   TensorId t = p.ops[o].inputs[s];
   const i64 K = p.ops[o].K;  // sharing matters with nk > 1 only: k < K
   bool shared = false;
+  // Whether reader r may share a valid S with o at nk > 1 (their forced shapes, and those at k < K).
+  auto sharesWith = [&](OpId r) {
+    return mayShareSubgraph(shapesOf(o), shapesOf(r)) && mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K));
+  };
+  // chain-claims and shared-claims: nk > 1 in every S holding o (k <= N < K), and o never upstream.
+  const bool alwaysSplit = m.k_limit == ModelOptions::KLimit::Native && K > p.native &&
+                           !(upstreamCompute[o] < std::numeric_limits<LD>::infinity());
   // A tensor claimed already may be claimed again by an op that shares no valid subgraph with any
   // of its claimers (disjoint forced output shapes: A-6, decision 7): every S then holds at most
   // one of them, whose joint floor alone counts the tensor's loads there (a claim is "nobody
@@ -68,16 +75,10 @@ int Shares::claimSide(OpId o, int s) {
            (p.is_graph_input[x] || p.size(x) > p.capacity) && std::find(chain.begin(), chain.end(), x) == chain.end();
   };
   // shared-claims (shares.cpp): o's strips of t over the readers of t that may share S with o.
-  const bool spreadable = args.on(BoundArg::SharedClaims) && m.k_limit == ModelOptions::KLimit::Native &&
-                          K > p.native && p.size(t) > p.capacity &&
-                          !(upstreamCompute[o] < std::numeric_limits<LD>::infinity());
+  const bool spreadable = args.on(BoundArg::SharedClaims) && alwaysSplit && p.size(t) > p.capacity;
   auto readersWith = [&] {
     i64 n = 1;
-    for (OpId r : p.consumers[t])
-      n += r != o && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
-                   mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K))
-               ? 1
-               : 0;
+    for (OpId r : p.consumers[t]) n += r != o && sharesWith(r) ? 1 : 0;
     return n;
   };
   if (spread[t]) {
@@ -90,9 +91,7 @@ int Shares::claimSide(OpId o, int s) {
   OpId reader = o;  // the op of o's chain that reads t
   for (;;) {
     chain.push_back(t);
-    for (OpId r : p.consumers[t])
-      shared = shared || (r != reader && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
-                          mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)));
+    for (OpId r : p.consumers[t]) shared = shared || (r != reader && sharesWith(r));
     const OpId pr = p.producer[t];
     if (pr < 0 || !inComp[pr] || !open[pr]) break;
     // pr never shares a valid subgraph with the chain where it is a Pointwise making the operand of
@@ -109,14 +108,10 @@ int Shares::claimSide(OpId o, int s) {
     // with pr's operand u that o's k-steps sweep (pr's RHS for o's LHS, its LHS for o's RHS).
     if (P.type == OpType::MatMul && reader == o && args.on(BoundArg::ChainClaims)) {
       const TensorId u = P.inputs[s == 0 ? 1 : 0];
-      if (shared || m.k_limit != ModelOptions::KLimit::Native || K <= p.native || P.K < p.native ||
-          P.outputs.size() != 1 || !p.is_graph_input[u] || !usable(u) ||
-          upstreamCompute[o] < std::numeric_limits<LD>::infinity())
+      if (shared || !alwaysSplit || P.K < p.native || P.outputs.size() != 1 || !p.is_graph_input[u] || !usable(u))
         return 0;
       for (OpId r : p.consumers[u])
-        if (r != pr && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
-            mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K)))
-          return 0;
+        if (r != pr && sharesWith(r)) return 0;
       chain.push_back(u);
       break;
     }
