@@ -1,6 +1,7 @@
 // mlsys_relaxation_estimate: how much of a gap the bound could at best recover (issue 53, item 1).
 //
 //   mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] [--model K=V]
+//                             [--cover FILE]
 //
 // Runs the bound (lowerBound, --bound-seconds, default 10), then, for each fusion component too
 // large for the exact cover (more than 20 ops), the cover's linear relaxation over the component's
@@ -15,6 +16,9 @@
 // Prints one JSON object: the bound, the total with each component at the larger of its bound and
 // its estimate, and per component its ops, bound value and estimate (null where not computed: the
 // exact cover priced it, the budget --seconds ran out, or the parts were more than 50,000,000).
+// With --cover FILE, also writes the relaxed covers' parts of positive weight (per estimated component:
+// ops, weight, part floor) as JSON to FILE, to set beside a schedule's subgraphs (where does the
+// schedule pay more than the relaxation's parts for the same ops?).
 // Exit 0 on success, 1 on bad input, 2 on usage errors.
 #include <algorithm>
 #include <chrono>
@@ -34,14 +38,14 @@ namespace {
 
 int usage() {
   std::cerr << "usage: mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] "
-               "[--model K=V]\n";
+               "[--model K=V] [--cover FILE]\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string problemPath;
+  std::string problemPath, coverPath;
   int partOps = 6;
   double seconds = 600, boundSeconds = 10;
   ModelOptions model;
@@ -56,6 +60,7 @@ int main(int argc, char** argv) {
       else if (a == "--seconds") seconds = std::stod(next());
       else if (a == "--bound-seconds") boundSeconds = std::stod(next());
       else if (a == "--model") model.setAssignment(next());
+      else if (a == "--cover") coverPath = next();
       else if (a == "-h" || a == "--help") return usage(), 0;
       else if (!a.empty() && a[0] == '-') return usage();
       else if (problemPath.empty()) problemPath = a;
@@ -85,7 +90,7 @@ int main(int argc, char** argv) {
       opCompute[o] = static_cast<LD>(f.min_tiles[o]) * bound_detail::computePerTile(p, model, f, o);
     const std::function<bool()> stop = after(boundSeconds + seconds);
     double total = 0;
-    std::string comps;
+    std::string comps, covers;
     std::vector<int> local(p.numOps(), -1);
     for (const BoundComponent& c : lb.components) {
       double estimate = -1;
@@ -104,7 +109,20 @@ int main(int argc, char** argv) {
         for (OpId o : c.ops) local[o] = -1;
         const bound_detail::LpCover lp =
             bound_detail::relaxationEstimate(p, model, c.ops, around, opCompute, partOps, 50'000'000, stop);
-        if (lp.done) estimate = static_cast<double>(lp.value);
+        if (lp.done) {
+          estimate = static_cast<double>(lp.value);
+          covers += covers.empty() ? "\n" : ",\n";
+          covers += "  {\"first_op\": " + std::to_string(c.ops.front()) + ", \"parts\": [";
+          for (size_t i = 0; i < lp.cover.size(); ++i) {
+            const auto& part = lp.cover[i];
+            covers += i ? ",\n    {\"ops\": [" : "\n    {\"ops\": [";
+            for (size_t j = 0; j < part.ops.size(); ++j) covers += (j ? ", " : "") + std::to_string(part.ops[j]);
+            char b[96];
+            std::snprintf(b, sizeof b, "], \"weight\": %.17g, \"floor\": %.17g}", part.weight, part.floor);
+            covers += b;
+          }
+          covers += "]}";
+        }
       }
       total += std::max(c.value, estimate);
       char buf[160];
@@ -126,6 +144,12 @@ int main(int argc, char** argv) {
         "\"seconds\": %.3f, \"components\": [%s]}\n",
         problemPath.c_str(), partOps, lb.value(), withEstimates,
         std::chrono::duration<double>(Clock::now() - t0).count(), comps.c_str());
+    if (!coverPath.empty()) {
+      std::FILE* out = std::fopen(coverPath.c_str(), "w");
+      if (!out) throw InputError("cannot write --cover file " + coverPath);
+      std::fprintf(out, "{\"components\": [%s]}\n", covers.c_str());
+      if (std::fclose(out) != 0) throw InputError("cannot write --cover file " + coverPath);
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "mlsys_relaxation_estimate: " << e.what() << "\n";

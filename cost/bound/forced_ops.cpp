@@ -87,6 +87,58 @@ std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
   return coverMasksOf(p, ops, parts, stop);
 }
 
+std::vector<std::vector<int32_t>> coverMasks(const Problem& p, const std::vector<OpId>& ops,
+                                             const std::vector<std::vector<int32_t>>& parts,
+                                             const std::function<bool()>& stop) {
+  // forcedOps's search per part, inside the part's topological window [lo, hi]: an op reached from
+  // the part lies after lo, one reaching it before hi, so nothing outside the window is between.
+  // Marks are the part's index (no clearing between parts).
+  const int n = p.numOps();
+  std::vector<int64_t> in(n, -1), down(n, -1), up(n, -1), back(n, -1);
+  std::vector<OpId> stack, reached;
+  std::vector<std::vector<int32_t>> out(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if ((i & 1023) == 0 && stop && stop()) return parts;  // the plain parts: sound, only weaker
+    const auto st = static_cast<int64_t>(i);
+    int lo = n, hi = -1;
+    for (int32_t j : parts[i]) {
+      const OpId o = ops[j];
+      in[o] = st;
+      lo = std::min(lo, p.topo_pos[o]);
+      hi = std::max(hi, p.topo_pos[o]);
+    }
+    reached.clear();
+    for (int32_t j : parts[i]) stack.push_back(ops[j]);
+    while (!stack.empty()) {  // down: reached from the part by one edge or more
+      const OpId o = stack.back();
+      stack.pop_back();
+      for (TensorId t : p.ops[o].outputs)
+        for (OpId c : p.consumers[t])
+          if (p.topo_pos[c] <= hi && down[c] != st) down[c] = st, reached.push_back(c), stack.push_back(c);
+    }
+    for (int32_t j : parts[i]) stack.push_back(ops[j]);
+    while (!stack.empty()) {  // up: reaching the part by one edge or more
+      const OpId o = stack.back();
+      stack.pop_back();
+      for (TensorId t : p.ops[o].inputs)
+        if (const OpId pr = p.producer[t]; pr >= 0 && p.topo_pos[pr] >= lo && up[pr] != st)
+          up[pr] = st, stack.push_back(pr);
+    }
+    for (OpId x : reached)  // back: the ancestors of the ops between
+      if (in[x] != st && up[x] == st) stack.push_back(x);
+    while (!stack.empty()) {
+      const OpId o = stack.back();
+      stack.pop_back();
+      for (TensorId t : p.ops[o].inputs)
+        if (const OpId pr = p.producer[t]; pr >= 0 && p.topo_pos[pr] >= lo && back[pr] != st)
+          back[pr] = st, stack.push_back(pr);
+    }
+    for (int32_t j : parts[i])
+      if (back[ops[j]] != st) out[i].push_back(j);
+  }
+  return out;
+}
+
 }  // namespace bound_detail
 
 std::vector<OpId> forcedOps(const Problem& p, const std::vector<OpId>& part) {

@@ -41,6 +41,14 @@ std::vector<uint32_t> coverMasks(const Problem& p, const std::vector<OpId>& ops,
                                  const std::function<bool()>& stop = {});
 std::vector<uint64_t> coverMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint64_t>& parts,
                                  const std::function<bool()>& stop = {});
+// The same for parts given as lists of local indices (sorted), for groups of any size: each part's
+// search is bounded by its topological window (an op between lies between its first and last op).
+std::vector<std::vector<int32_t>> coverMasks(const Problem& p, const std::vector<OpId>& ops,
+                                             const std::vector<std::vector<int32_t>>& parts,
+                                             const std::function<bool()>& stop = {});
+// The readers of o's one output when it cannot be retained and has two readers or more (sorted,
+// distinct), else none: the pairs the readers argument serves (readers.cpp).
+std::vector<OpId> servedReaders(const Problem& p, OpId o);
 // The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
 // retained (forced_ops.cpp states it); returns how many bits, n + bits <= maxBits.
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
@@ -254,7 +262,8 @@ LD gridPressure(const Problem& p, const std::vector<OpId>& readers, const std::f
 struct LpCover {
   bool done = false;
   LD value = 0;
-  std::vector<LD> shares;  // per op of the group: its y
+  std::vector<LD> shares;         // per op of the group: its y
+  std::vector<LD> reader_shares;  // per reader element (readerElements), with "readers": its y
   long visited = 0, parts = 0;
   struct Part {
     std::vector<OpId> ops;
@@ -262,6 +271,10 @@ struct LpCover {
   };
   std::vector<Part> cover;  // the parts with a positive weight in the relaxed cover
 };
+// The readers argument's elements in the relaxation (readers.cpp, lp_relaxation.cpp): per part,
+// the elements it serves, numbered from ops.size(); `elements` is set to how many there are.
+std::vector<std::vector<int32_t>> readerElements(const Problem& p, const std::vector<OpId>& ops,
+                                                 const std::vector<uint64_t>& parts, int& elements);
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,
                 const std::function<bool()>& stop, const BoundArgs& args = {});

@@ -13,6 +13,12 @@
 // is invalid too, so no valid part is reached only through them) and every part whose floor is
 // infinite (no granularity is valid: no constraint). When there are more than maxVisited sets the
 // group gets nothing from here.
+// With "readers" the cover's elements are the group's ops and the readers argument's pairs
+// (readers.cpp): every schedule serves each pair (o, d) of an unretainable output of o by a subgraph
+// holding o and d, or o and no reader (servedElements below), so y has a share for each pair too, and
+// a part pays the shares of its unforced ops and of the pairs it serves (the same cover argument, one
+// more kind of element; the subgraphs that first run each op and those that serve each pair are
+// among the schedule's, each paying at least its floor).
 // The solver's y is repaired before it counts: negative entries go to 0 and, where a part's
 // unforced shares exceed its floor (the solver's tolerance), that part's shares are scaled down to
 // it (shares only fall, so no other part's constraint breaks), so the constraints hold in the
@@ -74,6 +80,55 @@ void members(const std::vector<int32_t>& S, F f) {
 }
 size_t sizeOf(uint64_t S) { return static_cast<size_t>(__builtin_popcountll(S)); }
 size_t sizeOf(const std::vector<int32_t>& S) { return S.size(); }
+bool contains(uint64_t S, int j) { return S >> j & 1; }
+bool contains(const std::vector<int32_t>& S, int j) { return std::binary_search(S.begin(), S.end(), j); }
+
+// The readers argument (readers.cpp) as further elements to cover, beyond the group's n ops: for
+// each op o of the group whose one output t cannot be retained and has two readers or more, a pair
+// (o, d) per reader d in the group, served by a part holding o and d, or o and no reader of t, and
+// one element for all readers outside the group (they never share a subgraph with o), served by a
+// part holding o and no reader of t. Per part, the elements it serves (numbered from n).
+template <class Set>
+std::vector<std::vector<int32_t>> servedElements(const Problem& p, const std::vector<OpId>& ops,
+                                                 const std::vector<Set>& parts, int& elements) {
+  const int n = static_cast<int>(ops.size());
+  std::vector<std::vector<int32_t>> served(parts.size());
+  elements = 0;
+  std::unordered_map<OpId, int> local;
+  for (int j = 0; j < n; ++j) local.emplace(ops[j], j);
+  struct Maker {
+    int j, first;                 // the maker's local index, its first element
+    std::vector<int32_t> inside;  // its readers in the group (local indices)
+    bool outside;
+  };
+  std::vector<Maker> makers;
+  for (int j = 0; j < n; ++j) {
+    const std::vector<OpId> readers = servedReaders(p, ops[j]);
+    if (readers.empty()) continue;
+    Maker mk{j, n + elements, {}, false};
+    for (OpId d : readers) {
+      const auto at = local.find(d);
+      if (at == local.end()) mk.outside = true;
+      else mk.inside.push_back(at->second);
+    }
+    elements += static_cast<int>(mk.inside.size()) + (mk.outside ? 1 : 0);
+    makers.push_back(std::move(mk));
+  }
+  if (makers.empty()) return served;
+  for (size_t i = 0; i < parts.size(); ++i)
+    for (const Maker& mk : makers) {
+      if (!contains(parts[i], mk.j)) continue;
+      bool none = true;
+      for (int32_t d : mk.inside) none = none && !contains(parts[i], d);
+      int e = mk.first;
+      for (int32_t d : mk.inside) {
+        if (none || contains(parts[i], d)) served[i].push_back(e);
+        ++e;
+      }
+      if (mk.outside && none) served[i].push_back(e);
+    }
+  return served;
+}
 
 // Every part of the group that no upward-closed invalidity rules out, smallest first (the one
 // enumerator: cost/model/connected_sets.h): two ops whose forced output shapes never meet
@@ -156,31 +211,39 @@ class StopEvents : public ClpEventHandler {
 // by CLP's dual simplex; then repaired so that every row holds exactly in the arithmetic the bound
 // reports (negatives to 0, each row above its floor scaled down, below). False when not solved.
 template <class Set>
-bool solveRound(ClpSimplex& lp, int n, const std::vector<Set>& covers, const std::vector<char>& active,
-                const std::vector<LD>& floor, std::vector<LD>& y, const std::function<bool()>& stop) {
+bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vector<std::vector<int32_t>>& served,
+                const std::vector<char>& active, const std::vector<LD>& floor, std::vector<LD>& y,
+                const std::function<bool()>& stop) {
+  // A row's members: its part's unforced ops, then the reader elements it serves.
+  auto row = [&](size_t i, auto f) {
+    members(covers[i], f);
+    if (!served.empty())
+      for (int32_t e : served[i]) f(e);
+  };
   std::vector<size_t> rows;
   for (size_t i = 0; i < covers.size(); ++i)
     if (active[i]) rows.push_back(i);
   std::vector<int> rowIndex, colIndex;
   std::vector<double> elements, rowUpper;
   for (size_t r = 0; r < rows.size(); ++r) {
-    members(covers[rows[r]],
-            [&](int j) { rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1); });
+    row(rows[r], [&](int j) { rowIndex.push_back(static_cast<int>(r)), colIndex.push_back(j), elements.push_back(1); });
     rowUpper.push_back(static_cast<double>(floor[rows[r]]));
   }
   CoinPackedMatrix matrix(true, rowIndex.data(), colIndex.data(), elements.data(),
                           static_cast<CoinBigIndex>(elements.size()));
   const double inf = COIN_DBL_MAX;
-  std::vector<double> colLower(n, 0), colUpper(n, inf), objective(n, -1), rowLower(rows.size(), -inf);
+  const int cols = static_cast<int>(y.size());  // n ops, then the reader elements
+  std::vector<double> colLower(cols, 0), colUpper(cols, inf), objective(cols, -1), rowLower(rows.size(), -inf);
   lp = ClpSimplex();
   lp.setLogLevel(0);
+  matrix.setDimensions(static_cast<int>(rows.size()), cols);
   lp.loadProblem(matrix, colLower.data(), colUpper.data(), objective.data(), rowLower.data(), rowUpper.data());
   const StopEvents events(&stop);
   lp.passInEventHandler(&events);
   lp.dual();
   if (lp.status() != 0) return false;
   const double* sol = lp.primalColumnSolution();
-  for (int j = 0; j < n; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
+  for (int j = 0; j < cols; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
   // Row by row: a row above its floor has its members' y scaled down to fit (y only shrinks, so every
   // other row's sum only falls and a row once repaired stays repaired); a floor of 0 or less sets its
   // members to 0. (A global scale by the worst row's ratio gave 0 everywhere when the solver left
@@ -188,10 +251,10 @@ bool solveRound(ClpSimplex& lp, int n, const std::vector<Set>& covers, const std
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i : rows) {
       LD sum = 0;
-      members(covers[i], [&](int j) { sum += y[j]; });
+      row(i, [&](int j) { sum += y[j]; });
       if (sum <= floor[i]) continue;
       const LD f = pass == 0 && floor[i] > 0 ? floor[i] / sum * (1 - 1e-12L) : 0;
-      members(covers[i], [&](int j) { y[j] *= f; });
+      row(i, [&](int j) { y[j] *= f; });
     }
   return true;
 }
@@ -212,12 +275,18 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
   };
   std::vector<Set> parts;
   if (!validParts(p, ops, sets, maxVisited, maxPartOps, stop, parts, res.visited)) return res;
-  // Each part counts for its unforced ops (forced_ops.cpp); beyond 64 ops for all of them (sound:
-  // a part that counts more ops only constrains y more).
-  std::vector<Set> covers;
-  if constexpr (std::is_same_v<Set, uint64_t>)
-    covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
-  else covers = parts;
+  // Each part counts for its unforced ops (forced_ops.cpp).
+  std::vector<Set> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
+  // And the reader elements each part serves (readers.cpp; numbered from n): y has a share for each.
+  int elements = 0;
+  const std::vector<std::vector<int32_t>> served =
+      args.on(BoundArg::Readers) ? servedElements(p, ops, parts, elements) : std::vector<std::vector<int32_t>>{};
+  auto row = [&](size_t i, auto f) {
+    members(covers[i], f);
+    if (!served.empty())
+      for (int32_t e : served[i]) f(e);
+  };
+  auto counts = [&](size_t i) { return sizeOf(covers[i]) > 0 || (!served.empty() && !served[i].empty()); };
   const size_t np = parts.size();
   std::vector<char> in(p.numOps(), 0);
   std::vector<LD> quick(np);
@@ -238,32 +307,35 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
   // Rows: first the parts of one or two ops and, for each op they leave out, the first valid part
   // that counts it; then the parts the solution breaks, until it breaks none (row generation:
   // a part whose quick floor already pays the shares holds without its partFloor).
-  std::vector<char> active(np, 0), covered(n, 0);
-  int uncovered = n;
+  const int cols = n + elements;
+  std::vector<char> active(np, 0), covered(cols, 0);
+  int uncovered = cols;
   auto cover = [&](size_t i) {
     active[i] = 1;
-    members(covers[i], [&](int j) { uncovered -= covered[j] ? 0 : 1, covered[j] = 1; });
+    row(i, [&](int j) { uncovered -= covered[j] ? 0 : 1, covered[j] = 1; });
   };
   auto coversNew = [&](size_t i) {
     bool any = false;
-    members(covers[i], [&](int j) { any = any || !covered[j]; });
+    row(i, [&](int j) { any = any || !covered[j]; });
     return any;
   };
   // (Polled at every part: a part floor can take a millisecond, and 256 of them 25 ms.)
   for (size_t i = 0; i < np; ++i) {
     if (stop && stop()) return res;
-    if (sizeOf(covers[i]) && sizeOf(parts[i]) <= 2 && finite(floorOf(i))) cover(i);
+    if (counts(i) && sizeOf(parts[i]) <= 2 && finite(floorOf(i))) cover(i);
   }
   for (size_t i = 0; i < np; ++i) {
     if (stop && stop()) return res;
     if (!active[i] && coversNew(i) && finite(floorOf(i))) cover(i);
   }
-  if (uncovered) return res;  // some op in no valid part: no schedule; leave it to the floors
-  std::vector<LD> y(n, 0);
+  // Some op or reader element in no valid part: no schedule (readers.cpp: every schedule serves
+  // each element); leave it to the floors.
+  if (uncovered) return res;
+  std::vector<LD> y(cols, 0);
   ClpSimplex lp;
   for (;;) {
     if (stop && stop()) return res;
-    if (!solveRound(lp, n, covers, active, floor, y, stop)) return res;  // not solved: nothing from here
+    if (!solveRound(lp, covers, served, active, floor, y, stop)) return res;  // not solved: nothing from here
     // The parts the shares break: those above their cheap floor get their partFloor (in
     // parallel: each floor is a pure function of its part, so the rows are the same at any
     // thread count), and those above it become rows.
@@ -271,8 +343,8 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
     std::vector<LD> sums(np, 0);
     for (size_t i = 0; i < np; ++i) {
       if ((i & 4095) == 4095 && stop && stop()) return res;  // np x n: 10 ms at 300,000 parts
-      if (active[i] || !sizeOf(covers[i])) continue;
-      members(covers[i], [&](int j) { sums[i] += y[j]; });
+      if (active[i] || !counts(i)) continue;
+      row(i, [&](int j) { sums[i] += y[j]; });
       if (sums[i] <= quick[i]) continue;
       check.push_back(i);
       if (floor[i] == unknown) fresh.push_back(i);
@@ -294,7 +366,8 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
       if (sums[i] > floor[i]) active[i] = 1, ++added;
     if (!added) break;
   }
-  res.shares = y;
+  res.shares.assign(y.begin(), y.begin() + n);
+  res.reader_shares.assign(y.begin() + n, y.end());
   for (LD v : y) res.value += v;
   // The parts the relaxation's cover uses (positive row duals: the parts it would run).
   const double* duals = lp.dualRowSolution();
@@ -310,6 +383,11 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
 }
 
 }  // namespace
+
+std::vector<std::vector<int32_t>> readerElements(const Problem& p, const std::vector<OpId>& ops,
+                                                 const std::vector<uint64_t>& parts, int& elements) {
+  return servedElements(p, ops, parts, elements);
+}
 
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                 const std::vector<uint64_t>& around, const std::vector<LD>& opCompute, long maxVisited,

@@ -15,18 +15,24 @@ namespace mlsys::bound_detail {
 // subgraph with o: one bit for all of them). A bit per pair, beyond the ops' n bits, while
 // n + bits <= maxBits; per part the bits it serves (a part holding o serves them whether o is
 // forced there or not). Returns how many bits.
+std::vector<OpId> servedReaders(const Problem& p, OpId o) {
+  const Op& O = p.ops[o];
+  if (O.outputs.size() != 1 || retainable(p, O.outputs[0])) return {};
+  std::vector<OpId> readers = p.consumers[O.outputs[0]];
+  std::sort(readers.begin(), readers.end());
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  if (readers.size() < 2) return {};
+  return readers;
+}
+
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
                 std::vector<uint32_t>& served) {
   const int n = static_cast<int>(ops.size());
   served.assign(parts.size(), 0);
   int bits = 0;
   for (int j = 0; j < n; ++j) {
-    const Op& O = p.ops[ops[j]];
-    if (O.outputs.size() != 1 || retainable(p, O.outputs[0])) continue;
-    std::vector<OpId> readers = p.consumers[O.outputs[0]];
-    std::sort(readers.begin(), readers.end());
-    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-    if (readers.size() < 2) continue;
+    const std::vector<OpId> readers = servedReaders(p, ops[j]);
+    if (readers.empty()) continue;
     uint32_t inside = 0;  // the readers in the group, as op bits
     bool outside = false;
     for (OpId d : readers) {
