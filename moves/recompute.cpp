@@ -26,24 +26,16 @@ bool RecomputeMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   return true;
 }
 
-// Remove one occurrence of an op that appears in several subgraphs (or an op whose outputs the
-// subgraph does not need). A subgraph left empty disappears.
+// Remove one occurrence of an op that appears in several subgraphs. A subgraph left empty
+// disappears. (An op runs at most once per subgraph, so "in another subgraph too" is its run count
+// above 1: the evaluator's index, not a scan of the schedule.)
 bool UncomputeMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   const int n = ev.size();
   const int s = static_cast<int>(randBelow(rng, static_cast<uint64_t>(n)));
   const auto& S = ev.schedule().subgraphs[s];
   std::vector<size_t> dup;
-  for (size_t i = 0; i < S.ops.size(); ++i) {
-    OpId o = S.ops[i];
-    for (int j = 0; j < n; ++j)
-      if (j != s) {
-        const auto& ops = ev.schedule().subgraphs[j].ops;
-        if (std::find(ops.begin(), ops.end(), o) != ops.end()) {
-          dup.push_back(i);
-          break;
-        }
-      }
-  }
+  for (size_t i = 0; i < S.ops.size(); ++i)
+    if (ev.runs(S.ops[i]) > 1) dup.push_back(i);
   if (dup.empty()) return false;
   SubgraphSched T = S;
   T.ops.erase(T.ops.begin() + static_cast<long>(dup[randBelow(rng, dup.size())]));

@@ -139,6 +139,8 @@ class IncrementalEvaluator {
   // cache (its inserts and evictions were a third of the beam's time on gemm-chain-n5000).
   CachedPrice peek(const SubgraphSched& sg, const std::vector<TensorId>& rin);
 
+  // How many subgraphs of the schedule run op o (V2: at least 1 in a valid schedule).
+  int runs(OpId o) const { return op_count_[o]; }
   CostCache& cache() { return cache_; }
   const Problem& problem() const { return p_; }
   const ModelOptions& model() const { return m_; }
