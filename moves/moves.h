@@ -48,7 +48,8 @@ struct TraversalMove : Move {
 // (not graph outputs), in op order, each once.
 std::vector<TensorId> retainableIntoNext(const IncrementalEvaluator& ev, int s);
 
-// Retention: retain / stop retaining an output of s into s+1.
+// Retention: retain / stop retaining an output of s into s+1 (trading away, in the same change,
+// tensors kept into s or out of s+1 that cannot fit beside it: retain.cpp).
 struct RetainMove : Move {
   const char* name() const override { return "retain"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
