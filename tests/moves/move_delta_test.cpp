@@ -423,20 +423,19 @@ TEST(MoveDelta, RetainOverTheCapacityIsRejected) {
                  Rule::V11);
 }
 
+// A chain T0 -> op0 -> T1 -> op1 -> T2 -> op2 -> T3 at [64,64,1] (4 tiles; a 64x64 slice moves in
+// 409.6), capacity 30000: no subgraph holds T1 and T2 whole together (32768, V11), so keeping one
+// where the other is kept drops the other in the same change (s-1 or s+1 then writes it).
+static Problem chain3(const std::string& costs) {
+  return square(4, "[[0],[1],[2]]", "[[1],[2],[3]]", costs, R"(["Pointwise","Pointwise","Pointwise"])", 30000);
+}
+
 TEST(MoveDelta, RetainTradesTheTensorKeptIntoItsSubgraph) {
-  // A chain of three Pointwise ops T0 -> op0 -> T1 -> op1 -> T2 -> op2 -> T3 (costs 1000 / 100 /
-  // 100), capacity 30000, each subgraph at [64,64,1] (4 tiles; a 64x64 slice is 409.6 to move).
-  // Start: [[0] retaining T1], [[1]], [[2]]:
-  //   SG0: 4 x max(1000, load T0 409.6) = 4000          (working set 4096 + T1 16384 = 20480)
-  //   SG1: T1 resident: 4 x max(100, store T2 409.6) = 1638.4
-  //   SG2: 4 x max(100, 409.6 + 409.6) = 3276.8                                  total 8915.2
-  // Retaining T2 out of SG1 too would hold T1 and T2 whole there: 32768 > 30000 (V11) at any
-  // granularity, so the move trades them: SG0 drops T1 (writes it), SG1 keeps T2 out:
-  //   SG0: 4 x max(1000, 409.6 + 409.6) = 4000; SG1: 4 x max(100, load T1 409.6) = 1638.4
-  //   (4096 + 16384 = 20480); SG2: T2 resident: 4 x max(100, store T3 409.6) = 1638.4. 7276.8
-  // Delta 7276.8 - 8915.2 = -1638.4.
-  const Problem p =
-      square(4, "[[0],[1],[2]]", "[[1],[2],[3]]", "[1000,100,100]", R"(["Pointwise","Pointwise","Pointwise"])", 30000);
+  // Costs 1000/100/100. [[0] keeping T1], [[1]], [[2]]: SG0 4 x max(1000, load T0 409.6) = 4000
+  // (4096 + 16384 <= 30000); SG1 4 x max(100, store T2 409.6) = 1638.4; SG2 4 x max(100, 819.2) =
+  // 3276.8; total 8915.2. Keeping T2 out of SG1 drops T1: SG0 4 x max(1000, 819.2) = 4000, SG1
+  // 4 x max(100, load T1 409.6) = 1638.4, SG2 4 x max(100, store T3 409.6) = 1638.4: 7276.8, -1638.4.
+  const Problem p = chain3("[1000,100,100]");
   const Granularity g{64, 64, 1};
   auto ev = start(p, sched({sg({0}, g, {1}), sg({1}, g), sg({2}, g)}), 8915.2);
   expectDelta(p, *ev,
@@ -449,16 +448,10 @@ TEST(MoveDelta, RetainTradesTheTensorKeptIntoItsSubgraph) {
 }
 
 TEST(MoveDelta, RetainTradesTheTensorTheNextSubgraphKeepsOut) {
-  // The same chain (costs 100 / 100 / 1000, capacity 30000, [64,64,1]). Start: [[0]], [[1]
-  // retaining T2], [[2]]:
-  //   SG0: 4 x max(100, 409.6 + 409.6) = 3276.8; SG1: 4 x max(100, load T1 409.6) = 1638.4
-  //   (4096 + T2 16384 = 20480); SG2: T2 resident: 4 x max(1000, 409.6) = 4000.      total 8915.2
-  // Keeping T1 out of SG0 would hold T1 and T2 whole in SG1: 32768 > 30000, so SG1 drops T2:
-  //   SG0: 4 x max(100, 409.6) = 1638.4; SG1: 4 x max(100, store T2 409.6) = 1638.4;
-  //   SG2: 4 x max(1000, 409.6 + 409.6) = 4000.                                      total 7276.8
-  // Delta -1638.4.
-  const Problem p =
-      square(4, "[[0],[1],[2]]", "[[1],[2],[3]]", "[100,100,1000]", R"(["Pointwise","Pointwise","Pointwise"])", 30000);
+  // Costs 100/100/1000. [[0]], [[1] keeping T2], [[2]]: SG0 4 x max(100, 819.2) = 3276.8; SG1 1638.4
+  // (loads T1); SG2 4 x max(1000, 409.6) = 4000; total 8915.2. Keeping T1 out of SG0 drops T2: SG0
+  // 1638.4, SG1 1638.4 (stores T2), SG2 4 x max(1000, 819.2) = 4000: 7276.8, -1638.4.
+  const Problem p = chain3("[100,100,1000]");
   const Granularity g{64, 64, 1};
   auto ev = start(p, sched({sg({0}, g), sg({1}, g, {2}), sg({2}, g)}), 8915.2);
   expectDelta(p, *ev,
