@@ -16,6 +16,10 @@
 
 namespace mlsys::bound_detail {
 
+namespace {
+constexpr int kMaxCoverBits = 20;  // the cover's dp: ops and reader pairs served (2^bits states)
+}  // namespace
+
 // The connected parts of a group (bit j: ops[j]), each once: grow sets by one adjacent op,
 // remembering those seen. False when there are more than BoundOptions::max_parts.
 bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts) {
@@ -38,7 +42,6 @@ bool Ruler::connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& 
 // readers it serves (readerMasks): a dp over covered sets, where the lowest uncovered bit is
 // covered next. Sets bg's method, value, parts and cover; false when no cover is finite.
 bool Ruler::cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const {
-  constexpr int kMaxCoverBits = 20;  // ops and readers served: the dp's states (2^bits)
   const int n = static_cast<int>(ops.size());
   auto opsOf = [&](uint32_t mask) {
     std::vector<OpId> part;
@@ -131,6 +134,18 @@ BoundGroup Ruler::groupBound(const std::vector<OpId>& ops) {
   if (!covered) {
     bg.method = BoundMethod::Floors;
     bg.value = static_cast<double>(floors(ops));
+  }
+  // The cover keeps at most kMaxCoverBits bits of ops and reader pairs; where the group's pairs do
+  // not all fit, its linear relaxation, which keeps every pair (lp_relaxation.cpp), may lie higher,
+  // and the larger of the two bounds counts. Only in the unpriced pass: a priced pass's covers
+  // carry retention price terms, which every component touching a priced tensor must count, and
+  // prices go only to tensors whose maker and readers all lie in exact covers
+  // (retention_prices.cpp), so no priced tensor touches a group priced so (its ops are reused
+  // from the unpriced pass).
+  if (covered && prices_.empty() && bo_.args.on(BoundArg::Lp) && bo_.args.on(BoundArg::Readers) &&
+      n + readerBits(p_, ops) > kMaxCoverBits && !(bo_.give_up && bo_.give_up())) {
+    std::optional<BoundGroup> up;
+    if (lpRaise(bg, up) && up) bg = std::move(*up);
   }
   return bg;
 }

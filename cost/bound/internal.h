@@ -49,6 +49,9 @@ std::vector<std::vector<int32_t>> coverMasks(const Problem& p, const std::vector
 // The readers of o's one output when it cannot be retained and has two readers or more (sorted,
 // distinct), else none: the pairs the readers argument serves (readers.cpp).
 std::vector<OpId> servedReaders(const Problem& p, OpId o);
+// How many reader bits (pairs, and one per maker read outside the group) the group's makers need
+// in all: readerMasks keeps them while n + bits <= its limit.
+int readerBits(const Problem& p, const std::vector<OpId>& ops);
 // The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
 // retained (forced_ops.cpp states it); returns how many bits, n + bits <= maxBits.
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,

@@ -1,5 +1,6 @@
-// The cover's linear relaxation over every valid part of a group too large for the exact cover
-// (internal.h, lpCover; ruler.cpp's groupBound calls it).
+// The cover's linear relaxation over every valid part of a group too large for the exact cover, or
+// of one whose reader pairs the exact cover could not all keep (internal.h, lpCover; Ruler::lpRaise
+// serves step 7 below and cover.cpp's groupBound).
 //
 // The argument. A schedule runs every op in some subgraph, the first one that runs it, where the
 // op is not forced (forced_ops.cpp, coverMasks), and each subgraph S is a connected part of
@@ -412,6 +413,24 @@ LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::v
 // groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
 // them. Returns how much the total rose. (A component that step 6 re-priced is never one of
 // these: prices go to tensors of exact covers only.)
+bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
+  up.reset();
+  const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false), opCompute_,
+                                                         bo_.lp_parts, bo_.give_up, bo_.args);
+  if (!lp.done) return false;
+  if (static_cast<double>(lp.value) <= g.value) return true;
+  up = g;
+  up->method = BoundMethod::Lp;
+  up->value = static_cast<double>(lp.value);
+  up->parts = lp.parts;
+  up->cover.clear();
+  for (const auto& part : lp.cover)
+    up->cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
+                         bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
+                         part.weight});
+  return true;
+}
+
 LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
   LD rise = 0;
   for (BoundComponent& c : components) {
@@ -424,20 +443,8 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
       auto known = lpGroups_.find(g.ops);
       if (known == lpGroups_.end()) {
         if (bo_.give_up && bo_.give_up()) continue;
-        const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false),
-                                                               opCompute_, bo_.lp_parts, bo_.give_up, bo_.args);
-        if (!lp.done) continue;  // stopped: priced again at step 7, if there is time
         std::optional<BoundGroup> up;
-        if (static_cast<double>(lp.value) > g.value) {
-          up = g;
-          up->method = BoundMethod::Lp;
-          up->value = static_cast<double>(lp.value);
-          up->parts = lp.parts;
-          for (const auto& part : lp.cover)
-            up->cover.push_back(
-                {part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
-                 bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{}, part.weight});
-        }
+        if (!lpRaise(g, up)) continue;  // stopped: priced again at step 7, if there is time
         known = lpGroups_.emplace(g.ops, std::move(up)).first;
       }
       if (!known->second) continue;

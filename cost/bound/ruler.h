@@ -133,6 +133,9 @@ class Ruler {
   }
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
   BoundGroup groupBound(const std::vector<OpId>& ops);
+  // The group's linear relaxation (lp_relaxation.cpp): `up` is the group priced by it when that is
+  // above g's value (else empty); false when it did not finish (time, or too many parts).
+  bool lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up);
   std::vector<LD> thetasOf(const std::vector<OpId>& ops) const;
   BoundComponent cutAt(const std::vector<OpId>& ops, LD th, std::map<std::vector<OpId>, BoundGroup>& groupCache);
   BoundComponent componentBound(const std::vector<OpId>& ops, std::map<std::vector<OpId>, BoundGroup>& groupCache);
