@@ -142,8 +142,10 @@ BoundGroup Ruler::groupBound(const std::vector<OpId>& ops) {
   // prices go only to tensors whose maker and readers all lie in exact covers
   // (retention_prices.cpp), so no priced tensor touches a group priced so (its ops are reused
   // from the unpriced pass).
-  if (covered && prices_.empty() && bo_.args.on(BoundArg::Lp) && bo_.args.on(BoundArg::Readers) &&
-      n + readerBits(p_, ops) > kMaxCoverBits && !(bo_.give_up && bo_.give_up())) {
+  const bool relax = covered && prices_.empty() && bo_.args.on(BoundArg::Lp) && bo_.args.on(BoundArg::Readers);
+  int pairs = 0;
+  if (relax) readerElements(p_, ops, {}, pairs);
+  if (relax && n + pairs > kMaxCoverBits && !(bo_.give_up && bo_.give_up())) {
     std::optional<BoundGroup> up;
     if (lpRaise(bg, up) && up) bg = std::move(*up);
   }

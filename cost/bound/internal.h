@@ -49,9 +49,6 @@ std::vector<std::vector<int32_t>> coverMasks(const Problem& p, const std::vector
 // The readers of o's one output when it cannot be retained and has two readers or more (sorted,
 // distinct), else none: the pairs the readers argument serves (readers.cpp).
 std::vector<OpId> servedReaders(const Problem& p, OpId o);
-// How many reader bits (pairs, and one per maker read outside the group) the group's makers need
-// in all: readerMasks keeps them while n + bits <= its limit.
-int readerBits(const Problem& p, const std::vector<OpId>& ops);
 // The bits beyond the ops' that each part serves: pairs (op, reader) of an output that cannot be
 // retained (forced_ops.cpp states it); returns how many bits, n + bits <= maxBits.
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
@@ -275,7 +272,8 @@ struct LpCover {
   std::vector<Part> cover;  // the parts with a positive weight in the relaxed cover
 };
 // The readers argument's elements in the relaxation (readers.cpp, lp_relaxation.cpp): per part,
-// the elements it serves, numbered from ops.size(); `elements` is set to how many there are.
+// the elements it serves, numbered from ops.size(); `elements` is set to how many there are (with no
+// parts: how many reader bits the group's makers need in all, which readerMasks keeps while they fit).
 std::vector<std::vector<int32_t>> readerElements(const Problem& p, const std::vector<OpId>& ops,
                                                  const std::vector<uint64_t>& parts, int& elements);
 LpCover lpCover(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,

@@ -81,6 +81,14 @@ void members(const std::vector<int32_t>& S, F f) {
 }
 size_t sizeOf(uint64_t S) { return static_cast<size_t>(__builtin_popcountll(S)); }
 size_t sizeOf(const std::vector<int32_t>& S) { return S.size(); }
+// A row's members: its part's unforced ops, then the reader elements it serves (none when `served`
+// is empty: readers off).
+template <class Set, class F>
+void rowMembers(const std::vector<Set>& covers, const std::vector<std::vector<int32_t>>& served, size_t i, F f) {
+  members(covers[i], f);
+  if (!served.empty())
+    for (int32_t e : served[i]) f(e);
+}
 bool contains(uint64_t S, int j) { return S >> j & 1; }
 bool contains(const std::vector<int32_t>& S, int j) { return std::binary_search(S.begin(), S.end(), j); }
 
@@ -215,12 +223,7 @@ template <class Set>
 bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vector<std::vector<int32_t>>& served,
                 const std::vector<char>& active, const std::vector<LD>& floor, std::vector<LD>& y,
                 const std::function<bool()>& stop) {
-  // A row's members: its part's unforced ops, then the reader elements it serves.
-  auto row = [&](size_t i, auto f) {
-    members(covers[i], f);
-    if (!served.empty())
-      for (int32_t e : served[i]) f(e);
-  };
+  auto row = [&](size_t i, auto f) { rowMembers(covers, served, i, f); };
   std::vector<size_t> rows;
   for (size_t i = 0; i < covers.size(); ++i)
     if (active[i]) rows.push_back(i);
@@ -282,11 +285,7 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
   int elements = 0;
   const std::vector<std::vector<int32_t>> served =
       args.on(BoundArg::Readers) ? servedElements(p, ops, parts, elements) : std::vector<std::vector<int32_t>>{};
-  auto row = [&](size_t i, auto f) {
-    members(covers[i], f);
-    if (!served.empty())
-      for (int32_t e : served[i]) f(e);
-  };
+  auto row = [&](size_t i, auto f) { rowMembers(covers, served, i, f); };
   auto counts = [&](size_t i) { return sizeOf(covers[i]) > 0 || (!served.empty() && !served[i].empty()); };
   const size_t np = parts.size();
   std::vector<char> in(p.numOps(), 0);
@@ -406,13 +405,6 @@ LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::v
   return lpCoverOf(p, m, ops, listSets(nb), opCompute, maxVisited, maxPartOps, stop, BoundArgs{});
 }
 
-// Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
-// only its floors, after the share bound (each relaxation is priced once, before the priced passes,
-// and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
-// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
-// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
-// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
-// these: prices go to tensors of exact covers only.)
 bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
   up.reset();
   const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false), opCompute_,
@@ -431,6 +423,13 @@ bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
   return true;
 }
 
+// Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
+// only its floors, after the share bound (each relaxation is priced once, before the priced passes,
+// and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
+// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
+// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
+// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
+// these: prices go to tensors of exact covers only.)
 LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
   LD rise = 0;
   for (BoundComponent& c : components) {

@@ -25,20 +25,6 @@ std::vector<OpId> servedReaders(const Problem& p, OpId o) {
   return readers;
 }
 
-int readerBits(const Problem& p, const std::vector<OpId>& ops) {
-  int bits = 0;
-  for (OpId o : ops) {
-    const std::vector<OpId> readers = servedReaders(p, o);
-    bool outside = false;
-    for (OpId d : readers) {
-      if (std::find(ops.begin(), ops.end(), d) != ops.end()) ++bits;
-      else outside = true;
-    }
-    bits += outside ? 1 : 0;
-  }
-  return bits;
-}
-
 int readerMasks(const Problem& p, const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, int maxBits,
                 std::vector<uint32_t>& served) {
   const int n = static_cast<int>(ops.size());
