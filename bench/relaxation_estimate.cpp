@@ -17,7 +17,8 @@
 // its estimate, and per component its ops, bound value and estimate (null where not computed: the
 // exact cover priced it, the budget --seconds ran out, or the parts were more than 50,000,000).
 // With --cover FILE, also writes the relaxed covers' parts of positive weight (per estimated component:
-// ops, weight, part floor) as JSON to FILE, to set beside a schedule's subgraphs (where does the
+// ops, weight, part floor; and per op of the component, `lp_shares`, the relaxation's share y_o, and
+// `op_shares`, the share bound's) as JSON to FILE, to set beside a schedule's subgraphs (where does the
 // schedule pay more than the relaxation's parts for the same ops?).
 // Exit 0 on success, 1 on bad input, 2 on usage errors.
 #include <algorithm>
@@ -40,6 +41,33 @@ int usage() {
   std::cerr << "usage: mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] "
                "[--model K=V] [--cover FILE]\n";
   return 2;
+}
+
+// One estimated component's entry of the --cover file.
+std::string coverJson(const BoundComponent& c, const bound_detail::LpCover& lp) {
+  std::string out = "  {\"first_op\": " + std::to_string(c.ops.front()) + ", \"parts\": [";
+  for (size_t i = 0; i < lp.cover.size(); ++i) {
+    const auto& part = lp.cover[i];
+    out += i ? ",\n    {\"ops\": [" : "\n    {\"ops\": [";
+    for (size_t j = 0; j < part.ops.size(); ++j) out += (j ? ", " : "") + std::to_string(part.ops[j]);
+    char b[96];
+    std::snprintf(b, sizeof b, "], \"weight\": %.17g, \"floor\": %.17g}", part.weight, part.floor);
+    out += b;
+  }
+  out += "],\n   \"ops\": [";
+  for (size_t j = 0; j < c.ops.size(); ++j) out += (j ? ", " : "") + std::to_string(c.ops[j]);
+  // Per op (the component's order): the relaxation's share y_o and the share bound's.
+  auto figures = [&](const char* name, auto&& at) {
+    out += std::string("],\n   \"") + name + "\": [";
+    for (size_t j = 0; j < c.ops.size(); ++j) {
+      char b[40];
+      std::snprintf(b, sizeof b, "%s%.17g", j ? ", " : "", static_cast<double>(at(j)));
+      out += b;
+    }
+  };
+  figures("lp_shares", [&](size_t j) { return j < lp.shares.size() ? lp.shares[j] : LD(0); });
+  figures("op_shares", [&](size_t j) { return j < c.op_shares.size() ? c.op_shares[j] : 0.0; });
+  return out + "]}";
 }
 
 }  // namespace
@@ -111,17 +139,7 @@ int main(int argc, char** argv) {
             bound_detail::relaxationEstimate(p, model, c.ops, around, opCompute, partOps, 50'000'000, stop);
         if (lp.done) {
           estimate = static_cast<double>(lp.value);
-          covers += covers.empty() ? "\n" : ",\n";
-          covers += "  {\"first_op\": " + std::to_string(c.ops.front()) + ", \"parts\": [";
-          for (size_t i = 0; i < lp.cover.size(); ++i) {
-            const auto& part = lp.cover[i];
-            covers += i ? ",\n    {\"ops\": [" : "\n    {\"ops\": [";
-            for (size_t j = 0; j < part.ops.size(); ++j) covers += (j ? ", " : "") + std::to_string(part.ops[j]);
-            char b[96];
-            std::snprintf(b, sizeof b, "], \"weight\": %.17g, \"floor\": %.17g}", part.weight, part.floor);
-            covers += b;
-          }
-          covers += "]}";
+          covers += (covers.empty() ? "\n" : ",\n") + coverJson(c, lp);
         }
       }
       total += std::max(c.value, estimate);

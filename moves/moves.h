@@ -13,6 +13,10 @@ struct FuseMove : Move {  // fuse subgraph s with a later linked one (shared op 
   const char* name() const override { return "fuse"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
 };
+struct FuseFarMove : Move {  // fuse subgraph s with a later reader of its outputs, reordering what lies between
+  const char* name() const override { return "fuse-far"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
 struct SplitMove : Move {  // cut a subgraph's op list in two
   const char* name() const override { return "split"; }
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;

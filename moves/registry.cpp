@@ -12,6 +12,7 @@ const std::map<std::string, std::function<std::unique_ptr<Move>()>>& factories()
   static const std::map<std::string, std::function<std::unique_ptr<Move>()>> f = {
       {"merge", [] { return std::make_unique<MergeMove>(); }},
       {"fuse", [] { return std::make_unique<FuseMove>(); }},
+      {"fuse-far", [] { return std::make_unique<FuseFarMove>(); }},
       {"split", [] { return std::make_unique<SplitMove>(); }},
       {"move-op", [] { return std::make_unique<MoveOpMove>(); }},
       {"recompute", [] { return std::make_unique<RecomputeMove>(); }},

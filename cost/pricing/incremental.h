@@ -125,6 +125,9 @@ class IncrementalEvaluator {
     return it == v.begin() ? -1 : *std::prev(it);
   }
 
+  // The sorted positions of the subgraphs that read tensor t as a boundary input.
+  const std::vector<int>& boundaryReaders(TensorId t) const { return readers_[t]; }
+
   // Prices a change without mutating the schedule.
   DeltaEval evaluate(const Change& c);
   // Commits a change priced by evaluate() on the current schedule, with the costs evaluate()

@@ -490,10 +490,10 @@ TEST(MoveDelta, ReorderBeforeTheProducerIsRejected) {
   expectRejected(p, *ev, proposeOps("reorder", *ev, {{2}, {1}, {0}}), Rule::V5);
 }
 
-// Every registered move kind has a test above.
+// Every registered move kind has a test above (fuse-far: tests/moves/fuse_far_test.cpp).
 TEST(MoveDelta, EveryRegisteredMoveIsCovered) {
-  const std::vector<std::string> covered = {"fuse",    "granularity", "merge", "move-op",   "recompute",
-                                            "reorder", "retain",      "split", "traversal", "uncompute"};
+  const std::vector<std::string> covered = {"fuse",    "fuse-far", "granularity", "merge",     "move-op",  "recompute",
+                                            "reorder", "retain",   "split",       "traversal", "uncompute"};
   std::vector<std::string> names = moveNames();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, covered);

@@ -290,7 +290,8 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_DOUBLE_EQ(m.annealWeights(true).at("merge"), 5);
   EXPECT_DOUBLE_EQ(m.annealWeights(false).at("fuse"), 0);
   EXPECT_EQ(configToYaml(loadConfigText(configToYaml(m))), configToYaml(m)) << "round trip";
-  EXPECT_EQ(loadConfigText("").lns_move_weights, (std::map<std::string, double>{{"fuse", 1}}));  // the default
+  EXPECT_EQ(loadConfigText("").lns_move_weights,
+            (std::map<std::string, double>{{"fuse", 1}, {"fuse-far", 1}}));  // the default
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(true).at("fuse"), 1);
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(false).at("fuse"), 0);
   EXPECT_TRUE(loadConfigText("").lns_polish);
@@ -304,8 +305,8 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("lns: {moves: {fusion: 1}}\n", "lns.moves.fusion"));
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
   EXPECT_TRUE(
-      fails("sa: {moves: {merge: 1, fuse: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, granularity: 0, "
-            "traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0}}\n",
+      fails("sa: {moves: {merge: 1, fuse: 0, fuse-far: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, "
+            "granularity: 0, traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0, fuse-far: 0}}\n",
             "lns.moves"));
 }
 
