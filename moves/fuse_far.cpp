@@ -12,9 +12,9 @@ constexpr int kMaxSpan = 256;  // the partner is at most this many subgraphs lat
 // reordering what lies between: the subgraphs between s and t that t needs (its inputs' makers,
 // transitively) go before the fused subgraph, those that need s (transitively) after it, the rest
 // before it, each group in its order. No subgraph may be in both groups (it would need s and be
-// needed by t), nor read what s makes for t (ephemeral once fused): then nothing is proposed. Retention across the reordered range is dropped (it links
-// neighbours); the retain move may add it back. The evaluator checks availability (V5) as for any
-// change. FuseMove, its near neighbour, keeps the subgraphs between in place.
+// needed by t), nor read what s makes for t (ephemeral once fused): then nothing is proposed. Retention across the
+// reordered range is dropped (it links neighbours); the retain move may add it back. The evaluator checks availability
+// (V5) as for any change. FuseMove, its near neighbour, keeps the subgraphs between in place.
 bool FuseFarMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   const int n = ev.size();
   if (n < 3) return false;

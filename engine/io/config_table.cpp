@@ -66,7 +66,7 @@ std::vector<ConfigKey> annealingKeys() {
               "(several annealers then follow the leader); `false`: annealers meet only at restarts"),
       weights(
           "sa.moves", &C::move_weights,
-          "{merge: 3, fuse: 0, fuse-far: 0.5, split: 1, move-op: 2, recompute: 1, uncompute: 1, granularity: 4, traversal: 1, retain: 2, "
+          "{merge: 3, fuse: 0, fuse-far: 1, split: 1, move-op: 2, recompute: 1, uncompute: 1, granularity: 4, traversal: 1, retain: 2, "
           "reorder: 0.5}",
           "roulette weight per move kind (0 disables it; not all 0); when no enabled move applies to the schedule "
           "(20,000 failed proposals in a row) the run says `warning: no enabled move applies to this schedule "
@@ -144,7 +144,7 @@ std::vector<ConfigKey> lnsKeys() {
            "random subgraph. Off by default: at 0.5 (2 threads, 30 s) it measured -0.6% on gemm-chain-n5000, within "
            "0.05% on the other 5,000-op graphs, but +0.3% and +0.8% on gemm-chain-n1000 and transformer-n1000, "
            "where the subgraphs far above their floors are mostly the bound's slack (bench/RESULTS.md)"),
-      weights("lns.moves", &C::lns_move_weights, "{fuse: 1, fuse-far: 1}",
+      weights("lns.moves", &C::lns_move_weights, "{fuse: 1, fuse-far: 2}",
               "move weights of the annealing an LNS worker does (its annealing slices, or after proving a small graph "
               "optimal), replacing the weight `sa.moves` gives that move; other annealers (a beam worker's, an `sa` "
               "worker) keep `sa.moves`. A second thread of the default portfolio is an LNS worker, so this is how the "

@@ -291,7 +291,7 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_DOUBLE_EQ(m.annealWeights(false).at("fuse"), 0);
   EXPECT_EQ(configToYaml(loadConfigText(configToYaml(m))), configToYaml(m)) << "round trip";
   EXPECT_EQ(loadConfigText("").lns_move_weights,
-            (std::map<std::string, double>{{"fuse", 1}, {"fuse-far", 1}}));  // the default
+            (std::map<std::string, double>{{"fuse", 1}, {"fuse-far", 2}}));  // the default
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(true).at("fuse"), 1);
   EXPECT_DOUBLE_EQ(loadConfigText("").annealWeights(false).at("fuse"), 0);
   EXPECT_TRUE(loadConfigText("").lns_polish);
