@@ -28,8 +28,8 @@ bool FuseFarMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   if (partners.empty()) return false;
   const int t = partners[randBelow(rng, partners.size())];
   const int span = t - s - 1;
-  // after[i]: subgraph s+1+i needs s; before[i]: t needs it.
-  std::vector<char> after(span, 0), before(span, 0);
+  // after[i]: subgraph s+1+i needs s (it goes after the fused subgraph; the others go before it).
+  std::vector<char> after(span, 0);
   std::vector<TensorId> made;  // outputs of s and of the subgraphs after it
   auto addOutputs = [&](const SubgraphSched& sg, std::vector<TensorId>& into) {
     for (OpId o : sg.ops)
@@ -65,8 +65,7 @@ bool FuseFarMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
     for (TensorId x : outs)
       if (std::find(needed.begin(), needed.end(), x) != needed.end()) feeds = true;
     if (!feeds) continue;
-    if (after[i]) return false;
-    before[i] = 1;
+    if (after[i]) return false;  // t needs it and it needs s
     for (OpId o : sgs[s + 1 + i].ops)
       for (TensorId x : p.ops[o].inputs) needed.push_back(x);
   }
