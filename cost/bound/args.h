@@ -38,6 +38,8 @@ enum class BoundArg : uint8_t {
   ClassReach,       // an op meets a class only if fusable edges reach it through ops that may share S
   ApartClaims,      // a tensor claimed by several MatMuls no two of which may share a valid subgraph
   SharedClaims,     // readers of a tensor that may share S each claim their strips over their number
+  SharedReloads,    // upstream-reloads also where other readers may share S, none holding a strip over steps
+  SplitJoint,       // a MatMul with K > N feeds no MatMul where it accumulates (nk > 1): joint with upstream-joint
   kCount
 };
 
@@ -67,11 +69,11 @@ struct BoundArgs {
 
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
-    "compute-floor",    "traffic-floor",    "part-floors", "retention-choice", "band-reloads",
-    "step-floors",      "order-floors",     "cover",       "forced-ops",       "readers",
-    "edge-floors",      "retention-prices", "shares",      "joint-floors",     "pressure",
-    "forced-stores",    "closed-loads",     "lp",          "upstream-joint",   "step-mixtures",
-    "upstream-reloads", "chain-claims",     "class-reach", "apart-claims",     "shared-claims"};
+    "compute-floor",  "traffic-floor",  "part-floors",      "retention-choice", "band-reloads", "step-floors",
+    "order-floors",   "cover",          "forced-ops",       "readers",          "edge-floors",  "retention-prices",
+    "shares",         "joint-floors",   "pressure",         "forced-stores",    "closed-loads", "lp",
+    "upstream-joint", "step-mixtures",  "upstream-reloads", "chain-claims",     "class-reach",  "apart-claims",
+    "shared-claims",  "shared-reloads", "split-joint"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

@@ -16,6 +16,18 @@
 
 namespace mlsys::bound_detail {
 
+// split-joint: under k_limit native, a MatMul o with K_o > N has nk = ceil(K_o / k) >= 2 in every
+// S where it accumulates (K_acc = K_o, decision 2; k <= N, V8 and decision 9). A MatMul q of S
+// that its output reaches through Pointwise ops (which pass regions on, E3) needs a region of it
+// with a k-strip or a full reduction extent (rho x kappa, kappa x gamma, rho x [0, K), [0, K) x
+// gamma), never the tile rho x gamma the accumulator holds complete only after the last k-step:
+// the evaluator rejects that S (E2, plan.cpp requiredRegions). So o feeds no MatMul of any valid S
+// where it accumulates, whatever MatMuls it reaches, which is what upstream-joint asks of a
+// joint op (feeds_matmul_accumulating proves it only for reached MatMuls of another K).
+bool splitJoint(const Problem& p, const ModelOptions& m, OpId o) {
+  return p.ops[o].type == OpType::MatMul && m.k_limit == ModelOptions::KLimit::Native && p.ops[o].K > p.native;
+}
+
 LD computePerTile(const Problem& p, const ModelOptions& m, const OpComputeFloor& f, OpId o) {
   const Op& op = p.ops[o];
   LD per = static_cast<LD>(op.base_cost);
@@ -37,7 +49,7 @@ LD Ruler::computeFloor() {
   upstreamReads_.assign(no_, {});
   for (int o = 0; o < no_; ++o) {
     plainEligible_[o] = !f.may_feed_matmul[o];
-    jointEligible_[o] = !f.feeds_matmul_accumulating[o];
+    jointEligible_[o] = !f.feeds_matmul_accumulating[o] || (bo_.args.on(BoundArg::SplitJoint) && splitJoint(p_, m_, o));
     if (!f.always_accumulates[o] && f.min_tiles_upstream[o] < std::numeric_limits<i64>::max())
       upstreamCompute_[o] = static_cast<LD>(f.min_tiles_upstream[o]) * computePerTile(p_, m_, f, o);
     if (f.min_tiles_upstream[o] < std::numeric_limits<i64>::max())

@@ -46,13 +46,14 @@
 //    (joint_floors.cpp): at the subgraph's own granularity both terms are its share of the sums,
 //    so the least is below them. Claimed tensors are nobody else's. With upstream-joint, also a
 //    MatMul that may be upstream in some S but feeds no MatMul in any S where it accumulates
-//    (compute_floor.cpp, accumulationRoles): in an S where it accumulates the frontier holds as
+//    (compute_floor.cpp, accumulationRoles; split-joint, global_floors.cpp: any MatMul with K > N under the
+//    spec): in an S where it accumulates the frontier holds as
 //    above; in one where it is upstream it computes on a grid of at least min_tiles_upstream
 //    tiles and reads every element of its claimed operands (its whole output is made), so its
 //    share is capped by that mixture (share_modes.cpp); such an op says nothing of which class
 //    S is beside (SharePricing::contextClass). The caller keeps the larger of the totals with and
 //    without these ops (ruler.cpp), each a bound.
-//    Four refinements of these claims and contexts (share_claims.cpp):
+//    Five refinements of these claims and contexts (share_claims.cpp, shares.h):
 //    - *chain-claims*: an operand t of a joint MatMul o (K_o > N: nk > 1 in every S under the spec)
 //      made by an open MatMul q (K_q >= N) is claimed with q's operand u that o's k-steps sweep (q's
 //      RHS for o's LHS, its LHS for o's RHS) when u is a graph input and no other reader of t or u
@@ -81,6 +82,9 @@
 //      n_o >= m. Where such a load falls is unknown: the split modes count it at the weaker weight.
 //      Used where it beats the band once (ceil(W / N) > n_o for an LHS), per tensor for all its
 //      claimers.
+//    - *shared-reloads*: upstream-reloads (shares.h) also where other readers of o's swept operand
+//      may share S with o, when none of them can hold o's strip over the steps between two of o's
+//      needs of it (sharedReload states the argument).
 //    An open op also takes a *forced store* (forcedStores): every valid S holding it writes one
 //    of the tensors forcedOutputs lists (forced_shapes.cpp), none of which can be retained, so at
 //    least the least of them; those tensors are then nobody else's.

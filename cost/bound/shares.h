@@ -148,10 +148,41 @@ struct Shares {
     for (int role = 0; role < 2; ++role) {
       if (!(u.roles >> role & 1)) continue;
       const int side = 1 - role;  // made as d's LHS: o's RHS whole per tile; as d's RHS: its LHS
-      const bool reloaded = (side == 0 ? l : r) == 1 && p.size(op.inputs[side]) > p.capacity;
+      const int claim = side == 0 ? l : r;
+      const bool reloaded =
+          (claim == 1 || (claim == 2 && sharedReload(o, side))) && p.size(op.inputs[side]) > p.capacity;
       least = std::min(least, reloaded ? once + static_cast<LD>(u.tiles - 1) * sizes[side] : once);
     }
     return least;
+  }
+
+  // shared-reloads: upstream-reloads where other readers of o's swept operand t (side) may share S
+  // with o (claimSide 2: t is o's claim alone, theirs none). With K_o > N (k <= N: k_limit native),
+  // o's strip of t in step j is [0, K_o) x kappa_j (side 1; kappa_j x [0, K_o) for side 0), more
+  // than N rows (columns) and never all of t (nk > 1). Every other need of t in S has at most N
+  // rows (columns: tiles, k-strips; all of t, > C, is no valid need), except that of an upstream
+  // MatMul r reading t on the same side: all of t's rows
+  // (columns) x r's output columns (rows). Where r's output is an LHS (RHS for side 0) of the first
+  // MatMuls it reaches, those are kappa_j in step j, the same strip o needs then; where it is the
+  // other role they are the tile's, constant over its steps, and could keep o's strip resident
+  // from one tile to the next: then no. A Pointwise reader cannot need it: making an upstream
+  // MatMul's RHS (LHS) needs h (w) >= K > N (V9, V8). So a load of one of o's strips is never
+  // resident at o's next need of it (nk - 1 >= 1 steps apart, L3), and o's T |t| needs are T |t|
+  // loads, however the other readers share them. t is o's direct operand (made by no open op of
+  // the component), read once by o.
+  bool sharedReload(OpId o, int side) const {
+    const Op& op = p.ops[o];
+    const TensorId t = op.inputs[side];
+    if (!args.on(BoundArg::SharedReloads) || m.k_limit != ModelOptions::KLimit::Native || op.K <= p.native ||
+        op.inputs[0] == op.inputs[1])
+      return false;
+    const OpId pr = p.producer[t];
+    if (pr >= 0 && inComp[pr] && open[pr]) return false;
+    for (OpId r : p.consumers[t])
+      if (r != o && isMatMul(p, r) && p.ops[r].inputs[side] == t &&
+          upstreamCompute[r] < std::numeric_limits<LD>::infinity() && (upstreamReads[r].roles >> side & 1))
+        return false;
+    return true;
   }
 
   // Per joint op that may be upstream (sideLoads >= 0: its claimed sides' sizes), its compute floor

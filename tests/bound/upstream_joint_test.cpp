@@ -114,3 +114,34 @@ TEST(ShareBound, WhereTheMatMulIsUpstreamItsShareIsCapped) {
     }
   }
 }
+
+// split-joint (global_floors.cpp): with the MatMul after V the second may be upstream, so the walk
+// no longer proves that the first (K = 512 > N) feeds no MatMul where it accumulates; under the
+// spec (k <= N) it accumulates at nk >= 4 there, where no MatMul can read its output (E2), so it
+// takes its joint floor all the same, and so does the third (K = 256). Under k_limit=reduction
+// (nk = 1 possible) nothing changes. Measured under the spec: 167,600 -> 170,560 (C = 100,000;
+// optimum 192,614.4) and -> 174,540 (C = 40,000; optimum 200,736).
+TEST(SplitJoint, AMatMulWithKAboveNFeedsNoMatMulWhereItAccumulates) {
+  for (long capacity : {100000L, 40000L})
+    for (bool reduction : {false, true}) {
+      SCOPED_TRACE("C=" + std::to_string(capacity) + (reduction ? " reduction" : " spec"));
+      const Problem p = upstreamBlock(capacity, 500, true, 20000);
+      const ModelOptions m = test::reading(reduction);
+      ASSERT_TRUE(opComputeFloor(p, m).feeds_matmul_accumulating[0]);
+      const ExactResult r = fullSpaceOptimum(p, m);
+      ASSERT_TRUE(r.found);
+      const LowerBound with = test::openShares(p, m),
+                       without = test::openShares(p, m, BoundArgs{}.disable(BoundArg::SplitJoint));
+      int joint = 0, jointWithout = 0;
+      for (const BoundComponent& c : with.components) joint += c.joint_ops;
+      for (const BoundComponent& c : without.components) jointWithout += c.joint_ops;
+      EXPECT_LE(with.value(), r.lower_bound * (1 + 1e-9));
+      if (reduction) {
+        EXPECT_EQ(joint, jointWithout);
+        EXPECT_EQ(with.value(), without.value());
+      } else {
+        EXPECT_EQ(joint, jointWithout + 2);
+        EXPECT_GT(with.value(), without.value() * 1.015) << with.value() << " against " << without.value();
+      }
+    }
+}
