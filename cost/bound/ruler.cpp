@@ -143,44 +143,85 @@ void Ruler::quickFloors() {
 
 // Step 5b: the share bound (shares.cpp) of every component the exact cover did not price;
 // returns the total with each such component at the larger of its floor and its shares.
-LD Ruler::sharesOf(std::vector<BoundComponent>& components) const {
+// upstream-joint: more joint ops, but the classes and contexts change with them, so the total may
+// fall; each is a bound, the larger counts (only when some op is new to it). A component of more
+// than kUpstreamLarge ops, where a pricing takes seconds, is priced again only when at least a
+// tenth of its ops are new (random-n5000's 1,908-op component, with 7%, took 7 s more for nothing;
+// mixer-n5000's 3,997, with 25%, rose by half), and then last (lateShares, into `deferred`), after
+// the relaxations and the priced passes: with split-joint random-n5000's took 1.4 s more, and in a
+// 30 s run (7.5 s for the bound beside two workers) the steps after it no longer ended.
+LD Ruler::sharesOf(std::vector<BoundComponent>& components, std::vector<size_t>& deferred) const {
   using Clock = std::chrono::steady_clock;
+  constexpr size_t kUpstreamLarge = 1000;
   LD total = 0;
-  for (BoundComponent& c : components) {
+  deferred.clear();
+  for (size_t i = 0; i < components.size(); ++i) {
+    BoundComponent& c = components[i];
     const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
     if (!cover && bo_.args.on(BoundArg::Shares) && !(bo_.give_up && bo_.give_up())) {
       const auto t = Clock::now();
       bound_detail::ShareMemo memo;  // frontiers and step shares, priced once for both
-      auto shares = [&](const std::vector<char>& eligible, const std::vector<LD>& upstream) {
-        return bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, eligible, upstream, upstreamReads_,
-                                        plainEligible_, bo_.give_up, bo_.share_parts, memo, bo_.args);
-      };
-      // upstream-joint: more joint ops, but the classes and contexts change with them, so the
-      // total may fall; each is a bound, the larger counts (only when some op is new to it). A
-      // component of more than kUpstreamLarge ops, where a pricing takes seconds, is priced again
-      // only when at least a tenth of its ops are new: random-n5000's 1,908-op component, with 7%,
-      // took 7 s more for nothing; mixer-n5000's 3,997, with 25%, rose by half.
-      constexpr size_t kUpstreamLarge = 1000;
       const bool alone = bo_.args.upstream_joint_alone && bo_.args.on(BoundArg::UpstreamJoint);
       const auto fresh = static_cast<size_t>(
           std::count_if(c.ops.begin(), c.ops.end(), [&](OpId o) { return jointEligible_[o] && !plainEligible_[o]; }));
-      const bool worth = fresh > 0 && (c.ops.size() <= kUpstreamLarge || 10 * fresh >= c.ops.size());
-      bound_detail::ShareBound sb = alone ? bound_detail::ShareBound{} : shares(plainEligible_, noUpstream_);
+      const bool large = c.ops.size() > kUpstreamLarge;
+      const bool worth = fresh > 0 && (!large || 10 * fresh >= c.ops.size());
+      bound_detail::ShareBound sb = alone ? bound_detail::ShareBound{} : componentShares(c, false, memo);
       if (bo_.args.on(BoundArg::UpstreamJoint) && (alone || worth)) {
-        bound_detail::ShareBound up = shares(jointEligible_, upstreamCompute_);
-        if (alone || up.value > sb.value) sb = std::move(up);
+        if (large && !alone) {
+          deferred.push_back(i);
+        } else {
+          bound_detail::ShareBound up = componentShares(c, true, memo);
+          if (alone || up.value > sb.value) sb = std::move(up);
+        }
       }
-      c.shares = static_cast<double>(sb.value);
-      c.closed_ops = sb.closed;
-      c.pressure_inputs = sb.pressure_inputs;
-      c.joint_ops = sb.joint_ops;
-      c.store_ops = sb.store_ops;
-      c.op_shares.assign(sb.op_shares.begin(), sb.op_shares.end());
-      c.shares_s = std::chrono::duration<double>(Clock::now() - t).count();
+      keepShares(c, sb, std::chrono::duration<double>(Clock::now() - t).count());
     }
     total += std::max<LD>(c.value, c.shares);
   }
   return total;
+}
+
+bound_detail::ShareBound Ruler::componentShares(const BoundComponent& c, bool upstream,
+                                                bound_detail::ShareMemo& memo) const {
+  return bound_detail::shareBound(p_, m_, c.ops, adj_, opCompute_, upstream ? jointEligible_ : plainEligible_,
+                                  upstream ? upstreamCompute_ : noUpstream_, upstreamReads_, plainEligible_,
+                                  bo_.give_up, bo_.share_parts, memo, bo_.args);
+}
+
+void Ruler::keepShares(BoundComponent& c, const bound_detail::ShareBound& sb, double seconds) {
+  c.shares = static_cast<double>(sb.value);
+  c.closed_ops = sb.closed;
+  c.pressure_inputs = sb.pressure_inputs;
+  c.joint_ops = sb.joint_ops;
+  c.store_ops = sb.store_ops;
+  c.op_shares.assign(sb.op_shares.begin(), sb.op_shares.end());
+  c.shares_s += seconds;
+}
+
+// The deferred upstream-joint pricings (sharesOf), where the total is the sum of the components'
+// values (the share branch of run()): each raises its component to its shares where larger, which
+// the sum then holds (each component's value is a bound of it alone). Returns the rise.
+LD Ruler::lateShares(std::vector<BoundComponent>& components, const std::vector<size_t>& deferred) const {
+  using Clock = std::chrono::steady_clock;
+  LD rise = 0;
+  for (size_t i : deferred) {
+    if (bo_.give_up && bo_.give_up()) break;
+    BoundComponent& c = components[i];
+    const auto t = Clock::now();
+    bound_detail::ShareMemo memo;
+    const bound_detail::ShareBound up = componentShares(c, true, memo);
+    const double seconds = std::chrono::duration<double>(Clock::now() - t).count();
+    if (up.value > static_cast<LD>(c.value)) {
+      rise += up.value - static_cast<LD>(c.value);
+      c.value = static_cast<double>(up.value);
+      c.by_shares = true;
+      keepShares(c, up, seconds);
+    } else {
+      c.shares_s += seconds;
+    }
+  }
+  return rise;
 }
 
 }  // namespace mlsys::bound_detail

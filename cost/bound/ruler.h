@@ -47,7 +47,8 @@ class Ruler {
     LD total = componentsBound(lb.components, nullptr, nullptr, true);
     lb.timing.components_s = since(t);
     t = Clock::now();
-    LD withShares = sharesOf(lb.components);
+    std::vector<size_t> deferred;  // large components' upstream-joint pricings, done last
+    LD withShares = sharesOf(lb.components, deferred);
     publish(static_cast<double>(std::max(total, withShares) * (1 - 1e-12L)));
     lb.timing.shares_s = since(t);
     // Step 7's linear relaxations are priced here, before the priced passes, and published on the
@@ -66,12 +67,15 @@ class Ruler {
     }
     lb.timing.lp_s = since(t);
     const std::vector<BoundComponent> unpriced = withShares > total ? lb.components : std::vector<BoundComponent>{};
+    std::vector<BoundComponent> sharesView = deferred.empty() ? std::vector<BoundComponent>{} : lb.components;
     t = Clock::now();
     lb.timing.price_passes = tieRetention(lb.components, total);
     lb.timing.prices_s = since(t);
     // The share bounds hold without prices: the unpriced floors raised by them, or the priced
     // total, whichever is larger (each is a lower bound alone).
+    bool shareBranch = false;
     if (withShares > total) {
+      shareBranch = true;
       total = withShares;
       lb.components = unpriced;
       for (BoundComponent& c : lb.components)
@@ -84,6 +88,26 @@ class Ruler {
     t = Clock::now();
     total += relaxedCovers(lb.components);
     lb.timing.lp_s += since(t);
+    if (!deferred.empty()) {  // the deferred upstream-joint pricings, on the sum of the components' values
+      publish(static_cast<double>(total * (1 - 1e-12L)));
+      t = Clock::now();
+      if (shareBranch) {
+        total += lateShares(lb.components, deferred);
+      } else {  // the priced total won: the share branch's, raised by them, where larger
+        for (BoundComponent& c : sharesView)
+          if (c.shares > c.value) {
+            c.value = c.shares;
+            c.by_shares = true;
+          }
+        LD alt = withShares + relaxedCovers(sharesView);
+        alt += lateShares(sharesView, deferred);
+        if (alt > total) {
+          total = alt;
+          lb.components = std::move(sharesView);
+        }
+      }
+      lb.timing.shares_s += since(t);
+    }
     // Each component at least its quick floors (a bound alone, published first).
     total = std::max(total, publishedParts_);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
@@ -142,7 +166,10 @@ class Ruler {
   LD componentsBound(std::vector<BoundComponent>& out, const std::vector<BoundComponent>* previous = nullptr,
                      const std::vector<char>* touched = nullptr, bool publishing = false);
   int tieRetention(std::vector<BoundComponent>& components, LD& total);
-  LD sharesOf(std::vector<BoundComponent>& components) const;
+  LD sharesOf(std::vector<BoundComponent>& components, std::vector<size_t>& deferred) const;
+  bound_detail::ShareBound componentShares(const BoundComponent& c, bool upstream, bound_detail::ShareMemo& memo) const;
+  static void keepShares(BoundComponent& c, const bound_detail::ShareBound& sb, double seconds);
+  LD lateShares(std::vector<BoundComponent>& components, const std::vector<size_t>& deferred) const;
   LD relaxedCovers(std::vector<BoundComponent>& components);
 
   const Problem& p_;

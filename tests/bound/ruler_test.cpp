@@ -203,3 +203,16 @@ TEST(Ruler, KLimitReductionAllowsKUpToTheReductionLength) {
   EXPECT_FALSE(evaluateSchedule(p, parseScheduleFile(out, p), ModelOptions{}).valid)
       << "expected k > 128 in the result";
 }
+
+// A component of more than 1,000 ops prices its upstream-joint shares last (ruler.cpp, sharesOf and
+// lateShares), after the relaxations and the priced passes, and the total keeps them: mixer-n5000
+// (seed 9001) has a 3,997-op component whose upstream-joint shares lift the bound by over a tenth.
+TEST(Ruler, ALargeComponentsUpstreamJointSharesComeLastAndCount) {
+  const Problem p = generateProblem("mixer", 5000, 9001);
+  const ModelOptions m;
+  const double with = lowerBound(p, m).value();
+  BoundOptions off;
+  off.args.disable(BoundArg::UpstreamJoint);
+  const double without = lowerBound(p, m, off).value();
+  EXPECT_GT(with, without * 1.1) << with << " against " << without;
+}
