@@ -199,8 +199,9 @@ void Ruler::keepShares(BoundComponent& c, const bound_detail::ShareBound& sb, do
   c.shares_s += seconds;
 }
 
-// The deferred upstream-joint pricings (sharesOf), where the total is the sum of the components'
-// values (the share branch of run()): each raises its component to its shares where larger, which
+// The deferred upstream-joint pricings (sharesOf), on components whose total is the sum of their
+// values (run(): the share branch's, or the unpriced view beside a priced total; never priced
+// values, which are not bounds alone): each raises its component to its shares where larger, which
 // the sum then holds (each component's value is a bound of it alone). Returns the rise.
 LD Ruler::lateShares(std::vector<BoundComponent>& components, const std::vector<size_t>& deferred) const {
   using Clock = std::chrono::steady_clock;
