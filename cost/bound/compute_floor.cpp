@@ -109,7 +109,10 @@ static std::vector<i64> coveredTiles(const Problem& p, const ModelOptions& m, co
 //
 // upstream_roles. Where o is upstream in S, a path of S leads from its output through Pointwise
 // ops to a MatMul of S (E2): its first MatMul is one the walk below reaches, reading the tensor
-// the path ends in as its LHS or RHS; the roles of all of them (both when the walk stops early).
+// the path ends in as its LHS or RHS; the roles of all of them (both when the walks' work limit
+// stops it). The walk goes on where feeds_matmul_accumulating already holds: split-joint
+// (global_floors.cpp) makes such a MatMul joint, and upstream-reloads and shared-reloads read the
+// roles of every MatMul that may be upstream.
 //
 // min_tiles_upstream. When o is upstream in S, no Pointwise path leads from its output to O(S),
 // yet every path of S from it ends in O(S) (S is finite and acyclic; a tensor consumed inside S
@@ -149,27 +152,28 @@ static void accumulationRoles(const Problem& p, const ModelOptions& m, OpCompute
       f.feeds_matmul_accumulating[o] = 0;
       continue;
     }
-    bool feeds = false;
+    bool feeds = false, over = false;  // over: the walks' work limit (then both roles)
     unsigned char roles = 0;
     std::vector<OpId> stack = {o};
     seen[o] = o;
-    while (!stack.empty() && !feeds) {
+    while (!stack.empty() && !over) {
       const OpId v = stack.back();
       stack.pop_back();
       for (TensorId t : p.ops[v].outputs)
         for (OpId d : p.consumers[t]) {
-          if (feeds || !bound_detail::fusableEdge(p, m, v, d)) continue;
+          if (over || !bound_detail::fusableEdge(p, m, v, d)) continue;
           if (p.ops[d].type == OpType::MatMul)  // every role of t in d (a MatMul seen before: another tensor)
             roles |= (p.ops[d].inputs[0] == t ? 1 : 0) | (p.ops[d].inputs[1] == t ? 2 : 0);
           if (seen[d] == o) continue;
           seen[d] = o;
-          if (++work > kMaxWalk) feeds = true;
-          else if (p.ops[d].type == OpType::MatMul) feeds = !f.always_accumulates[d] || p.ops[d].K == p.ops[o].K;
+          if (++work > kMaxWalk) over = true;
+          else if (p.ops[d].type == OpType::MatMul)
+            feeds = feeds || !f.always_accumulates[d] || p.ops[d].K == p.ops[o].K;
           else stack.push_back(d);
         }
     }
-    f.feeds_matmul_accumulating[o] = feeds;
-    f.upstream_roles[o] = feeds ? 3 : roles;
+    f.feeds_matmul_accumulating[o] = feeds || over;
+    f.upstream_roles[o] = over ? 3 : roles;
   }
 }
 

@@ -59,6 +59,7 @@ TEST(ShareBound, AccumulationRolesOfAMatMulThatMayBeUpstream) {
     const OpComputeFloor g = opComputeFloor(upstreamBlock(100000, 500, true), m);
     EXPECT_FALSE(g.always_accumulates[2]);
     EXPECT_TRUE(g.feeds_matmul_accumulating[0]);
+    EXPECT_EQ(g.upstream_roles[0], 2);  // the walk goes on past a MatMul that may be upstream: U is an RHS
     EXPECT_TRUE(g.always_accumulates[3]);
   }
 }
