@@ -15,7 +15,8 @@
    that resumes the study) marks A's trial FAIL and queues it again (RetryFailedTrialCallback);
 5. `tune.py --minutes 0` writes the best configuration from the shared study; mlsys accepts it.
 Checks: A, B and A2 each contributed complete trials; B ran exactly its --trials; exactly one
-trial is unfinished-and-failed (A's) and it was retried; nothing is left RUNNING.
+trial is failed (A's) and it was retried, or, on a loaded machine, also trials of live workers failed
+as stale by a late heartbeat, each retried to its end; nothing is left RUNNING.
 Then the server is stopped and the folder removed (--keep leaves it). Exit 77 (CTest
 SKIP_RETURN_CODE) with a message when the PostgreSQL server binaries, optuna or psycopg2 are missing.
 """
@@ -33,7 +34,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TUNE = os.path.join(ROOT, "bench", "tune.py")
 SKIP = 77
-HEARTBEAT = 2  # seconds; a trial is stale after 3 heartbeats (6 s: no false alarms on a loaded machine)
+HEARTBEAT = 3  # seconds; a trial is stale after 3 heartbeats (9 s; a false alarm is tolerated, see the checks)
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import harness  # noqa: E402  (re-exec under Debian's python3 when this one lacks the packages)
@@ -234,15 +235,26 @@ def main():
         b_finished = [t for t in by_worker[b_id] if t.state.is_finished() and t.state.name != "FAIL"]
         if len(b_finished) != 6:
             fail(f"worker B ran --trials 6 but the study holds {len(b_finished)} finished trials of it")
-        lost = [t for t in ts if t.state.name not in ("COMPLETE", "PRUNED")]
-        if [t.number for t in lost] != [killed]:
-            fail(f"expected only the killed trial {killed} unfinished (FAIL), got "
-                 + ", ".join(f"{t.number} {t.state.name}" for t in lost))
+        left = [t for t in ts if not t.state.is_finished()]
+        if left:
+            fail("trials left unfinished: " + ", ".join(f"{t.number} {t.state.name}" for t in left))
         if states[killed] != "FAIL":
             fail(f"the killed trial {killed} is {states[killed]}, not FAIL (stale heartbeat not detected)")
+        # Every FAIL is a trial failed as stale, run again exactly once to its end: the killed one,
+        # and any a live worker lost to a late heartbeat (a false alarm: a heartbeat thread starved
+        # for 3 heartbeats on a loaded 2-core machine, seen under ctest -j; the worker logs it and
+        # goes on). Any other FAIL (a failed solve) is an error.
+        for t in (t for t in ts if t.state.name == "FAIL"):
+            retried = [r for r in ts if r.system_attrs.get("failed_trial") == t.number]
+            if len(retried) != 1 or retried[0].state.name not in ("COMPLETE", "PRUNED"):
+                fail(f"trial {t.number} ({t.user_attrs.get('worker')}) failed and was not run again to its end: "
+                     f"{[(r.number, r.state.name) for r in retried]}")
+            if t.number != killed:
+                if t.user_attrs.get("worker") == a_id:
+                    fail(f"worker A's trial {t.number} failed, but A was killed in trial {killed}")
+                say(f"note: trial {t.number} of a live worker ({t.user_attrs.get('worker')}) was failed as stale "
+                    f"(a late heartbeat) and ran again as trial {retried[0].number}")
         retried = [t for t in ts if t.system_attrs.get("failed_trial") == killed]
-        if len(retried) != 1 or retried[0].state.name not in ("COMPLETE", "PRUNED"):
-            fail(f"the killed trial {killed} was not run again: {[(t.number, t.state.name) for t in retried]}")
         say(f"ok: A {len(by_worker[a_id])}, B {len(by_worker[b_id])}, restarted A {len(by_worker[a2_id])} trials; "
             f"trial {killed} failed and was retried as trial {retried[0].number}")
 

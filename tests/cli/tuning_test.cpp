@@ -1,8 +1,9 @@
 // The tuner's multi-machine mode (README "Tuning"): tests/tune_pg_test.py starts a throwaway
 // PostgreSQL server (its socket reachable by its own user only: a 0700 folder and socket, no TCP),
 // runs bench/tune.py workers against one study, kills one mid-trial and checks that every worker
-// contributed trials, that at most the killed trial was lost (and it was run again), and that the
-// study resumes. tests/tune_secrets_test.py checks that tune.py masks the --storage password in its
+// contributed trials, that the killed trial failed and ran again, that every other failed trial was
+// a live worker's, failed as stale by a late heartbeat on a loaded machine, and ran again too,
+// and that the study resumes. tests/tune_secrets_test.py checks that tune.py masks the --storage password in its
 // messages and passes the URL to its worker processes in the environment, not on their command
 // lines. tests/tune_output_test.py checks what a person reads: values rounded to their key's
 // resolution, tied trials raced (irace-style), --trials on the main command, the dashboard line.
