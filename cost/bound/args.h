@@ -54,6 +54,10 @@ struct BoundArgs {
   // takes this one (share_modes.cpp: 0 to 21; lambda 0 before the last k-step, 1 in it, is 10),
   // whatever the total; -1 in every run.
   int step_mixtures_forced = -1;
+  // Test seam (the share bound's incremental ascent, share_modes.cpp): every trial is priced whole
+  // too, and a trial whose value differs from the whole total throws std::logic_error; false in
+  // every run.
+  bool check_share_trials = false;
   bool on(BoundArg a) const { return !(off >> static_cast<int>(a) & 1u); }
   BoundArgs& disable(BoundArg a) {
     off |= 1u << static_cast<int>(a);

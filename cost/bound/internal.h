@@ -342,6 +342,7 @@ struct SharePricing {
   std::vector<char> last_only;
   bool split_modes = true;
   int forced_split = -1;
+  bool check_trials = false;  // test seam (BoundArgs::check_share_trials)
   bool upstreamCapable(OpId o) const { return up_compute[o] < std::numeric_limits<LD>::infinity(); }
   // The class that o's presence in S tells S is beside: its class for a joint op that always
   // accumulates, else -1 (an op that is not joint, or one that may be upstream there).

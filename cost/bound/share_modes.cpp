@@ -49,10 +49,15 @@
 // difference but the Pointwise ops that make its operands, among which it is split. Closed ops
 // then take their least part floor minus the others' shares. The modes are chosen by coordinate
 // ascent on the total from the best single constant lambda (which is the bound without classes)
-// or split start, so the total never falls.
+// or split start, so the total never falls. A trial of the ascent reprices only the ops that the
+// changed mode reaches, and the closed ops (any modes give a valid total, so the ascent's choices
+// need no proof); the value returned is the whole total of the modes it ends at.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "cost/bound/internal.h"
 
@@ -142,10 +147,10 @@ LD upstreamCap(const SharePricing& sp, OpId o, const std::vector<int>& modes) {
 // soundness test, seed 1000478 under k_limit=reduction: {0, 1} with op 0 closed and op 1's joint
 // floor, its LHS counted as loaded, 45,982 against the part's 40,775). Scaling shares down never
 // breaks another constraint (every S pays at least the shares it held before), so one pass holds.
-void closedShares(const SharePricing& sp, std::vector<LD>& y, long& work) {
+// `closed`: the component's closed ops, in topological order.
+void closedShares(const SharePricing& sp, const std::vector<OpId>& closed, std::vector<LD>& y, long& work) {
   const LD inf = std::numeric_limits<LD>::infinity();
-  for (OpId o : sp.ops) {
-    if (sp.open[o]) continue;
+  for (OpId o : closed) {
     for (const auto& [floor, S] : sp.parts[o]) {
       if (!(floor < inf)) continue;
       LD open = 0;
@@ -157,8 +162,7 @@ void closedShares(const SharePricing& sp, std::vector<LD>& y, long& work) {
         if (sp.open[x]) y[x] *= scale;
     }
   }
-  for (OpId o : sp.ops) {
-    if (sp.open[o]) continue;
+  for (OpId o : closed) {
     LD least = inf;
     for (const auto& [floor, S] : sp.parts[o]) {
       if (!(floor < inf)) continue;  // never valid
@@ -184,73 +188,184 @@ LD fedExcess(const SharePricing& sp, const std::vector<std::array<LD, kModes>>& 
   return std::max<LD>(0, least);
 }
 
+// The total of the shares at any modes (modes[c] for each class c, and modes[numClasses] the
+// lambda of the others when no class constrains them: a constant): whole (total), or as a trial
+// that changes one class's mode against the modes it stands at (moveTo). A trial reprices only
+// what the change reaches: deps[c], the open ops whose share reads modes[c], then the closed ops'
+// pass over `touched` (the open ops in their listed parts, whose shares that pass may scale) and
+// the closed ops; the rest of the total stays in `outside_`. A trial's value equals total()'s but
+// for the order of its sums. `work` counts op visits.
+class ShareTotals {
+ public:
+  explicit ShareTotals(const SharePricing& sp)
+      : sp_(sp),
+        numClasses(static_cast<int>(sp.class_single_kind.size())),
+        value_(sp.open.size()),
+        value1_(sp.open.size()),
+        classSplits(numClasses, 0),
+        deps_(numClasses + 1),
+        touched_(sp.open.size(), 0),
+        y_(sp.open.size(), 0),
+        scratch_(sp.open.size(), 0) {
+    jointValues(sp, value_, value1_, classSplits);
+    auto dependsOn = [&](int c, OpId o) {
+      if (deps_[c].empty() || deps_[c].back() != o) deps_[c].push_back(o);
+    };
+    for (OpId o : sp.ops) {
+      if (!sp.open[o]) {
+        closed_.push_back(o);
+        continue;
+      }
+      if (sp.joint_class[o] >= 0) {
+        dependsOn(sp.joint_class[o], o);
+        if (!sp.upstreamCapable(o)) continue;
+        for (int c : sp.up_meets[o]) dependsOn(c, o);
+      } else {
+        for (int c : sp.meets[o]) dependsOn(c, o);
+      }
+      dependsOn(numClasses, o);
+    }
+    for (OpId o : closed_)
+      for (const auto& part : sp.parts[o])
+        for (OpId x : part.second)
+          if (sp.open[x] && !touched_[x]) touched_[x] = 1, touchedOps_.push_back(x);
+  }
+
+  LD total(const std::vector<int>& modes, std::vector<LD>* out = nullptr) {
+    sp_.poll();
+    std::vector<LD> y(sp_.open.size(), 0);
+    for (OpId o : sp_.ops)
+      if (sp_.open[o]) y[o] = openShare(o, modes);
+    closedShares(sp_, closed_, y, work);
+    work += static_cast<long>(sp_.ops.size());
+    LD sum = 0;
+    for (OpId o : sp_.ops) sum += y[o];
+    if (out) *out = std::move(y);
+    return sum;
+  }
+
+  void moveTo(const std::vector<int>& modes) {
+    modes_ = modes;
+    outside_ = 0;
+    for (OpId o : sp_.ops)
+      if (sp_.open[o]) {
+        y_[o] = openShare(o, modes);
+        if (!touched_[o]) outside_ += y_[o];
+      }
+    work += static_cast<long>(sp_.ops.size());
+  }
+
+  LD trial(int c, int mode) {
+    sp_.poll();
+    const int was = modes_[c];
+    modes_[c] = mode;
+    LD outside = outside_;
+    for (OpId x : touchedOps_) scratch_[x] = y_[x];
+    for (OpId o : closed_) scratch_[o] = 0;
+    for (OpId o : deps_[c]) {
+      const LD v = openShare(o, modes_);
+      if (touched_[o]) scratch_[o] = v;
+      else outside += v - y_[o];
+    }
+    closedShares(sp_, closed_, scratch_, work);
+    LD sum = outside;
+    for (OpId x : touchedOps_) sum += scratch_[x];
+    for (OpId o : closed_) sum += scratch_[o];
+    work += static_cast<long>(deps_[c].size() + touchedOps_.size() + closed_.size());
+    if (sp_.check_trials) {
+      const LD whole = total(modes_);
+      if (fabsl(whole - sum) > 1e-12L * std::max<LD>(1, fabsl(whole)))
+        throw std::logic_error("share ascent: class " + std::to_string(c) + " mode " + std::to_string(mode) +
+                               ": the trial prices " + std::to_string(static_cast<double>(sum)) + ", the whole total " +
+                               std::to_string(static_cast<double>(whole)));
+    }
+    modes_[c] = was;
+    return sum;
+  }
+
+ private:
+  // One open op's share at `modes`, before the closed ops' pass.
+  LD openShare(OpId o, const std::vector<int>& modes) {
+    const SharePricing& sp = sp_;
+    if (sp.joint_class[o] >= 0) {
+      LD v = value_[o][modes[sp.joint_class[o]]];
+      if (sp.upstreamCapable(o)) {  // at most its mixture where it is upstream, in each context there
+        v = std::min(v, upstreamCap(sp, o, modes));
+        work += static_cast<long>(sp.up_meets[o].size());
+      }
+      return v;
+    }
+    auto mix = [&](int l, LD compute, LD loads) {  // a split mode: loads in any k-step, compute too
+      const auto [lk, ll] = lambdasOf(l);          // unless o computes in the last one only
+      return (sp.last_only[o] ? ll : std::min(lk, ll)) * compute +
+             (1 - std::max(lk, ll)) * (sp.traffic[o] + loads) / sp.B;
+    };
+    auto forcedExcess = [&](size_t i, int mode) { return fedExcess(sp, value_, value1_, o, i, mode); };
+    LD least = mix(modes[numClasses], sp.free_compute[o], sp.free_loads[o]);
+    for (size_t i = 0; i < sp.meets[o].size(); ++i) {
+      const int c = sp.meets[o][i];
+      const LD cx = sp.meets_compute[o][i], lx = sp.meets_loads[o][i];
+      if (modes[c] == kStepMode) least = std::min(least, sp.beside_step[o][i]);
+      else if (modes[c] == kMaxMode)
+        least = std::min(least, std::min(mix(0, cx, lx), mix(kLambdaSteps, cx, lx)) + forcedExcess(i, kMaxMode));
+      else least = std::min(least, mix(modes[c], cx, lx) + forcedExcess(i, modes[c]));
+    }
+    work += static_cast<long>(sp.meets[o].size());
+    return least;
+  }
+
+  const SharePricing& sp_;
+
+ public:
+  const int numClasses;
+  long work = 0;
+
+ private:
+  // Per open op and mode, its share (joint ops; the others depend on the set of lambdas in use).
+  // value1: the same at nk = 1 only (points_one), for the ops that force it (sp.fed).
+  std::vector<std::array<LD, kModes>> value_, value1_;
+
+ public:
+  std::vector<char> classSplits;  // the class has a joint op with nk > 1 points
+
+ private:
+  std::vector<std::vector<OpId>> deps_;
+  std::vector<OpId> closed_;  // in topological order
+  std::vector<char> touched_;
+  std::vector<OpId> touchedOps_;
+  std::vector<int> modes_;  // where the trials stand (moveTo)
+  std::vector<LD> y_;       // the open shares there, before the closed ops' pass
+  LD outside_ = 0;          // their sum over the open ops not touched
+  std::vector<LD> scratch_;
+};
+
 }  // namespace
 
 LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
-  const std::vector<OpId>& ops = sp.ops;
-  const int numClasses = static_cast<int>(sp.class_single_kind.size());
   const LD inf = std::numeric_limits<LD>::infinity();
-  // Per open op and mode, its share (joint ops; the others depend on the set of lambdas in use).
-  // value1: the same at nk = 1 only (points_one), for the ops that force it (sp.fed).
-  std::vector<std::array<LD, kModes>> value(sp.open.size()), value1(sp.open.size());
-  std::vector<char> classSplits(numClasses, 0);  // the class has a joint op with nk > 1 points
-  jointValues(sp, value, value1, classSplits);
-  auto forcedExcess = [&](OpId x, size_t i, int mode) { return fedExcess(sp, value, value1, x, i, mode); };
-  // modes[c] for each class, and modes[numClasses] the lambda of the others when no class
-  // constrains them (a constant).
-  long work = 0;
-  auto total = [&](const std::vector<int>& modes, std::vector<LD>* out = nullptr) {
-    sp.poll();
-    std::vector<LD> y(sp.open.size(), 0);
-    for (OpId o : ops) {
-      if (!sp.open[o]) continue;
-      if (sp.joint_class[o] >= 0) {
-        y[o] = value[o][modes[sp.joint_class[o]]];
-        if (sp.upstreamCapable(o)) {  // at most its mixture where it is upstream, in each context there
-          y[o] = std::min(y[o], upstreamCap(sp, o, modes));
-          work += static_cast<long>(sp.up_meets[o].size());
-        }
-        continue;
-      }
-      auto mix = [&](int l, LD compute, LD loads) {  // a split mode: loads in any k-step, compute too
-        const auto [lk, ll] = lambdasOf(l);          // unless o computes in the last one only
-        return (sp.last_only[o] ? ll : std::min(lk, ll)) * compute +
-               (1 - std::max(lk, ll)) * (sp.traffic[o] + loads) / sp.B;
-      };
-      LD least = mix(modes[numClasses], sp.free_compute[o], sp.free_loads[o]);
-      for (size_t i = 0; i < sp.meets[o].size(); ++i) {
-        const int c = sp.meets[o][i];
-        const LD cx = sp.meets_compute[o][i], lx = sp.meets_loads[o][i];
-        if (modes[c] == kStepMode) least = std::min(least, sp.beside_step[o][i]);
-        else if (modes[c] == kMaxMode)
-          least = std::min(least, std::min(mix(0, cx, lx), mix(kLambdaSteps, cx, lx)) + forcedExcess(o, i, kMaxMode));
-        else least = std::min(least, mix(modes[c], cx, lx) + forcedExcess(o, i, modes[c]));
-      }
-      work += static_cast<long>(sp.meets[o].size());
-      y[o] = least;
-    }
-    closedShares(sp, y, work);
-    work += static_cast<long>(ops.size());
-    LD sum = 0;
-    for (OpId o : ops) sum += y[o];
-    if (out) *out = std::move(y);
-    return sum;
-  };
+  ShareTotals st(sp);
+  const int numClasses = st.numClasses;
+  const std::vector<char>& classSplits = st.classSplits;
+  long& work = st.work;
+  auto total = [&](const std::vector<int>& modes, std::vector<LD>* out = nullptr) { return st.total(modes, out); };
   // Coordinate ascent from `from`, one class's mode at a time, until `limit` work; split modes
   // only when `split`.
   auto ascend = [&](std::vector<int>& from, LD& reached, bool split, long limit) {
-    for (int pass = 0; pass < kAscentPasses && numClasses > 0; ++pass) {
+    if (numClasses == 0) return;
+    st.moveTo(from);
+    for (int pass = 0; pass < kAscentPasses; ++pass) {
       bool improved = false;
       for (int c = 0; c <= numClasses && work <= limit; ++c) {
-        std::vector<int> modes = from;
         const int last =
             c < numClasses && sp.class_single_kind[c] ? (sp.class_step[c] ? kStepMode : kMaxMode) : kLambdaSteps;
         for (int mode = 0; mode < kModes; ++mode) {
           if (mode == from[c] || (mode > last && !(split && isSplit(mode) && c < numClasses && classSplits[c])))
             continue;
-          modes[c] = mode;
-          const LD v = total(modes);
-          if (v > reached) reached = v, from = modes, improved = true;
+          const LD v = st.trial(c, mode);
+          if (v > reached) {
+            reached = v, from[c] = mode, improved = true;
+            st.moveTo(from);
+          }
         }
       }
       if (!improved) break;
@@ -265,9 +380,9 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
   }
   ascend(best, bestValue, false, kMaxAscentWork);
   // step-mixtures, within three times that work (at least kMinSplitWork, at most a fifth of the
-  // ascent's limit: random-n5000's 1,908-op component spends the whole limit on the first ascent,
-  // and a second as long, 7 s, gave nothing there; with split modes a pass tries 35 modes a class,
-  // not 13): the split modes as starts (an op beside several
+  // ascent's limit: with split modes a pass tries 35 modes a class, not 13; when every trial was
+  // priced whole, random-n5000's 1,908-op component spent the whole limit on the first ascent,
+  // and a second as long, 7 s, gave nothing there): the split modes as starts (an op beside several
   // classes rises only when all of them and the free lambda move together, which the ascent, one
   // class at a time, never sees), every class that has them at once and the others at
   // lambda_last; from the best of them, then from the first ascent's end, the ascent with split
@@ -293,13 +408,12 @@ LD bestShareTotal(const SharePricing& sp, std::vector<LD>* shares) {
   if (sp.forced_split >= 0) {  // test seam (BoundArgs::step_mixtures_forced): this split mode where it applies
     for (int c = 0; c < numClasses; ++c)
       if (classSplits[c]) best[c] = kSplitMode + sp.forced_split;
-    bestValue = total(best);
   }
+  std::vector<LD> y;
+  bestValue = total(best, &y);  // the trials' sums, in total()'s order
   if (shares) {
-    std::vector<LD> y;
-    total(best, &y);
     shares->clear();
-    for (OpId o : ops) shares->push_back(y[o]);
+    for (OpId o : sp.ops) shares->push_back(y[o]);
   }
   return std::max<LD>(0, bestValue);
 }

@@ -337,6 +337,7 @@ struct Shares {
     sp.stop = giveUp;
     sp.split_modes = args.on(BoundArg::StepMixtures);
     sp.forced_split = sp.split_modes ? args.step_mixtures_forced : -1;
+    sp.check_trials = args.check_share_trials;
     upstreamPrices(sp, sideLoads);
     jointClasses(sp);
     besideFed(p, ops, inComp, sp, [&](OpId v) -> const std::optional<std::vector<Shape>>& { return shapesOf(v); });

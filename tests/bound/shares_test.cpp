@@ -448,3 +448,29 @@ TEST(ShareBound, JointMatMulsOfDifferentKNeverMeet) {
   ASSERT_TRUE(evaluateSchedule(p, r.schedule, {}).valid);
   EXPECT_LE(bound, r.best * (1 + 1e-9));
 }
+
+// The modes' ascent prices each trial by what its class's mode reaches (share_modes.cpp: the open
+// ops that read it, then the closed ops' pass); the seam prices every trial whole too and throws
+// where the two differ. Components with classes, upstream caps, Pointwise ops beside several
+// classes and closed ops (share parts 2 closes most of them): every family, three readings.
+TEST(ShareBound, AscentTrialsPriceWhatTheWholeTotalDoes) {
+  BoundOptions bo;
+  bo.max_cover_ops = 0;
+  bo.lp_parts = 0;  // the relaxations take no shares
+  bo.args.check_share_trials = true;
+  int graphs = 0;
+  for (const char* family : {"transformer", "mixer", "random", "cnn", "gemm-chain"})
+    for (uint64_t seed : {1, 2})
+      for (int shareParts : {24, 2})
+        for (const char* model : {"", "k_limit=reduction", "matmul_compute=native_depth"}) {
+          SCOPED_TRACE(std::string(family) + " seed " + std::to_string(seed) + " share parts " +
+                       std::to_string(shareParts) + " " + model);
+          ModelOptions m;
+          if (*model) m.setAssignment(model);
+          const Problem p = generateProblem(family, 60, seed);
+          bo.share_parts = shareParts;
+          EXPECT_NO_THROW(lowerBound(p, m, bo));
+          ++graphs;
+        }
+  EXPECT_EQ(graphs, 60);
+}
