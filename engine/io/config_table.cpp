@@ -32,7 +32,8 @@ std::vector<ConfigKey> searchKeys() {
           "times need it); at or above the budget it is halved to half the budget, with a warning"),
       real("search.bound_share", &C::bound_share, "0.25", 0, 1,
            "the share of the budget the lower bound may take, running beside the search from the first schedule on "
-           "(an anytime task: each value it proves is published at once); 0: no bound but the global floors"),
+           "(an anytime task: each value it proves is published at once), in CPU time of its thread and at most "
+           "twice that in wall-clock time; 0: no bound but the global floors"),
       integer("search.baseline_full_walk_ops", &C::baseline_full_walk_ops, "1000", 0, 1000000000,
               "the baseline prices every granularity candidate of each op on graphs of at most this many ops; on "
               "larger ones it descends through the same candidates from the largest fitting one (a local optimum, "

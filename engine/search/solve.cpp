@@ -1,5 +1,8 @@
 #include "engine/search/solve.h"
 
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -19,6 +22,7 @@
 #include "cost/model/number_format.h"
 #include "cost/pricing/evaluator.h"
 #include "engine/base/limits.h"
+#include "engine/base/thread_cpu_budget.h"
 #include "engine/construct/construct.h"
 #include "engine/exact/exact.h"
 #include "engine/io/config.h"
@@ -72,7 +76,7 @@ class SolveRun {
                : "the budget is spent: baseline and search skipped (the bound's quick floors only)");
     // The bound runs beside everything else from here (an anytime task), but when nothing else runs.
     guard_.setOnRaise([this](double b, const std::string& who) { logBound(b, who); });
-    if (spentAtFirst && p_.numOps() <= kQuickFloorOps) bound();
+    if (spentAtFirst && p_.numOps() <= kQuickFloorOps) startBound(true);
     if (!spentAtFirst) startBound();
     Schedule& base = baseline(*quick);
     // After a signal, go straight to the final write; with the budget spent, too.
@@ -224,31 +228,27 @@ class SolveRun {
     return quick_.get();
   }
 
-  // The ruler with the budget spent: its global and quick floors only, at once.
-  void bound() {
-    BoundOptions bo;
-    bo.give_up = [] { return true; };
-    bo.args = opt_.bound_args;
-    guard_.setOptions(bo);
-    guard_.raise(lowerBound(p_, cfg_.model, bo).value(), "the lower bound");
-  }
-
   // The ruler (cost/bound/bound.h) beside the baseline, --exact and the search, from the first
-  // schedule on: each value it proves is published to the guard at once (the log, the gap and the
-  // stop at optimal follow it). It runs on a thread of its own at the workers' priority for at most
-  // search.bound_share of the budget (then the components left keep their quick floors), and stops
-  // when the run ends, is proven optimal, or drops its bound. Its linear relaxations' part floors
-  // use oneTBB like the rest; with every worker busy they run on the bound's thread.
-  void startBound() {
-    if (cfg_.bound_share <= 0) return bound();
+  // schedule on, on a thread of its own at the workers' priority: each value it proves goes to the
+  // guard at once (the log, the gap, the stop at optimal). It stops at search.bound_share of the
+  // budget in CPU time of its thread and twice that in wall-clock time (thread_cpu_budget.h), at
+  // the run's end, at optimal or when the guard drops it; the components left keep their quick
+  // floors. Its relaxations' part floors use oneTBB (with every worker busy, on its thread). With
+  // the budget spent (`now`, or share 0): its global and quick floors only, at once.
+  void startBound(bool now = false) {
     BoundOptions bo;
     bo.args = opt_.bound_args;
     guard_.setOptions(bo);
-    const double until = dl_.elapsed() + cfg_.bound_share * budget_;
-    bound_thread_ = std::thread([this, bo, until]() mutable {
-      bo.give_up = [this, until] {
-        return bound_stop_.load(std::memory_order_relaxed) || dl_.stopRequested() || dl_.elapsed() > until ||
-               guard_.optimal() || guard_.dropped();
+    if (now || cfg_.bound_share <= 0) {
+      bo.give_up = [] { return true; };
+      guard_.raise(lowerBound(p_, cfg_.model, bo).value(), "the lower bound");
+      return;
+    }
+    bound_thread_ = std::thread([this, bo]() mutable {
+      auto cpu = std::make_shared<ThreadCpuBudget>(cfg_.bound_share * budget_, dl_.elapsed());
+      bo.give_up = [this, cpu] {
+        return bound_stop_.load(std::memory_order_relaxed) || dl_.stopRequested() || guard_.optimal() ||
+               guard_.dropped() || cpu->spent(dl_.elapsed());
       };
       bo.on_value = [this](double v) { guard_.raise(v, "the lower bound"); };
       try {
