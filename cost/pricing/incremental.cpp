@@ -247,6 +247,22 @@ DeltaEval IncrementalEvaluator::evaluate(const Change& c) {
       rule = next->rule;
     }
   }
+  if (cache_.epoch() - d.epoch >= 2) {
+    // The cache turned over twice while pricing (a replacement of more subgraphs than a quarter
+    // of its capacity: an interleaved LNS splice over thousands of subgraphs of a 50,000-op
+    // graph): the entries priced first are freed, and their pointers dangle (a crash in
+    // availabilityOk). The costs again, owned by d (apply() looks them up, the epoch has moved).
+    d.owned.clear();
+    d.owned.reserve(c.repl.size() + 1);
+    for (size_t i = 0; i < c.repl.size(); ++i) {
+      d.owned.push_back(price(c.repl[i], i == 0 ? rin0 : c.repl[i - 1].retain));
+      rc[i] = &d.owned.back();
+    }
+    if (next) {
+      d.owned.push_back(price(s_.subgraphs[end], c.repl.empty() ? rin0 : c.repl.back().retain));
+      next = &d.owned.back();
+    }
+  }
   // A change that keeps every subgraph's ops and retained set (granularity, traversal) cannot
   // change coverage or availability: written and boundary sets do not depend on [w,h,k].
   bool structural = static_cast<int>(c.repl.size()) != c.count;

@@ -66,6 +66,9 @@ struct DeltaEval {
   std::vector<const CachedCost*> repl;
   const CachedCost* next = nullptr;
   uint64_t epoch = 0;
+  // The costs, when the cache turned over twice during evaluate() (then repl and next point here,
+  // for evaluate() itself; apply() looks them up again).
+  std::vector<CachedCost> owned;
 };
 
 // What a subgraph's cost depends on (its ops, granularity, traversal, the tensors retained into it

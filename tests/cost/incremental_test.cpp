@@ -209,3 +209,34 @@ TEST(Incremental, PeekPricesAsCostAndKeepsNothing) {
     }
   }
 }
+
+// A change of more subgraphs than the cost cache holds: pricing it turns the cache over twice,
+// which frees the entries priced first while evaluate() still reads them (a crash in
+// availabilityOk on random-50000's interleaved LNS splices). evaluate() then prices them again
+// into storage of its own; its verdict and total are the full evaluator's, and apply() holds.
+TEST(Incremental, AChangeLargerThanTheCacheIsPricedFromCostsItOwns) {
+  const Problem p = generateProblem("random", 3000, 1);
+  const ModelOptions m;
+  IncrementalEvaluator ev(p, m, 1024);  // 512 entries a generation
+  ev.reset(quickSchedule(p, m));
+  ASSERT_TRUE(ev.valid());
+  const int n = ev.size();
+  ASSERT_GT(n, 2000);
+  Change c;  // every subgraph again, and the last op once more at the end (structural: V5 runs)
+  c.first = 0;
+  c.count = n;
+  c.repl = ev.schedule().subgraphs;
+  c.repl.push_back(c.repl.back());
+  const DeltaEval d = ev.evaluate(c);
+  ASSERT_GE(ev.cache().epoch() - d.epoch, 2u);
+  ASSERT_EQ(d.owned.size(), c.repl.size() + 0u);  // no subgraph after the range: no `next`
+  for (const CachedCost* cc : d.repl) EXPECT_TRUE(cc >= d.owned.data() && cc < d.owned.data() + d.owned.size());
+  Schedule after = ev.schedule();
+  after.subgraphs.push_back(after.subgraphs.back());
+  const Evaluation full = evaluateSchedule(p, after, m);
+  EXPECT_EQ(d.valid, full.valid) << full.reason;
+  EXPECT_NEAR(d.total, full.total, 1e-9 * full.total);
+  ev.apply(c, d);
+  EXPECT_TRUE(ev.checkAgainstFull());
+  EXPECT_EQ(ev.size(), n + 1);
+}
