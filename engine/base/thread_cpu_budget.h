@@ -16,8 +16,7 @@ class ThreadCpuBudget {
  public:
   // On the thread whose CPU time counts: `seconds` of it from now (`wall`, the caller's wall-clock
   // seconds), and at most twice that in wall-clock time; without a CPU clock, `seconds` of that.
-  ThreadCpuBudget(double seconds, double wall)
-      : wall_share_(wall + seconds), wall_cap_(wall + 2 * seconds) {
+  ThreadCpuBudget(double seconds, double wall) : wall_share_(wall + seconds), wall_cap_(wall + 2 * seconds) {
     valid_ = pthread_getcpuclockid(pthread_self(), &clock_) == 0;
     until_ = (valid_ ? now() : 0) + seconds;
   }

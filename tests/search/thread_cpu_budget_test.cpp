@@ -1,14 +1,14 @@
 // The bound's budget in CPU time of its thread (engine/base/thread_cpu_budget.h): it counts the
 // CPU of the thread that made it, whoever asks, and the wall-clock cap holds whatever the CPU.
 // Each thread burns CPU until its own CPU clock says so (no timing assumption about the machine).
+#include "engine/base/thread_cpu_budget.h"
+
 #include <gtest/gtest.h>
 
 #include <ctime>
 #include <future>
 #include <memory>
 #include <thread>
-
-#include "engine/base/thread_cpu_budget.h"
 
 using namespace mlsys;
 
