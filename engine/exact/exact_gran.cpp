@@ -6,7 +6,6 @@ namespace mlsys::exact_detail {
 void GranSearch::verifyInvalid(const std::vector<OpId>& ops, const std::vector<TensorId>& rin,
                                const std::vector<TensorId>& rout, const Space& s) {
   const i64 W = s.W, H = s.H, kmax = s.kmax;
-  const i64 N = p_.native;
   std::vector<i64> ks{1};
   for (OpId o : ops)
     if (p_.ops[o].type == OpType::MatMul)
