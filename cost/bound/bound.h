@@ -40,6 +40,10 @@ struct BoundOptions {
   // quick floors of every component, then each component as the first pass refines it, the
   // shares, the priced passes, the relaxations); the last call is the returned value().
   std::function<void(double)> on_value;
+  // When it returns true the caller is ending (a signal, the run's end): the steps left are
+  // skipped and the components not yet priced keep their quick floors, as published (give_up
+  // still prices them with their groups' floors, which took 0.4 s on 200,000 ops).
+  std::function<bool()> stop_now;
 };
 
 // The floor of one part: every subgraph whose op set is `ops` has latency >= value, whatever its

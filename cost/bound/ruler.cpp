@@ -77,6 +77,10 @@ BoundComponent Ruler::cutAt(const std::vector<OpId>& ops, LD th, std::map<std::v
   bc.ops = ops;
   LD sum = 0;
   for (auto& [root, g] : groups) {
+    if (stopNow()) {  // the caller is ending: not a value (componentsBound takes the quick floors)
+      bc.value = -1;
+      return bc;
+    }
     auto it = groupCache.find(g);
     if (it == groupCache.end()) it = groupCache.emplace(g, groupBound(g)).first;
     bc.groups.push_back(it->second);
@@ -120,7 +124,14 @@ LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<Bo
     const size_t i = out.size();
     bool reuse = previous != nullptr;
     for (OpId o : members_[r]) reuse = reuse && !(*touched)[o];
-    BoundComponent best = reuse ? (*previous)[i] : componentBound(members_[r], groupCache);
+    BoundComponent best;
+    if (reuse) best = (*previous)[i];
+    else if (stopNow()) best.ops = members_[r], best.value = static_cast<double>(quick_[r]);
+    else best = componentBound(members_[r], groupCache);
+    if (!reuse && best.value < static_cast<double>(quick_[r]) && stopNow()) {
+      best = BoundComponent{};
+      best.ops = members_[r], best.value = static_cast<double>(quick_[r]);
+    }
     total += best.value;
     if (publishing) {
       running += std::max<LD>(0, static_cast<LD>(best.value) - quick_[r]);

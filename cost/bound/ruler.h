@@ -46,11 +46,13 @@ class Ruler {
     t = Clock::now();
     LD total = componentsBound(lb.components, nullptr, nullptr, true);
     lb.timing.components_s = since(t);
+    if (stopNow()) return ended(lb, total);
     t = Clock::now();
     std::vector<size_t> deferred;  // large components' upstream-joint pricings, done last
     LD withShares = sharesOf(lb.components, deferred);
     publish(static_cast<double>(std::max(total, withShares) * (1 - 1e-12L)));
     lb.timing.shares_s = since(t);
+    if (stopNow()) return ended(lb, total);
     // Step 7's linear relaxations are priced here, before the priced passes, and published on the
     // components as they stand (the larger of the floors and the shares: a bound, as step 7's is);
     // step 7 reuses them (lpGroups_), so the final value is the same. A run's bound has a few
@@ -118,6 +120,14 @@ class Ruler {
   }
 
  private:
+  bool stopNow() const { return bo_.stop_now && bo_.stop_now(); }
+  // The caller is ending (BoundOptions::stop_now): the components as they stand, each at least
+  // its quick floors.
+  LowerBound ended(LowerBound& lb, LD total) {
+    lb.parts = static_cast<double>(std::max(total, publishedParts_) * (1 - 1e-12L));
+    publish(lb.value());
+    return std::move(lb);
+  }
   // The anytime bound (BoundOptions::on_value): each value proven so far, when it rises.
   void publish(double v) {
     if (bo_.on_value && v > published_) {

@@ -246,9 +246,9 @@ class SolveRun {
     }
     bound_thread_ = std::thread([this, bo]() mutable {
       auto cpu = std::make_shared<ThreadCpuBudget>(cfg_.bound_share * budget_, dl_.elapsed());
-      bo.give_up = [this, cpu] {
-        return bound_stop_.load(std::memory_order_relaxed) || dl_.stopRequested() || guard_.optimal() ||
-               guard_.dropped() || cpu->spent(dl_.elapsed());
+      bo.stop_now = [this] { return bound_stop_.load(std::memory_order_relaxed) || dl_.stopRequested(); };
+      bo.give_up = [this, cpu, stop = bo.stop_now] {
+        return stop() || guard_.optimal() || guard_.dropped() || cpu->spent(dl_.elapsed());
       };
       bo.on_value = [this](double v) { guard_.raise(v, "the lower bound"); };
       try {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cost/bound/bound.h"
+#include "engine/generate/generator.h"
 #include "tests/soundness/random_problem.h"
 #include "tests/test_util.h"
 
@@ -58,6 +59,34 @@ TEST(BoundStop, EveryStopGivesABoundAtOrBelowTheWholeRun) {
   checkEveryStop(parseProblemFile(test::instancePath("generated/mixer-16.json")), "mixer-16");
   for (uint64_t seed = 1; seed <= 20; ++seed)
     checkEveryStop(soundness::randomProblem(seed), "random problem " + std::to_string(seed));
+}
+
+// BoundOptions::stop_now (the run is ending): from the N-th poll on, the bound prices nothing more.
+// The components not yet priced keep their quick floors, and the value is still a bound (at or
+// below the whole run's, at or above the global floors). After the stop, give_up is asked a few
+// times at most. With give_up alone, the steps after the stop still poll it: the quick floors of
+// every component left, by their groups (0.4 s on 200,000 ops).
+TEST(BoundStop, StopNowEndsTheBoundAtOnce) {
+  const Problem p = generateProblem("random", 400, 7);
+  const Stopped full = boundStoppedAt(p, std::numeric_limits<long>::max());
+  ASSERT_GT(full.polls, 100);
+  const long step = std::max<long>(1, full.polls / 20);
+  for (long n = 1; n <= full.polls; n += step) {
+    long polls = 0, after = 0;
+    BoundOptions bo;
+    bo.stop_now = [&] { return polls >= n; };
+    bo.give_up = [&] {
+      if (polls >= n) ++after;
+      return ++polls >= n;
+    };
+    const LowerBound lb = lowerBound(p, ModelOptions{}, bo);
+    EXPECT_LE(lb.value(), full.value * (1 + 1e-12)) << "stopped at poll " << n;
+    EXPECT_GE(lb.value(), std::max(lb.compute, lb.traffic)) << "stopped at poll " << n;
+    EXPECT_LE(after, 8) << "stopped at poll " << n;
+    size_t ops = 0;
+    for (const BoundComponent& c : lb.components) ops += c.ops.size();
+    EXPECT_EQ(ops, static_cast<size_t>(p.numOps())) << "stopped at poll " << n;
+  }
 }
 
 TEST(BoundStop, ContestInstancesStopAnywhere) {
