@@ -126,9 +126,9 @@ LD Ruler::componentsBound(std::vector<BoundComponent>& out, const std::vector<Bo
     for (OpId o : members_[r]) reuse = reuse && !(*touched)[o];
     BoundComponent best;
     if (reuse) best = (*previous)[i];
-    else if (stopNow()) best.ops = members_[r], best.value = static_cast<double>(quick_[r]);
-    else best = componentBound(members_[r], groupCache);
-    if (!reuse && best.value < static_cast<double>(quick_[r]) && stopNow()) {
+    else if (!stopNow()) best = componentBound(members_[r], groupCache);
+    // The caller is ending (before or during it): the component at its quick floors.
+    if (!reuse && (best.ops.empty() || best.value < static_cast<double>(quick_[r])) && stopNow()) {
       best = BoundComponent{};
       best.ops = members_[r], best.value = static_cast<double>(quick_[r]);
     }

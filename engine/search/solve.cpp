@@ -1,8 +1,5 @@
 #include "engine/search/solve.h"
 
-#include <pthread.h>
-#include <time.h>
-
 #include <atomic>
 #include <cmath>
 #include <exception>
