@@ -33,7 +33,9 @@ class ThreadCpuBudget {
   }
 
  private:
-  double now() const {  // a thread that has ended has spent its budget
+  // A thread that has ended: Linux drops its clock (the read fails: spent); a kernel that keeps
+  // it frozen (gVisor) leaves the wall-clock cap to end the budget.
+  double now() const {
     timespec ts{};
     if (clock_gettime(clock_, &ts) != 0) return std::numeric_limits<double>::infinity();
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
