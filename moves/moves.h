@@ -59,4 +59,11 @@ struct RetainMove : Move {
   bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
 };
 
+// Re-production: run the producer of a tensor subgraph s loads again, alone, just before s, and
+// retain the tensor into s (reproduce.cpp).
+struct ReproduceMove : Move {
+  const char* name() const override { return "reproduce"; }
+  bool propose(IncrementalEvaluator& ev, Rng& rng, Change& out) override;
+};
+
 }  // namespace mlsys

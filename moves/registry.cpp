@@ -21,6 +21,7 @@ const std::map<std::string, std::function<std::unique_ptr<Move>()>>& factories()
       {"traversal", [] { return std::make_unique<TraversalMove>(); }},
       {"retain", [] { return std::make_unique<RetainMove>(); }},
       {"reorder", [] { return std::make_unique<ReorderMove>(); }},
+      {"reproduce", [] { return std::make_unique<ReproduceMove>(); }},
   };
   return f;
 }

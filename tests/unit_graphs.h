@@ -15,6 +15,7 @@
 #include "cost/model/problem.h"
 #include "cost/model/schedule.h"
 #include "cost/pricing/evaluator.h"
+#include "cost/pricing/incremental.h"
 #include "tests/test_util.h"
 
 namespace mlsys::units {
@@ -72,6 +73,14 @@ inline Schedule schedule(std::vector<SubgraphSched> v) {
   Schedule s;
   s.subgraphs = std::move(v);
   return s;
+}
+
+// The schedule a move's change `c` turns `s` into (subgraphs [first, first + count) replaced).
+inline Schedule applied(const Schedule& s, const Change& c) {
+  Schedule a = s;
+  a.subgraphs.erase(a.subgraphs.begin() + c.first, a.subgraphs.begin() + c.first + c.count);
+  a.subgraphs.insert(a.subgraphs.begin() + c.first, c.repl.begin(), c.repl.end());
+  return a;
 }
 
 // "[0,1]@128,128,1 r[1] snake" per subgraph, for readable failures.

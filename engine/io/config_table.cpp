@@ -68,7 +68,7 @@ std::vector<ConfigKey> annealingKeys() {
       weights(
           "sa.moves", &C::move_weights,
           "{merge: 3, fuse: 0, fuse-far: 1, split: 1, move-op: 2, recompute: 1, uncompute: 1, granularity: 4, traversal: 1, retain: 2, "
-          "reorder: 0.5}",
+          "reorder: 0.5, reproduce: 1}",
           "roulette weight per move kind (0 disables it; not all 0); when no enabled move applies to the schedule "
           "(20,000 failed proposals in a row) the run says `warning: no enabled move applies to this schedule "
           "(enabled: ...)` and the annealing workers stop"),

@@ -357,7 +357,7 @@ TEST(HardeningCli, OnlyInapplicableMovesEnabledWarns) {
   std::string d = freshDir("nomoves"), p = ex5In(d), out = d + "/out.json", err = d + "/err.txt", cfg = d + "/cfg.yaml";
   test::writeText(cfg,
                   "sa:\n  moves:\n    merge: 0\n    split: 0\n    move-op: 0\n    recompute: 0\n    granularity: 0\n"
-                  "    traversal: 0\n    retain: 0\n    reorder: 0\n    uncompute: 1\n"
+                  "    traversal: 0\n    retain: 0\n    reorder: 0\n    reproduce: 0\n    uncompute: 1\n"
                   // (the whole-space certificate would prove ex5 optimal before an annealer starts)
                   "search:\n  exact_full_space: false\n");
   Child c;

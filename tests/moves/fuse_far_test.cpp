@@ -37,13 +37,6 @@ std::vector<Change> proposals(IncrementalEvaluator& ev) {
   return out;
 }
 
-Schedule applied(const Schedule& s, const Change& c) {
-  Schedule a = s;
-  a.subgraphs.erase(a.subgraphs.begin() + c.first, a.subgraphs.begin() + c.first + c.count);
-  a.subgraphs.insert(a.subgraphs.begin() + c.first, c.repl.begin(), c.repl.end());
-  return a;
-}
-
 std::vector<std::vector<OpId>> opsOf(const std::vector<SubgraphSched>& v) {
   std::vector<std::vector<OpId>> o;
   for (const auto& x : v) o.push_back(x.ops);

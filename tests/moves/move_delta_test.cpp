@@ -25,6 +25,7 @@
 #include "cost/pricing/incremental.h"
 #include "moves/move.h"
 #include "tests/test_util.h"
+#include "tests/unit_graphs.h"
 
 using namespace mlsys;
 
@@ -69,13 +70,7 @@ Schedule sched(std::vector<SubgraphSched> sgs) {
 
 const Granularity kPw{128, 128, 1};  // one 128x128 tile; k ignored (Pointwise only)
 
-// The schedule `c` turns `s` into.
-Schedule applied(const Schedule& s, const Change& c) {
-  Schedule a = s;
-  a.subgraphs.erase(a.subgraphs.begin() + c.first, a.subgraphs.begin() + c.first + c.count);
-  a.subgraphs.insert(a.subgraphs.begin() + c.first, c.repl.begin(), c.repl.end());
-  return a;
-}
+using units::applied;  // the schedule a change turns a schedule into
 
 std::vector<std::vector<OpId>> opsOf(const Schedule& s) {
   std::vector<std::vector<OpId>> v;
@@ -490,10 +485,10 @@ TEST(MoveDelta, ReorderBeforeTheProducerIsRejected) {
   expectRejected(p, *ev, proposeOps("reorder", *ev, {{2}, {1}, {0}}), Rule::V5);
 }
 
-// Every registered move kind has a test above (fuse-far: tests/moves/fuse_far_test.cpp).
+// Every registered move kind has a test above (fuse-far and reproduce: tests/moves/<name>_test.cpp).
 TEST(MoveDelta, EveryRegisteredMoveIsCovered) {
-  const std::vector<std::string> covered = {"fuse",    "fuse-far", "granularity", "merge",     "move-op",  "recompute",
-                                            "reorder", "retain",   "split",       "traversal", "uncompute"};
+  const std::vector<std::string> covered = {"fuse",    "fuse-far",  "granularity", "merge", "move-op",   "recompute",
+                                            "reorder", "reproduce", "retain",      "split", "traversal", "uncompute"};
   std::vector<std::string> names = moveNames();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, covered);

@@ -306,7 +306,8 @@ TEST(Portfolio, ConfigKeys) {
   EXPECT_TRUE(fails("lns: {moves: {merge: -1}}\n", "lns.moves.merge"));
   EXPECT_TRUE(
       fails("sa: {moves: {merge: 1, fuse: 0, fuse-far: 0, split: 0, move-op: 0, recompute: 0, uncompute: 0, "
-            "granularity: 0, traversal: 0, retain: 0, reorder: 0}}\nlns: {moves: {merge: 0, fuse: 0, fuse-far: 0}}\n",
+            "granularity: 0, traversal: 0, retain: 0, reorder: 0, reproduce: 0}}\n"
+            "lns: {moves: {merge: 0, fuse: 0, fuse-far: 0}}\n",
             "lns.moves"));
 }
 
