@@ -21,11 +21,15 @@ using LD = long double;
 
 // A tensor is *retainable* when some schedule could keep it in fast memory across a boundary:
 // only produced tensors (V6: never graph inputs), never graph outputs (V7), and only if it fits
-// (W1 counts a retained tensor in full). The bound lets every retainable tensor cross every
-// boundary for free (no store in its producer's subgraph, no load in its consumer's): a
-// relaxation, so sound; it costs tightness only where capacity allows retention.
+// beside something: a subgraph S that t is retained into counts |t| in full in every step's working
+// set (W1), and also the tile region (at least one element) of each non-retained output of S, or
+// the whole of each retained one; S has an output (the last of its ops in topological order, V3,
+// makes a tensor no op of S reads: O(S) is never empty). So |t| + 1 <= C: a tensor of exactly the
+// capacity (a 2048 x 512 activation in 1 Mi of fast memory) is never retained. The bound lets every
+// retainable tensor cross every boundary for free (no store in its producer's subgraph, no load in
+// its consumer's): a relaxation, so sound; it costs tightness only where capacity allows retention.
 inline bool retainable(const Problem& p, TensorId t) {
-  return !p.is_graph_input[t] && !p.is_graph_output[t] && p.size(t) <= p.capacity;
+  return !p.is_graph_input[t] && !p.is_graph_output[t] && p.size(t) < p.capacity;
 }
 
 // The fewest tiles (w, h <= N: V8) of a grid with t's shape.

@@ -71,8 +71,8 @@ int Shares::claimSide(OpId o, int s) {
                         [&](OpId c) { return mayShareSubgraph(shapesOf(o), shapesOf(c)); });
   };
   auto usable = [&](TensorId x) {
-    return (!claimed[x] || (args.on(BoundArg::ApartClaims) && apart(x))) &&
-           (p.is_graph_input[x] || p.size(x) > p.capacity) && std::find(chain.begin(), chain.end(), x) == chain.end();
+    return (!claimed[x] || (args.on(BoundArg::ApartClaims) && apart(x))) && !retainable(p, x) &&
+           std::find(chain.begin(), chain.end(), x) == chain.end();  // never resident at S's start
   };
   // shared-claims (shares.cpp): o's strips of t over the readers of t that may share S with o.
   const bool spreadable = args.on(BoundArg::SharedClaims) && alwaysSplit && p.size(t) > p.capacity;

@@ -252,7 +252,8 @@ i64 drawListed(Draw& d, const std::vector<i64>& list, i64 lo, i64 hi) {
 }
 
 // Capacity around the graph's thresholds (CapacityMarks): just above or below one tile's or one
-// tile row's working set, everything fits, in between, or small.
+// tile row's working set, everything fits, in between, or small; or exactly one tensor's size (a
+// tensor as large as the fast memory: it fits alone but never beside an output tile).
 i64 drawCapacity(Draw& d, const Problem& p) {
   const CapacityMarks mk = capacityMarks(p);
   auto near = [&](i64 x, bool above) {
@@ -270,7 +271,14 @@ i64 drawCapacity(Draw& d, const Problem& p) {
     case 6: c = 2 * mk.total + mk.row; break;
     case 7: c = d.between(std::min(mk.tile, mk.row), std::max(mk.row, mk.total)); break;
     case 8: c = near(mk.tile / static_cast<i64>(2 + d.below(7)), d.percent(50)); break;
-    default: c = d.between(4, mk.total + mk.row); break;
+    default:
+      if (d.percent(50)) {
+        const TensorId t = static_cast<TensorId>(d.below(static_cast<uint64_t>(p.numTensors())));
+        c = p.size(t);
+      } else {
+        c = d.between(4, mk.total + mk.row);
+      }
+      break;
   }
   return std::clamp<i64>(c, 4, kMaxCapacity);
 }
