@@ -21,6 +21,7 @@ bool has(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(
 // s and N does not read is dropped (written instead, where s-1 writes it at all).
 bool ReproduceMove::propose(IncrementalEvaluator& ev, Rng& rng, Change& out) {
   const int n = ev.size();
+  if (n == 0) return false;
   const Problem& p = ev.problem();
   const int s = static_cast<int>(randBelow(rng, static_cast<uint64_t>(n)));
   const auto& sched = ev.schedule().subgraphs;

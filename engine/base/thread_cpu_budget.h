@@ -34,7 +34,7 @@ class ThreadCpuBudget {
 
  private:
   // A thread that has ended: Linux drops its clock (the read fails: spent); a kernel that keeps
-  // it frozen (gVisor) leaves the wall-clock cap to end the budget.
+  // it frozen (the CI's sandbox) leaves the wall-clock cap to end the budget.
   double now() const {
     timespec ts{};
     if (clock_gettime(clock_, &ts) != 0) return std::numeric_limits<double>::infinity();
