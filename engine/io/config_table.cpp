@@ -61,7 +61,9 @@ std::vector<ConfigKey> annealingKeys() {
       integer("sa.restart_after", &C::sa_restart_after, "20000", 1, 1000000000000,
               "evaluations without improvement before a restart drawn from the elite pool"),
       integer("sa.sync_every", &C::sa_sync_every, "2000", 1, 1000000000000,
-              "evaluations between offers of a worker's best to the pool"),
+              "evaluations between offers of a worker's best to the pool, with up to 3 threads; with T > 3, "
+              "T / 2 times as many (each sync copies the schedule, and each adoption re-prices it and drops the "
+              "worker's own moves since)"),
       boolean("sa.adopt_pool_best", &C::sa_adopt_pool_best, "true",
               "at each of those points an annealer whose best is behind the pool's best continues from the pool's best "
               "(several annealers then follow the leader); `false`: annealers meet only at restarts"),

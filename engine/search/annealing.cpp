@@ -1,5 +1,6 @@
 #include "engine/search/annealing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -62,6 +63,10 @@ double annealingTemperature(const SearchConfig& c, double latency, int ops, doub
   return latency * scale * c.sa_t0 * std::pow(c.sa_t1 / c.sa_t0, fraction);
 }
 
+long syncInterval(const SearchConfig& c, int workers) {
+  return c.sa_sync_every * std::max(1L, static_cast<long>(workers) / 2);
+}
+
 double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double until) {
   ev.reset(start);
   if (!ev.valid()) return std::numeric_limits<double>::infinity();
@@ -72,6 +77,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
   };
   const char* who = workerKindName(WorkerKind::Annealing);
   long sinceImprove = 0, sinceSync = 0, local = 0, proposals = 0;
+  const long syncEvery = syncInterval(run_.cfg, run_.stats.workers());
   if (moves_.empty()) return best.latency;
   double lastOffer = -1;
   bool pendingOffer = false;
@@ -125,7 +131,7 @@ double Annealer::run(IncrementalEvaluator& ev, const Schedule& start, double unt
         pendingOffer = true;
       }
     }
-    if (sinceSync >= run_.cfg.sa_sync_every) {
+    if (sinceSync >= syncEvery) {
       sinceSync = 0;
       offerBestToPool();
       // Another worker is ahead of this one's best: continue from its schedule (with several

@@ -9,7 +9,7 @@
 //            down on graphs of more than sa.scale_ops ops) over the budget;
 //            IncrementalEvaluator::apply commits it.
 // The worker's best goes to the run's progress (at most once per write interval) and to the elite
-// pool (every sa.sync_every evaluations); after sa.restart_after evaluations without improvement
+// pool (every syncInterval evaluations); after sa.restart_after evaluations without improvement
 // it restarts from a schedule drawn from the pool.
 #pragma once
 #include <limits>
@@ -29,6 +29,14 @@ namespace mlsys {
 // temperature relative to the whole latency would accept almost every move until the last
 // seconds (bench/RESULTS.md, eighth session of 2026-11-28).
 double annealingTemperature(const SearchConfig& c, double latency, int ops, double fraction);
+
+// Evaluations between an annealer's sync points (its offer to the pool, and the adoption of the
+// pool's best when another worker is ahead): sa.sync_every with up to 3 workers, times workers / 2
+// beyond. Each sync copies and encodes the schedule, and each adoption re-prices it and drops the
+// worker's own moves since: on 16 cores, 16 threads syncing every 2,000 evaluations reached less on
+// 4 of 6 graphs of 1,000-5,000 ops than with syncs 10 times rarer (bench/RESULTS.md, seventeenth
+// session).
+long syncInterval(const SearchConfig& c, int workers);
 
 class Annealer {
  public:

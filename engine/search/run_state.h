@@ -78,6 +78,7 @@ class RunStats {
     workers_ = n > 0 ? n : 0;
     by_worker_ = std::make_unique<WorkerCount[]>(static_cast<size_t>(workers_));
   }
+  int workers() const { return workers_; }  // setWorkers' count (0 before it)
   std::vector<long> evaluationsByWorker() const;
   std::atomic<long> accepted{0};     // applied annealing moves
   std::atomic<bool> optimal{false};  // the best meets the lower bound: the run stops

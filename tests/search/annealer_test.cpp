@@ -196,3 +196,19 @@ TEST(Annealer, OnGraphsBeyondScaleOpsTheTemperatureFollowsTheLatencyPerOp) {
   c.sa_scale_ops = 0;
   EXPECT_DOUBLE_EQ(annealingTemperature(c, 1e6, 5000, 0.5), unscaled);
 }
+
+// The sync interval: sa.sync_every with up to 3 workers (so 1 and 2 threads sync as they always
+// did), times workers / 2 beyond (bench/RESULTS.md, seventeenth session: 16 threads on 16 cores).
+TEST(Annealer, SyncsAsConfiguredUpToThreeWorkersAndHalfAsOftenPerWorkerBeyond) {
+  SearchConfig c;
+  c.sa_sync_every = 2000;
+  EXPECT_EQ(syncInterval(c, 0), 2000);  // a SearchRun whose workers were never counted
+  EXPECT_EQ(syncInterval(c, 1), 2000);
+  EXPECT_EQ(syncInterval(c, 2), 2000);
+  EXPECT_EQ(syncInterval(c, 3), 2000);
+  EXPECT_EQ(syncInterval(c, 4), 4000);
+  EXPECT_EQ(syncInterval(c, 16), 16000);
+  EXPECT_EQ(syncInterval(c, 64), 64000);
+  c.sa_sync_every = 1;
+  EXPECT_EQ(syncInterval(c, 5), 2);
+}
