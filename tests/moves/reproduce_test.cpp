@@ -69,7 +69,7 @@ TEST(Reproduce, RunsAProducerAgainToRetainItsOutputIntoItsReader) {
   //   SG1: T2 resident: max(100, store T3 1638.4) = 1638.4; SG2 still loads SG0's write: 4915.2.
   // Delta 3276.8 + 100 + 1638.4 + 4915.2 - 11468.8 = -1538.4.
   const Problem p = lnMlp();
-  const Schedule s{{tile({0, 1}), tile({2}), tile({3})}};
+  const Schedule s{{tile({0, 1}), tile({2}), tile({3})}, {}};
   auto ev = startEv(p, s);
   const Change c = proposalWith(*ev, {{0, 1}, {1}, {2}, {3}});
   ASSERT_EQ(c.repl.size(), 3u);
@@ -91,7 +91,7 @@ TEST(Reproduce, AProducerWhoseInputIsEphemeralElsewhereIsRejected) {
   // Re-producing T2 for SG2 puts [1] after SG1 = [2], which does not make T1, and T1 is consumed
   // inside SG0 (never written): V5, in both evaluators.
   const Problem p = lnMlp();
-  const Schedule s{{tile({0, 1}), tile({2}), tile({3})}};
+  const Schedule s{{tile({0, 1}), tile({2}), tile({3})}, {}};
   auto ev = startEv(p, s);
   const Change c = proposalWith(*ev, {{0, 1}, {2}, {1}, {3}});
   const Evaluation fa = evaluateSchedule(p, applied(s, c), ModelOptions{});
@@ -106,7 +106,7 @@ TEST(Reproduce, NothingToReproduceWhereEverySubgraphReadsOnlyGraphInputs) {
   // [[0,1,2,3]] reads only T0: no boundary input has a producer.
   const Problem p = lnMlp();
   IncrementalEvaluator ev(p, ModelOptions{});
-  ev.reset(Schedule{{tile({0, 1, 2, 3})}});
+  ev.reset(Schedule{{tile({0, 1, 2, 3})}, {}});
   ASSERT_TRUE(ev.valid());
   auto mv = makeMove("reproduce");
   ASSERT_TRUE(mv);
