@@ -48,18 +48,19 @@ struct SearchConfig {
   double beam_order_time_share{};  // beam.order_time_share
   WorkerKind beam_then{};          // beam.then: Annealing, Lns, or BeamThen for `auto` (search.cpp, beamThen)
   // lns:
-  int lns_whole_graph_ops{};     // lns.whole_graph_ops
-  int lns_window_ops_min{};      // lns.window_ops_min
-  int lns_window_ops_max{};      // lns.window_ops_max
-  double lns_window_seconds{};   // lns.window_seconds
-  long lns_stall_windows{};      // lns.stall_windows
-  bool lns_every_side{};         // lns.every_side
-  bool lns_adaptive{};           // lns.adaptive
-  double lns_slice_seconds{};    // lns.slice_seconds
-  bool lns_polish{};             // lns.polish
-  int lns_region_ops{};          // lns.region_ops
-  double lns_guided{};           // lns.guided
-  bool lns_component_regions{};  // lns.component_regions
+  int lns_whole_graph_ops{};           // lns.whole_graph_ops
+  int lns_window_ops_min{};            // lns.window_ops_min
+  int lns_window_ops_max{};            // lns.window_ops_max
+  double lns_window_seconds{};         // lns.window_seconds
+  double lns_reader_window_seconds{};  // lns.reader_window_seconds
+  long lns_stall_windows{};            // lns.stall_windows
+  bool lns_every_side{};               // lns.every_side
+  bool lns_adaptive{};                 // lns.adaptive
+  double lns_slice_seconds{};          // lns.slice_seconds
+  bool lns_polish{};                   // lns.polish
+  int lns_region_ops{};                // lns.region_ops
+  double lns_guided{};                 // lns.guided
+  bool lns_component_regions{};        // lns.component_regions
   // lns.moves: the move weights of the annealing an LNS worker runs (its adaptive slices, or after
   // a proof), over sa.moves: a key given here replaces that move's weight for those annealers only.
   std::map<std::string, double> lns_move_weights;

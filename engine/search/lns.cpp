@@ -96,8 +96,16 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     }
     size_t seedKey = 0;
     const int seed = cfg.lns_guided > 0 && rand01(rng_) < cfg.lns_guided ? guidedSeed(ev, seedKey, until) : -1;
-    std::vector<int> idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
-    bool better = !idx.empty() && window(ev, idx);
+    // A third of the windows, with lns.reader_window_seconds, try a reader window first, from the
+    // subgraph farthest above its part floor not tried yet at this size (guidedSeed).
+    const bool readers = cfg.lns_reader_window_seconds > 0 && randBelow(rng_, 3) == 2;
+    size_t readerKey = 0;
+    const int readerSeed = readers ? guidedSeed(ev, readerKey, until) : -1;
+    std::vector<int> idx = readerSeed >= 0 ? readerWindow(ev, readerSeed, guidedExcess_) : std::vector<int>{};
+    const double seconds = idx.empty() ? cfg.lns_window_seconds : cfg.lns_reader_window_seconds;
+    if (idx.empty()) idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
+    bool better = !idx.empty() && window(ev, idx, seconds);
+    if (!better && readerSeed >= 0) seeded_.insert(readerKey);
     if (!better && seed >= 0) {
       if (seeded_.size() >= 1000000) seeded_.clear();
       seeded_.insert(seedKey);
@@ -157,6 +165,7 @@ int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until) {
     const double excess = ev.latency(i) - it->second;
     if (excess > most) most = excess, best = i, key = k;
   }
+  guidedExcess_ = most;
   return best;
 }
 
@@ -185,6 +194,39 @@ std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size
   if (ops.size() < 2) return {};
   std::vector<int> idx;
   for (int i = first; i <= last; ++i) idx.push_back(i);
+  return idx;
+}
+
+std::vector<int> Lns::readerWindow(const IncrementalEvaluator& ev, int seed, double excess) {
+  const Problem& p = run_.p;
+  const int n = ev.size();
+  if (n < 2) return {};
+  const int s = seed;
+  if (s < 0 || s >= n) return {};
+  std::vector<TensorId> cands;  // loaded here, made by an op, read by another op too
+  for (TensorId t : ev.info(s).boundary)
+    if (p.producer[t] >= 0 && p.consumers[t].size() >= 2 &&
+        static_cast<double>(p.size(t)) / static_cast<double>(p.bandwidth) >= excess / 2)
+      cands.push_back(t);
+  if (cands.empty()) return {};
+  const TensorId t = *std::max_element(cands.begin(), cands.end(), [&](TensorId a, TensorId b) {
+    return p.size(a) < p.size(b);  // the largest load
+  });
+  const int maker = ev.lastWriterBefore(t, s);
+  if (maker < 0) return {};
+  const auto& sgs = ev.schedule().subgraphs;
+  std::vector<int> idx = {maker, s};
+  for (OpId d : p.consumers[t]) {
+    int first = -1;
+    for (int i = 0; i < n && first < 0; ++i)
+      if (std::find(sgs[i].ops.begin(), sgs[i].ops.end(), d) != sgs[i].ops.end()) first = i;
+    if (first >= 0) idx.push_back(first);
+  }
+  std::sort(idx.begin(), idx.end());
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  std::unordered_set<OpId> ops;
+  for (int i : idx) ops.insert(sgs[i].ops.begin(), sgs[i].ops.end());
+  if (idx.size() < 3 || ops.size() > static_cast<size_t>(kMaxWindowOps)) return {};
   return idx;
 }
 
@@ -235,7 +277,7 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int
   return idx;
 }
 
-bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
+bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds) {
   const Problem& p = run_.p;
   const Schedule& cur = ev.schedule();
   std::vector<OpId> ops;
@@ -263,7 +305,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx) {
   // resets it; measured, they cost transformer-n150-s12 1-2% at 30 s (bench/RESULTS.md).
   o.mirrors = false;
   takePricings(o);
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(run_.cfg.lns_window_seconds);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   ExactResult r =
       solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
   ++stats_.evaluations;

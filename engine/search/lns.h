@@ -78,6 +78,14 @@ class Lns {
   // stops or reaches `until` first. `key` names it for that record. Public for its test.
   int guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until = 1e300);
   static constexpr int kGuidedScan = 4096;
+  // A reader window (lns.reader_window_seconds) from subgraph `seed`: for the largest tensor it
+  // loads that another op reads too and whose load is at least half of `excess` (what the subgraph
+  // pays above its part floor, which assumes such a tensor retained in where it fits: the window is
+  // for that retention), the subgraph that last made the tensor before it, and those
+  // that first run its other readers (at most kExactMaxOps ops): the window where the maker may
+  // share a subgraph with the other readers and retain the tensor into the first (a CNN's
+  // bottleneck block, bench/RESULTS.md seventeenth session); empty if none fits. Public for its test.
+  std::vector<int> readerWindow(const IncrementalEvaluator& ev, int seed, double excess = 0);
 
  private:
   // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
@@ -85,7 +93,8 @@ class Lns {
   // tensors, from subgraph `seed` (a random one when seed < 0).
   std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
   std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
-  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx);
+  // The exact solve of window idx within `seconds`, spliced in when it is cheaper.
+  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds);
   // Puts `block` in place of subgraphs `idx` (bestSplice), retains across its ends and polishes its
   // traversals: true if the latency fell; a worse result is undone, an equal one kept (a sideways
   // step). `strict`: only a splice priced below the current latency is applied at all.
@@ -124,6 +133,7 @@ class Lns {
   std::unordered_set<std::string> solved_;     // windows (their subgraphs, encoded) proven optimal as they are
   std::unordered_map<size_t, double> floors_;  // part floors (lns.guided), per hash of the sorted op set
   static constexpr size_t kMaxFloors = 100000;
+  double guidedExcess_ = 0;            // the last guided seed's latency above its part floor
   std::unordered_set<size_t> seeded_;  // guided seeds whose window did not gain (hash of the subgraph's key, size)
   MoveStats stats_;
   struct Logged {

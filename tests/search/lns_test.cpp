@@ -447,3 +447,26 @@ TEST(Portfolio, ThreadsZeroFollowsTheAffinityMask) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("threads 1;"), std::string::npos) << r.err;
 }
+
+// A reader window: T2 (op 1's output) is read by op 2 and op 3 in two other subgraphs. From either
+// reader's subgraph the window is the maker's, op 3's and op 2's subgraphs; from the maker's, which
+// loads only a graph input, there is none.
+TEST(Lns, AReaderWindowHoldsTheMakerAndEveryReaderOfTheLoadedTensor) {
+  const Problem p = test::problemFromJson(R"({"widths": [256, 256, 256, 256, 256, 256],
+ "heights": [256, 256, 256, 256, 256, 256], "inputs": [[0], [1], [2], [2, 4]], "outputs": [[1], [2], [3], [5]],
+ "base_costs": [100, 100, 100, 100], "op_types": ["Pointwise", "Pointwise", "Pointwise", "Pointwise"],
+ "fast_memory_capacity": 400000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
+  OneWorker w(p, SearchConfig{});
+  Schedule s;
+  s.subgraphs = {{{0, 1}, {128, 128, 1}, {}, {}}, {{3}, {128, 128, 1}, {}, {}}, {{2}, {128, 128, 1}, {}, {}}};
+  w.ev.reset(s);
+  ASSERT_TRUE(w.ev.valid());
+  Lns lns(w.run, 0);
+  EXPECT_EQ(lns.readerWindow(w.ev, 2), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(lns.readerWindow(w.ev, 1), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(lns.readerWindow(w.ev, 0).empty());
+  EXPECT_TRUE(lns.readerWindow(w.ev, 3).empty());
+  // T2's load (65,536 / 10) must be at least half of what the subgraph pays above its floor.
+  EXPECT_EQ(lns.readerWindow(w.ev, 2, 13000), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(lns.readerWindow(w.ev, 2, 14000).empty());
+}
