@@ -100,15 +100,16 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     // subgraph farthest above its part floor not tried yet at this size (guidedSeed).
     const bool readers = cfg.lns_reader_window_seconds > 0 && randBelow(rng_, 3) == 2;
     size_t readerKey = 0;
-    const int readerSeed = readers ? guidedSeed(ev, readerKey, until) : -1;
-    std::vector<int> idx = readerSeed >= 0 ? readerWindow(ev, readerSeed, guidedExcess_) : std::vector<int>{};
+    double excess = 0;
+    const int readerSeed = readers ? guidedSeed(ev, readerKey, until, &excess) : -1;
+    std::vector<int> idx = readerSeed >= 0 ? readerWindow(ev, readerSeed, excess) : std::vector<int>{};
     const double seconds = idx.empty() ? cfg.lns_window_seconds : cfg.lns_reader_window_seconds;
     if (idx.empty()) idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
     bool better = !idx.empty() && window(ev, idx, seconds);
-    if (!better && readerSeed >= 0) seeded_.insert(readerKey);
-    if (!better && seed >= 0) {
+    if (!better && (seed >= 0 || readerSeed >= 0)) {
       if (seeded_.size() >= 1000000) seeded_.clear();
-      seeded_.insert(seedKey);
+      if (seed >= 0) seeded_.insert(seedKey);
+      if (readerSeed >= 0) seeded_.insert(readerKey);
     }
     if (better) {
       stall_ = 0;
@@ -131,7 +132,7 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   start = ev.schedule();
 }
 
-int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until) {
+int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until, double* excessOut) {
   const std::function<bool()> stop = [&] { return run_.stop.stopNow() || run_.dl.elapsed() >= until; };
   const auto& sgs = ev.schedule().subgraphs;
   const int n = ev.size(), scan = std::min(n, kGuidedScan);
@@ -165,7 +166,7 @@ int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until) {
     const double excess = ev.latency(i) - it->second;
     if (excess > most) most = excess, best = i, key = k;
   }
-  guidedExcess_ = most;
+  if (excessOut) *excessOut = most;
   return best;
 }
 
@@ -199,9 +200,7 @@ std::vector<int> Lns::consecutiveWindow(const IncrementalEvaluator& ev, int size
 
 std::vector<int> Lns::readerWindow(const IncrementalEvaluator& ev, int seed, double excess) {
   const Problem& p = run_.p;
-  const int n = ev.size();
-  if (n < 2) return {};
-  const int s = seed;
+  const int n = ev.size(), s = seed;
   if (s < 0 || s >= n) return {};
   std::vector<TensorId> cands;  // loaded here, made by an op, read by another op too
   for (TensorId t : ev.info(s).boundary)

@@ -75,8 +75,9 @@ class Lns {
   // most that changing it alone could gain), among those whose window at the current size has not
   // already failed to gain (with their contents as they are), scanning at most kGuidedScan
   // subgraphs from a random one on larger schedules; -1 if none is above its floor or the run
-  // stops or reaches `until` first. `key` names it for that record. Public for its test.
-  int guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until = 1e300);
+  // stops or reaches `until` first. `key` names it for that record, `excess` (if given) receives
+  // how far it is above its floor. Public for its test.
+  int guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until = 1e300, double* excess = nullptr);
   static constexpr int kGuidedScan = 4096;
   // A reader window (lns.reader_window_seconds) from subgraph `seed`: for the largest tensor it
   // loads that another op reads too and whose load is at least half of `excess` (what the subgraph
@@ -133,7 +134,6 @@ class Lns {
   std::unordered_set<std::string> solved_;     // windows (their subgraphs, encoded) proven optimal as they are
   std::unordered_map<size_t, double> floors_;  // part floors (lns.guided), per hash of the sorted op set
   static constexpr size_t kMaxFloors = 100000;
-  double guidedExcess_ = 0;            // the last guided seed's latency above its part floor
   std::unordered_set<size_t> seeded_;  // guided seeds whose window did not gain (hash of the subgraph's key, size)
   MoveStats stats_;
   struct Logged {
