@@ -114,22 +114,23 @@ std::vector<ConfigKey> lnsKeys() {
           "largest window: the size grows by one op after `lns.stall_windows` windows without improvement, up to this"),
       real("lns.window_seconds", &C::lns_window_seconds, "1", 0.001, 3600,
            "time limit of one window's exact solve (its best so far is used)"),
-      real("lns.reader_window_seconds", &C::lns_reader_window_seconds, "0", 0, 3600,
-           "a third of the windows are, where one fits, a reader window, solved within this time limit: from the "
-           "subgraph farthest above its part floor (as `lns.guided`), the largest tensor it loads that another op "
-           "reads too, the subgraph that made it and those that first run its other readers (the maker may then "
-           "share a subgraph with the other readers and retain the tensor into the first: a CNN's bottleneck "
-           "block); 0: none. Off by default: at 4, 2 threads, 20 s, resnet50 -1.07%, encoder-s128 -1.3%, "
-           "decoder-s512 -1.6%, but vit_b_16 +1.4% and random-n1000 +0.6% at 30 s (bench/RESULTS.md)"),
+      real("lns.reader_window_seconds", &C::lns_reader_window_seconds, "4", 0, 3600,
+           "reader windows, each solved within this time limit (at most a tenth of the budget, at least "
+           "`lns.window_seconds`): from the subgraph farthest above its part floor (as `lns.guided`), the largest "
+           "tensor it loads that another op reads too, the subgraph that made it and those that first run its other "
+           "readers (the maker may then share a subgraph with the other readers and retain the tensor into the "
+           "first: a CNN's bottleneck block). With `lns.adaptive` a kind of slice of their own, chosen by its yield "
+           "like the others; without, a third of the windows where one fits. 0: none. At 4 against 0 (2 threads, "
+           "20 s, 3 seeds): decoder-s512 -1.1%, vit_b_16 -0.7%, cnn-n1000 +0.1% (bench/RESULTS.md)"),
       integer("lns.stall_windows", &C::lns_stall_windows, "30", 1, 1000000000,
               "windows without improvement before the window grows"),
       boolean("lns.every_side", &C::lns_every_side, "false",
               "windows over every tile side, not only the smallest side per tile count (much slower)"),
       boolean(
           "lns.adaptive", &C::lns_adaptive, "true",
-          "an LNS worker spends its time in slices of `lns.slice_seconds`, each windows, annealing or the granularity "
-          "polish (see *Large-neighbourhood search* below), choosing by the yield (relative improvement per second) "
-          "each kind had in its recent slices; `false`: windows only"),
+          "an LNS worker spends its time in slices of `lns.slice_seconds`, each windows, annealing, the granularity "
+          "polish, a fusion component or reader windows (see *Large-neighbourhood search* below), choosing by the "
+          "yield (relative improvement per second) each kind had in its recent slices; `false`: windows only"),
       real("lns.slice_seconds", &C::lns_slice_seconds, "0.5", 0.001, 3600, "length of one such slice"),
       boolean("lns.polish", &C::lns_polish, "true",
               "the adaptive LNS worker's third kind of slice, the granularity polish (below); `false`: windows and "

@@ -83,29 +83,25 @@ bool Lns::solveWhole(IncrementalEvaluator& ev, Schedule& start) {
 
 void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
   const SearchConfig& cfg = run_.cfg;
-  ev.reset(start);
-  if (!ev.valid()) return;
-  replay(ev, until);
+  if (!startFrom(ev, start, until)) return;
   if (size_ < cfg.lns_window_ops_min) size_ = cfg.lns_window_ops_min;
   while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
     // Adopt a better schedule another worker found (SearchRun::adoptIfBetter, the one policy).
-    if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s)) {
-      ev.reset(s);
-      if (!ev.valid()) return;
-      replay(ev, until);
-    }
+    if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s) && !startFrom(ev, s, until)) return;
     size_t seedKey = 0;
     const int seed = cfg.lns_guided > 0 && rand01(rng_) < cfg.lns_guided ? guidedSeed(ev, seedKey, until) : -1;
     // A third of the windows, with lns.reader_window_seconds, try a reader window first, from the
     // subgraph farthest above its part floor not tried yet at this size (guidedSeed).
-    const bool readers = cfg.lns_reader_window_seconds > 0 && randBelow(rng_, 3) == 2;
+    // (With lns.adaptive the reader windows are a kind of slice of their own: readerWindows.)
+    const bool readers = cfg.lns_reader_window_seconds > 0 && !cfg.lns_adaptive && randBelow(rng_, 3) == 2;
     size_t readerKey = 0;
     double excess = 0;
     const int readerSeed = readers ? guidedSeed(ev, readerKey, until, &excess) : -1;
     std::vector<int> idx = readerSeed >= 0 ? readerWindow(ev, readerSeed, excess) : std::vector<int>{};
-    const double seconds = idx.empty() ? cfg.lns_window_seconds : cfg.lns_reader_window_seconds;
-    if (idx.empty()) idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
-    bool better = !idx.empty() && window(ev, idx, seconds);
+    const bool reader = !idx.empty();
+    if (!reader) idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
+    bool better = !idx.empty() &&
+                  window(ev, idx, reader ? readerSeconds() : cfg.lns_window_seconds, reader ? readerStats_ : stats_);
     if (!better && (seed >= 0 || readerSeed >= 0)) {
       if (seeded_.size() >= 1000000) seeded_.clear();
       if (seed >= 0) seeded_.insert(seedKey);
@@ -114,7 +110,7 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     if (better) {
       stall_ = 0;
       cycleImproved_ = true;
-      improved(ev, stats_);
+      improved(ev, reader ? readerStats_ : stats_);
     } else if (++stall_ >= cfg.lns_stall_windows) {
       stall_ = 0;
       if (++size_ > cfg.lns_window_ops_max) {
@@ -130,6 +126,37 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     }
   }
   start = ev.schedule();
+}
+
+double Lns::readerSeconds() const {
+  const double budget = run_.dl.elapsed() + run_.dl.remaining();
+  return std::min(run_.cfg.lns_reader_window_seconds, std::max(run_.cfg.lns_window_seconds, budget / 10));
+}
+
+bool Lns::startFrom(IncrementalEvaluator& ev, const Schedule& s, double until) {
+  ev.reset(s);
+  if (!ev.valid()) return false;
+  replay(ev, until);
+  return true;
+}
+
+void Lns::readerWindows(IncrementalEvaluator& ev, Schedule& start, double until) {
+  if (run_.cfg.lns_reader_window_seconds <= 0 || !startFrom(ev, start, until)) return;
+  while (!run_.stop.stopNow() && run_.dl.elapsed() < until) {
+    if (Schedule s; run_.adoptIfBetter(id_, ev.total(), s) && !startFrom(ev, s, until)) return;
+    size_t key = 0;
+    double excess = 0;
+    const int seed = guidedSeed(ev, key, until, &excess);
+    if (seed < 0) break;  // every subgraph above its floor tried: the slice ends (its yield says so)
+    const std::vector<int> idx = readerWindow(ev, seed, excess);
+    if (!idx.empty() && window(ev, idx, readerSeconds(), readerStats_)) {
+      improved(ev, readerStats_);
+      continue;  // the seed may be above its floor still: the schedule changed, so may its key
+    }
+    if (seeded_.size() >= 1000000) seeded_.clear();
+    seeded_.insert(key);
+  }
+  if (ev.valid()) start = ev.schedule();
 }
 
 int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until, double* excessOut) {
@@ -276,7 +303,7 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int
   return idx;
 }
 
-bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds) {
+bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds, MoveStats& by) {
   const Problem& p = run_.p;
   const Schedule& cur = ev.schedule();
   std::vector<OpId> ops;
@@ -307,7 +334,7 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx, double s
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   ExactResult r =
       solveExact(w.p, ev.model(), o, [&] { return run_.stop.stopNow() || std::chrono::steady_clock::now() > until; });
-  ++stats_.evaluations;
+  ++by.evaluations;
   run_.countBatch(id_, std::max<int64_t>(1, r.stats.configs_priced));
   if (r.stats.lb_violations > 0) {  // a window's exact price below a floor it pruned with
     run_.progress.guard().exactViolation("the exact solver (an LNS window)", static_cast<long>(r.stats.lb_violations),
@@ -318,10 +345,10 @@ bool Lns::window(IncrementalEvaluator& ev, const std::vector<int>& idx, double s
     if (r.proven_optimal && solved_.size() < 1000000) solved_.insert(key);
     return false;
   }
-  ++stats_.valid;
+  ++by.valid;
   const std::vector<SubgraphSched> block = toFull(w, r.schedule).subgraphs;
   if (!spliceIn(ev, idx, block)) return false;
-  ++stats_.applied;
+  ++by.applied;
   Logged entry;
   for (const SubgraphSched& sg : here.subgraphs) entry.replaced.push_back(sg.ops);
   entry.block = block;
@@ -341,6 +368,7 @@ bool Lns::spliceIn(IncrementalEvaluator& ev, const std::vector<int>& idx, const 
   const Schedule backup = deltaWorsens(sp.delta.delta, oldTotal) ? ev.schedule() : Schedule{};
   ev.apply(sp.change, sp.delta);  // better, as good (a sideways step), or worse until retentions return
   for (auto [from, to] : sp.runs(static_cast<int>(block.size()))) {
+    if (run_.stop.stopNow()) break;  // the splice stands or is undone below; the rest is polish
     retainAcross(ev, to);
     retainAcross(ev, from - 1);
     polishTraversals(ev, from, to);
@@ -404,6 +432,7 @@ void Lns::reportStats() const {
   run_.stats.addMoves("lns-window", stats_);
   if (polishStats_.evaluations > 0) run_.stats.addMoves("lns-polish", polishStats_);
   if (replayStats_.evaluations > 0) run_.stats.addMoves("lns-replay", replayStats_);
+  if (readerStats_.evaluations > 0) run_.stats.addMoves("lns-reader", readerStats_);
 }
 
 }  // namespace mlsys

@@ -67,6 +67,11 @@ class Lns {
   // a change marks the schedule converged: polishing it again returns at once. `start` becomes
   // the schedule reached; true if it is cheaper.
   bool polishGranularities(IncrementalEvaluator& ev, Schedule& start, double until);
+  // Reader windows only (lns.reader_window_seconds with lns.adaptive: a kind of slice of its own),
+  // from `start` until the run stops, its elapsed time reaches `until` (checked between windows) or
+  // no subgraph above its part floor is left untried (guidedSeed); `start` becomes the schedule
+  // reached. A seed whose window did not gain is not tried again while its subgraph stays as it is.
+  void readerWindows(IncrementalEvaluator& ev, Schedule& start, double until);
   void reportStats() const;
   // Logs a gain made elsewhere on this worker's schedule (a component region: regions.h) for
   // replay: the op lists of the subgraphs it replaced, and what it put in their place.
@@ -94,8 +99,11 @@ class Lns {
   // tensors, from subgraph `seed` (a random one when seed < 0).
   std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
   std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
-  // The exact solve of window idx within `seconds`, spliced in when it is cheaper.
-  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds);
+  // A reader window's time: lns.reader_window_seconds, at most a tenth of the run's budget (at
+  // least lns.window_seconds), so that on a short run one window cannot take the rest of it.
+  double readerSeconds() const;
+  // The exact solve of window idx within `seconds`, spliced in when it is cheaper; counted in `by`.
+  bool window(IncrementalEvaluator& ev, const std::vector<int>& idx, double seconds, MoveStats& by);
   // Puts `block` in place of subgraphs `idx` (bestSplice), retains across its ends and polishes its
   // traversals: true if the latency fell; a worse result is undone, an equal one kept (a sideways
   // step). `strict`: only a splice priced below the current latency is applied at all.
@@ -109,6 +117,8 @@ class Lns {
   // on the worker's own (on gemm-chain-n5000 the beam worker's first schedule arrived after 19 s,
   // and the windows solved meanwhile were lost). true if cheaper.
   bool replay(IncrementalEvaluator& ev, double until);
+  // `ev` reset to `s`, then the logged gains replayed on it: false (nothing replayed) if s is not valid.
+  bool startFrom(IncrementalEvaluator& ev, const Schedule& s, double until);
   // Subgraphs [from, to] each at its best traversal among raster and the snakes from every
   // corner, both ways (the window solver knows only raster and the snakes from the first tile).
   bool polishTraversals(IncrementalEvaluator& ev, int from, int to);
@@ -143,6 +153,7 @@ class Lns {
   std::deque<Logged> log_;  // the worker's window gains (at most kMaxLogged, oldest dropped)
   static constexpr size_t kMaxLogged = 4096;
   MoveStats replayStats_;  // replays: evaluated, applied (the latency fell)
+  MoveStats readerStats_;  // reader windows (lns.reader_window_seconds): as stats_ for the others
   MoveStats polishStats_;  // the granularity polish: evaluated, valid, applied (a side changed), improved (a new best)
   double best_ = -1;
   int size_ = 0;    // window size (distinct ops) of the current round

@@ -1,6 +1,7 @@
 // The adaptive LNS worker's portfolio (lns.adaptive): slices of lns.slice_seconds, each spent on
-// LNS windows, annealing, the granularity polish or (on large graphs) a region, chosen by the yield each kind had in
-// its recent slices (slices.cpp states the policy). Used by the worker threads of engine/search/search.cpp.
+// LNS windows, annealing, the granularity polish, (on large graphs) a region or reader windows, chosen by the yield
+// each kind had in its recent slices (slices.cpp states the policy). Used by the worker threads of
+// engine/search/search.cpp.
 #pragma once
 
 #include "cost/pricing/incremental.h"

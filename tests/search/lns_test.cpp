@@ -23,9 +23,11 @@
 #include "engine/search/order_beam.h"
 #include "engine/search/search.h"
 #include "engine/search/window.h"
+#include "tests/search/one_worker.h"
 #include "tests/test_util.h"
 
 using namespace mlsys;
+using test::OneWorker;
 
 namespace {
 
@@ -120,28 +122,6 @@ Schedule retainEitherSchedule() {
   s.subgraphs = {{{1, 2}, {128, 128, 128}, {}, {4}}, {{3}, {125, 128, 128}, {}, {}}, {{4, 0}, {128, 128, 128}, {}, {}}};
   return s;
 }
-
-// One LNS worker's run on a problem (a budget of 60 s, nothing written).
-struct OneWorker {
-  static Deadline budget() {
-    Deadline d;
-    d.setBudget(60);
-    return d;
-  }
-  OneWorker(const Problem& p, const SearchConfig& c)
-      : cfg(c),
-        dl(budget()),
-        out(p, cfg.model, ""),
-        run(p, cfg, 7, dl, out, 0, nullptr, 0.0, true),
-        ev(p, cfg.model, 64) {
-    run.stats.setWorkers(1);
-  }
-  SearchConfig cfg;
-  Deadline dl;
-  OutputWriter out;
-  SearchRun run;
-  IncrementalEvaluator ev;
-};
 
 }  // namespace
 
@@ -446,27 +426,4 @@ TEST(Portfolio, ThreadsZeroFollowsTheAffinityMask) {
   auto r = test::runMlsys({"solve", f, out, "--threads", "0", "--seconds", "0.5"}, {"taskset", "-c", "0"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("threads 1;"), std::string::npos) << r.err;
-}
-
-// A reader window: T2 (op 1's output) is read by op 2 and op 3 in two other subgraphs. From either
-// reader's subgraph the window is the maker's, op 3's and op 2's subgraphs; from the maker's, which
-// loads only a graph input, there is none.
-TEST(Lns, AReaderWindowHoldsTheMakerAndEveryReaderOfTheLoadedTensor) {
-  const Problem p = test::problemFromJson(R"({"widths": [256, 256, 256, 256, 256, 256],
- "heights": [256, 256, 256, 256, 256, 256], "inputs": [[0], [1], [2], [2, 4]], "outputs": [[1], [2], [3], [5]],
- "base_costs": [100, 100, 100, 100], "op_types": ["Pointwise", "Pointwise", "Pointwise", "Pointwise"],
- "fast_memory_capacity": 400000, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
-  OneWorker w(p, SearchConfig{});
-  Schedule s;
-  s.subgraphs = {{{0, 1}, {128, 128, 1}, {}, {}}, {{3}, {128, 128, 1}, {}, {}}, {{2}, {128, 128, 1}, {}, {}}};
-  w.ev.reset(s);
-  ASSERT_TRUE(w.ev.valid());
-  Lns lns(w.run, 0);
-  EXPECT_EQ(lns.readerWindow(w.ev, 2), (std::vector<int>{0, 1, 2}));
-  EXPECT_EQ(lns.readerWindow(w.ev, 1), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(lns.readerWindow(w.ev, 0).empty());
-  EXPECT_TRUE(lns.readerWindow(w.ev, 3).empty());
-  // T2's load (65,536 / 10) must be at least half of what the subgraph pays above its floor.
-  EXPECT_EQ(lns.readerWindow(w.ev, 2, 13000), (std::vector<int>{0, 1, 2}));
-  EXPECT_TRUE(lns.readerWindow(w.ev, 2, 14000).empty());
 }
