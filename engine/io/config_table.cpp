@@ -121,7 +121,8 @@ std::vector<ConfigKey> lnsKeys() {
            "readers (the maker may then share a subgraph with the other readers and retain the tensor into the "
            "first: a CNN's bottleneck block). With `lns.adaptive` a kind of slice of their own, chosen by its yield "
            "like the others; without, a third of the windows where one fits. 0: none. At 4 against 0 (2 threads, "
-           "20 s, 3 seeds): decoder-s512 -1.1%, vit_b_16 -0.7%, cnn-n1000 +0.1% (bench/RESULTS.md)"),
+           "3 seeds): decoder-s512 -0.87%, encoder-s128 -0.32%, resnet50 -0.25%, vit_b_16 -0.14%, random and "
+           "gemm-chain graphs within 0.12% either way (bench/RESULTS.md)"),
       integer("lns.stall_windows", &C::lns_stall_windows, "30", 1, 1000000000,
               "windows without improvement before the window grows"),
       boolean("lns.every_side", &C::lns_every_side, "false",
