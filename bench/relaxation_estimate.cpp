@@ -1,7 +1,7 @@
 // mlsys_relaxation_estimate: how much of a gap the bound could at best recover (issue 53, item 1).
 //
 //   mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] [--model K=V]
-//                             [--cover FILE]
+//                             [--cover FILE] [--bounded]
 //
 // Runs the bound (lowerBound, --bound-seconds, default 10), then, for each fusion component too
 // large for the exact cover (more than 20 ops), the cover's linear relaxation over the component's
@@ -20,6 +20,8 @@
 // ops, weight, part floor; and per op of the component, `lp_shares`, the relaxation's share y_o, and
 // `op_shares`, the share bound's) as JSON to FILE, to set beside a schedule's subgraphs (where does the
 // schedule pay more than the relaxation's parts for the same ops?).
+// With --bounded, the figure per component is instead the large-parts relaxation at K (internal.h,
+// boundedRelaxation: a lower bound, the bound's step 9 at one K), with the component's shares as caps.
 // Exit 0 on success, 1 on bad input, 2 on usage errors.
 #include <algorithm>
 #include <chrono>
@@ -39,7 +41,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: mlsys_relaxation_estimate PROBLEM.json [--part-ops K] [--seconds S] [--bound-seconds S] "
-               "[--model K=V] [--cover FILE]\n";
+               "[--model K=V] [--cover FILE] [--bounded]\n";
   return 2;
 }
 
@@ -75,6 +77,7 @@ std::string coverJson(const BoundComponent& c, const bound_detail::LpCover& lp) 
 int main(int argc, char** argv) {
   std::string problemPath, coverPath;
   int partOps = 6;
+  bool bounded = false;
   double seconds = 600, boundSeconds = 10;
   ModelOptions model;
   try {
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
       else if (a == "--bound-seconds") boundSeconds = std::stod(next());
       else if (a == "--model") model.setAssignment(next());
       else if (a == "--cover") coverPath = next();
+      else if (a == "--bounded") bounded = true;
       else if (a == "-h" || a == "--help") return usage(), 0;
       else if (!a.empty() && a[0] == '-') return usage();
       else if (problemPath.empty()) problemPath = a;
@@ -135,8 +139,12 @@ int main(int argc, char** argv) {
                 around[local[d]].push_back(static_cast<int32_t>(j));
               }
         for (OpId o : c.ops) local[o] = -1;
+        std::vector<LD> shares(c.ops.size(), 0);
+        for (size_t j = 0; j < c.ops.size() && j < c.op_shares.size(); ++j) shares[j] = c.op_shares[j];
         const bound_detail::LpCover lp =
-            bound_detail::relaxationEstimate(p, model, c.ops, around, opCompute, partOps, 50'000'000, stop);
+            bounded
+                ? bound_detail::boundedRelaxation(p, model, c.ops, around, opCompute, partOps, shares, 50'000'000, stop)
+                : bound_detail::relaxationEstimate(p, model, c.ops, around, opCompute, partOps, 50'000'000, stop);
         if (lp.done) {
           estimate = static_cast<double>(lp.value);
           covers += (covers.empty() ? "\n" : ",\n") + coverJson(c, lp);

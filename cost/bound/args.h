@@ -40,6 +40,7 @@ enum class BoundArg : uint8_t {
   SharedClaims,     // readers of a tensor that may share S each claim their strips over their number
   SharedReloads,    // upstream-reloads also where other readers may share S, none holding a strip over steps
   SplitJoint,       // a MatMul with K > N feeds no MatMul where it accumulates (nk > 1): joint with upstream-joint
+  LargeParts,       // the relaxation over a large component's small parts, ops in larger ones capped at their shares
   kCount
 };
 
@@ -77,7 +78,7 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCou
     "order-floors",   "cover",          "forced-ops",       "readers",          "edge-floors",  "retention-prices",
     "shares",         "joint-floors",   "pressure",         "forced-stores",    "closed-loads", "lp",
     "upstream-joint", "step-mixtures",  "upstream-reloads", "chain-claims",     "class-reach",  "apart-claims",
-    "shared-claims",  "shared-reloads", "split-joint"};
+    "shared-claims",  "shared-reloads", "split-joint",      "large-parts"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

@@ -30,10 +30,16 @@
 namespace mlsys {
 
 struct BoundOptions {
-  int max_cover_ops = 20;         // components up to this many ops get the exact cover (a dp over 2^n sets)
-  int share_parts = 24;           // an op with at most this many possible parts is closed (shares.cpp)
-  long max_parts = 20000;         // connected parts enumerated per component, else "floors"
-  long lp_parts = 300000;         // sets grown for a group's linear relaxation (lp_relaxation.cpp), else none; 0: off
+  int max_cover_ops = 20;  // components up to this many ops get the exact cover (a dp over 2^n sets)
+  int share_parts = 24;    // an op with at most this many possible parts is closed (shares.cpp)
+  long max_parts = 20000;  // connected parts enumerated per component, else "floors"
+  long lp_parts = 300000;  // sets grown for a group's linear relaxation (lp_relaxation.cpp), else none; 0: off
+  // The large-parts relaxation (lp_relaxation.cpp, boundedRelaxation) of each component of at least
+  // large_from ops without an exact cover: its parts of at most K ops listed, K = 4, 5, ... up to
+  // large_part_ops while the time lasts, at most large_parts sets grown per round (0: off).
+  int large_from = 65;
+  int large_part_ops = 8;
+  long large_parts = 1'000'000;
   BoundArgs args;                 // the arguments switched off (args.h: `bound --without ARG`)
   std::function<bool()> give_up;  // when it returns true, the remaining groups get "floors" (fast)
   // The anytime bound: called with each value proven so far, rising (the global floors, then the
@@ -131,6 +137,8 @@ struct BoundComponent {
   std::vector<double> op_shares;  // each op's share (the order of ops): every valid subgraph pays its ops' shares
   double shares_s = 0;            // time it took, seconds
   bool by_shares = false;         // value is the share bound (above the groups' and the edge floor)
+  double large_parts = 0;         // the large-parts relaxation (0: not computed)
+  bool by_large_parts = false;    // value is the large-parts relaxation (above all of the above)
 };
 
 struct LowerBound {

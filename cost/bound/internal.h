@@ -269,6 +269,7 @@ struct LpCover {
   std::vector<LD> shares;         // per op of the group: its y
   std::vector<LD> reader_shares;  // per reader element (readerElements), with "readers": its y
   long visited = 0, parts = 0;
+  int large = 0;  // boundedRelaxation: the large ops
   struct Part {
     std::vector<OpId> ops;
     double weight = 0, floor = 0;
@@ -296,6 +297,24 @@ LD computePerTile(const Problem& p, const ModelOptions& m, const OpComputeFloor&
 LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
                            const std::vector<std::vector<int32_t>>& around, const std::vector<LD>& opCompute,
                            int maxPartOps, long maxVisited, const std::function<bool()>& stop);
+
+// A lower bound for a group of any size (lp_relaxation.cpp, boundedRelaxation): the relaxation
+// over its valid parts of at most maxPartOps ops, where an op in a valid part of maxPartOps + 1
+// ops takes at most its share from the share bound (shares, per op of the group) and a reader
+// element of such a maker none; `known` (when set) keeps the part floors it prices, by their ops, for
+// the next call. done is false when the parts are more than maxVisited, the time
+// ran out or the solver failed.
+LpCover boundedRelaxation(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                          const std::vector<std::vector<int32_t>>& around, const std::vector<LD>& opCompute,
+                          int maxPartOps, const std::vector<LD>& shares, long maxVisited,
+                          const std::function<bool()>& stop, const BoundArgs& args = {},
+                          std::map<std::vector<OpId>, LD>* known = nullptr);
+
+// boundedRelaxation's pieces (relaxations.cpp): the result when every op is large (the shares),
+// and the caps per column (ops, then reader elements; empty without shares).
+LpCover sharesOnly(const std::vector<LD>& shares);
+std::vector<LD> capsOf(const std::vector<char>& large, const std::vector<LD>* shares,
+                       const std::vector<int32_t>& makerOf, int elements);
 
 // Upward closed invalidity of a part S (`in` marks its ops): forced_shapes.cpp states it.
 bool forcedInvalid(const Problem& p, const std::vector<char>& in, const std::vector<OpId>& S);

@@ -20,12 +20,15 @@
 // a part pays the shares of its unforced ops and of the pairs it serves (the same cover argument, one
 // more kind of element; the subgraphs that first run each op and those that serve each pair are
 // among the schedule's, each paying at least its floor).
+// The large-parts relaxation (boundedRelaxation) runs the same programme with caps: relaxations.cpp
+// states its argument.
 // The solver's y is repaired before it counts: negative entries go to 0 and, where a part's
 // unforced shares exceed its floor (the solver's tolerance), that part's shares are scaled down to
 // it (shares only fall, so no other part's constraint breaks), so the constraints hold in the
 // arithmetic the bound reports.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -99,7 +102,8 @@ bool contains(const std::vector<int32_t>& S, int j) { return std::binary_search(
 // part holding o and no reader of t. Per part, the elements it serves (numbered from n).
 template <class Set>
 std::vector<std::vector<int32_t>> servedElements(const Problem& p, const std::vector<OpId>& ops,
-                                                 const std::vector<Set>& parts, int& elements) {
+                                                 const std::vector<Set>& parts, int& elements,
+                                                 std::vector<int32_t>* makerOf = nullptr) {
   const int n = static_cast<int>(ops.size());
   std::vector<std::vector<int32_t>> served(parts.size());
   elements = 0;
@@ -121,6 +125,7 @@ std::vector<std::vector<int32_t>> servedElements(const Problem& p, const std::ve
       else mk.inside.push_back(at->second);
     }
     elements += static_cast<int>(mk.inside.size()) + (mk.outside ? 1 : 0);
+    if (makerOf) makerOf->resize(static_cast<size_t>(elements), j);
     makers.push_back(std::move(mk));
   }
   if (makers.empty()) return served;
@@ -145,7 +150,8 @@ std::vector<std::vector<int32_t>> servedElements(const Problem& p, const std::ve
 // False when more than maxVisited sets are visited or `stop` fires.
 template <class Sets>
 bool validParts(const Problem& p, const std::vector<OpId>& ops, const Sets& sets, long maxVisited, int maxPartOps,
-                const std::function<bool()>& stop, std::vector<typename Sets::Set>& parts, long& visited) {
+                const std::function<bool()>& stop, std::vector<typename Sets::Set>& parts, long& visited,
+                std::vector<char>* large = nullptr) {
   using Set = typename Sets::Set;
   const int n = static_cast<int>(ops.size());
   std::vector<std::optional<std::vector<Shape>>> shapes(n);
@@ -174,9 +180,11 @@ bool validParts(const Problem& p, const std::vector<OpId>& ops, const Sets& sets
   std::vector<int32_t> local;
   auto keep = [&](const Set& S) {
     ++visited;
-    if (maxPartOps > 0 && static_cast<int>(sizeOf(S)) > maxPartOps) return false;
+    const bool beyond = maxPartOps > 0 && static_cast<int>(sizeOf(S)) > maxPartOps;
+    if (beyond && (!large || static_cast<int>(sizeOf(S)) > maxPartOps + 1)) return false;
     local.clear();
     members(S, [&](int j) { local.push_back(j); });
+    if (beyond && std::all_of(local.begin(), local.end(), [&](int32_t j) { return (*large)[j] != 0; })) return false;
     if constexpr (std::is_same_v<Set, uint64_t>) {
       for (int32_t j : local)
         if (neverMask[j] & S) return false;
@@ -190,7 +198,9 @@ bool validParts(const Problem& p, const std::vector<OpId>& ops, const Sets& sets
     for (OpId o : part) in[o] = 1;
     const bool invalid = forcedInvalid(p, in, part);
     for (OpId o : part) in[o] = 0;
-    return !invalid;
+    if (beyond && !invalid)
+      for (int32_t j : local) (*large)[j] = 1;
+    return !invalid && !beyond;
   };
   std::vector<Set> starts;
   for (int v = 0; v < n; ++v) starts.push_back(Sets::single(v));
@@ -221,8 +231,8 @@ class StopEvents : public ClpEventHandler {
 // reports (negatives to 0, each row above its floor scaled down, below). False when not solved.
 template <class Set>
 bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vector<std::vector<int32_t>>& served,
-                const std::vector<char>& active, const std::vector<LD>& floor, std::vector<LD>& y,
-                const std::function<bool()>& stop) {
+                const std::vector<char>& active, const std::vector<LD>& floor, const std::vector<LD>& caps,
+                std::vector<LD>& y, const std::function<bool()>& stop) {
   auto row = [&](size_t i, auto f) { rowMembers(covers, served, i, f); };
   std::vector<size_t> rows;
   for (size_t i = 0; i < covers.size(); ++i)
@@ -238,6 +248,8 @@ bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vecto
   const double inf = COIN_DBL_MAX;
   const int cols = static_cast<int>(y.size());  // n ops, then the reader elements
   std::vector<double> colLower(cols, 0), colUpper(cols, inf), objective(cols, -1), rowLower(rows.size(), -inf);
+  for (size_t j = 0; j < caps.size() && j < colUpper.size(); ++j)
+    if (caps[j] < std::numeric_limits<LD>::infinity()) colUpper[j] = static_cast<double>(caps[j]);
   lp = ClpSimplex();
   lp.setLogLevel(0);
   matrix.setDimensions(static_cast<int>(rows.size()), cols);
@@ -247,7 +259,10 @@ bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vecto
   lp.dual();
   if (lp.status() != 0) return false;
   const double* sol = lp.primalColumnSolution();
-  for (int j = 0; j < cols; ++j) y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
+  for (int j = 0; j < cols; ++j) {
+    y[j] = std::max<LD>(0, static_cast<LD>(sol[j]));
+    if (j < static_cast<int>(caps.size())) y[j] = std::min(y[j], caps[j]);  // the solver's tolerance
+  }
   // Row by row: a row above its floor has its members' y scaled down to fit (y only shrinks, so every
   // other row's sum only falls and a row once repaired stays repaired); a floor of 0 or less sets its
   // members to 0. (A global scale by the worst row's ratio gave 0 everywhere when the solver left
@@ -263,11 +278,69 @@ bool solveRound(ClpSimplex& lp, const std::vector<Set>& covers, const std::vecto
   return true;
 }
 
+// The parts of positive weight in the relaxed cover (positive row duals: the parts it would run).
+template <class Set, class OpsOf>
+void coverParts(const ClpSimplex& lp, const std::vector<Set>& parts, const std::vector<char>& active,
+                const std::vector<LD>& floor, OpsOf opsOf, LpCover& res) {
+  const double* duals = lp.dualRowSolution();
+  int r = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!active[i]) continue;
+    if (std::fabs(duals[r]) > 1e-9)
+      res.cover.push_back({opsOf(parts[i]), std::fabs(duals[r]), static_cast<double>(floor[i])});
+    ++r;
+  }
+}
+
+// Per part, its floor as `known` has it, else -1 (not priced yet).
+template <class Set, class OpsOf>
+std::vector<LD> knownFloors(const std::map<std::vector<OpId>, LD>* known, const std::vector<Set>& parts, OpsOf opsOf) {
+  std::vector<LD> raw(parts.size(), -1);
+  if (known)
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (const auto at = known->find(opsOf(parts[i])); at != known->end()) raw[i] = at->second;
+  return raw;
+}
+
+// The first rows (into `active`): the parts of one or two ops (`small`) and, for each column they
+// leave out, the first valid part that counts it; a capped column needs none. Polled at every part:
+// a part floor can take a millisecond, and 256 of them 25 ms. False when stopped, or when some op
+// or reader element is in no valid part: no schedule (readers.cpp: every schedule serves each
+// element), left to the floors.
+template <class Row, class Counts, class Small, class FloorOf>
+bool firstRows(size_t np, int cols, const std::vector<LD>& caps, Row row, Counts counts, Small small, FloorOf floorOf,
+               const std::function<bool()>& stop, std::vector<char>& active) {
+  const LD inf = std::numeric_limits<LD>::infinity();
+  std::vector<char> covered(cols, 0);
+  int uncovered = cols;
+  for (int j = 0; j < static_cast<int>(caps.size()); ++j)
+    if (caps[j] < inf) covered[j] = 1, --uncovered;
+  auto cover = [&](size_t i) {
+    active[i] = 1;
+    row(i, [&](int j) { uncovered -= covered[j] ? 0 : 1, covered[j] = 1; });
+  };
+  auto coversNew = [&](size_t i) {
+    bool any = false;
+    row(i, [&](int j) { any = any || !covered[j]; });
+    return any;
+  };
+  for (size_t i = 0; i < np; ++i) {
+    if (stop && stop()) return false;
+    if (counts(i) && small(i) && floorOf(i) < inf) cover(i);
+  }
+  for (size_t i = 0; i < np; ++i) {
+    if (stop && stop()) return false;
+    if (!active[i] && coversNew(i) && floorOf(i) < inf) cover(i);
+  }
+  return uncovered == 0;
+}
+
 // The relaxation over the parts of `sets` (masks or lists of the group's local ops).
 template <class Sets>
 LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops, const Sets& sets,
                   const std::vector<LD>& opCompute, long maxVisited, int maxPartOps, const std::function<bool()>& stop,
-                  const BoundArgs& args) {
+                  const BoundArgs& args, const std::vector<LD>* shares = nullptr,
+                  std::map<std::vector<OpId>, LD>* known = nullptr) {
   using Set = typename Sets::Set;
   LpCover res;
   const int n = static_cast<int>(ops.size());
@@ -278,13 +351,20 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
     return part;
   };
   std::vector<Set> parts;
-  if (!validParts(p, ops, sets, maxVisited, maxPartOps, stop, parts, res.visited)) return res;
+  // Bounded (boundedRelaxation): the ops in a valid part of maxPartOps + 1 ops are large.
+  std::vector<char> large;
+  if (shares) large.assign(n, 0);
+  if (!validParts(p, ops, sets, maxVisited, maxPartOps, stop, parts, res.visited, shares ? &large : nullptr))
+    return res;
+  if (shares && std::find(large.begin(), large.end(), 0) == large.end()) return sharesOnly(*shares);
   // Each part counts for its unforced ops (forced_ops.cpp).
   std::vector<Set> covers = args.on(BoundArg::ForcedOps) ? coverMasks(p, ops, parts, stop) : parts;
   // And the reader elements each part serves (readers.cpp; numbered from n): y has a share for each.
   int elements = 0;
-  const std::vector<std::vector<int32_t>> served =
-      args.on(BoundArg::Readers) ? servedElements(p, ops, parts, elements) : std::vector<std::vector<int32_t>>{};
+  std::vector<int32_t> makerOf;
+  const std::vector<std::vector<int32_t>> served = args.on(BoundArg::Readers)
+                                                       ? servedElements(p, ops, parts, elements, &makerOf)
+                                                       : std::vector<std::vector<int32_t>>{};
   auto row = [&](size_t i, auto f) { rowMembers(covers, served, i, f); };
   auto counts = [&](size_t i) { return sizeOf(covers[i]) > 0 || (!served.empty() && !served[i].empty()); };
   const size_t np = parts.size();
@@ -293,49 +373,42 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
   for (size_t i = 0; i < np; ++i) {
     if ((i & 255) == 0 && stop && stop()) return res;
     quick[i] = quickFloor(p, opsOf(parts[i]), opCompute, in);
+    if (shares) {  // S also pays its ops' shares (shares.cpp): the larger floor holds
+      LD paid = 0;
+      members(parts[i], [&](int j) { paid += (*shares)[j]; });
+      quick[i] = std::max(quick[i], paid);
+    }
   }
   const LD unknown = -1;
   std::vector<LD> floor(np, unknown);
+  // A part floor (bounded: also at least the part's shares); floors already priced come from `known`.
+  std::vector<LD> raw = knownFloors(known, parts, opsOf);
+  auto priced = [&](size_t i) {
+    if (raw[i] == unknown)
+      raw[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args, stop ? &stop : nullptr).value);
+    const LD f = raw[i];
+    return f < std::numeric_limits<LD>::infinity() ? std::max(f, shares ? quick[i] : f) : f;
+  };
   auto floorOf = [&](size_t i) {
     if (floor[i] == unknown) {
-      floor[i] = static_cast<LD>(partFloor(p, m, opsOf(parts[i]), nullptr, args, stop ? &stop : nullptr).value);
+      floor[i] = priced(i);
       ++res.parts;
     }
     return floor[i];
   };
-  auto finite = [](LD v) { return v < std::numeric_limits<LD>::infinity(); };
   // Rows: first the parts of one or two ops and, for each op they leave out, the first valid part
   // that counts it; then the parts the solution breaks, until it breaks none (row generation:
   // a part whose quick floor already pays the shares holds without its partFloor).
   const int cols = n + elements;
-  std::vector<char> active(np, 0), covered(cols, 0);
-  int uncovered = cols;
-  auto cover = [&](size_t i) {
-    active[i] = 1;
-    row(i, [&](int j) { uncovered -= covered[j] ? 0 : 1, covered[j] = 1; });
-  };
-  auto coversNew = [&](size_t i) {
-    bool any = false;
-    row(i, [&](int j) { any = any || !covered[j]; });
-    return any;
-  };
-  // (Polled at every part: a part floor can take a millisecond, and 256 of them 25 ms.)
-  for (size_t i = 0; i < np; ++i) {
-    if (stop && stop()) return res;
-    if (counts(i) && sizeOf(parts[i]) <= 2 && finite(floorOf(i))) cover(i);
-  }
-  for (size_t i = 0; i < np; ++i) {
-    if (stop && stop()) return res;
-    if (!active[i] && coversNew(i) && finite(floorOf(i))) cover(i);
-  }
-  // Some op or reader element in no valid part: no schedule (readers.cpp: every schedule serves
-  // each element); leave it to the floors.
-  if (uncovered) return res;
+  const std::vector<LD> caps = capsOf(large, shares, makerOf, elements);  // capped columns need no row
+  std::vector<char> active(np, 0);
+  auto small = [&](size_t i) { return sizeOf(parts[i]) <= 2; };
+  if (!firstRows(np, cols, caps, row, counts, small, floorOf, stop, active)) return res;
   std::vector<LD> y(cols, 0);
   ClpSimplex lp;
   for (;;) {
     if (stop && stop()) return res;
-    if (!solveRound(lp, covers, served, active, floor, y, stop)) return res;  // not solved: nothing from here
+    if (!solveRound(lp, covers, served, active, floor, caps, y, stop)) return res;  // not solved: nothing from here
     // The parts the shares break: those above their cheap floor get their partFloor (in
     // parallel: each floor is a pure function of its part, so the rows are the same at any
     // thread count), and those above it become rows.
@@ -355,9 +428,7 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
         stopped = true;
         return;
       }
-      for (size_t c = r.begin(); c != r.end(); ++c)
-        floor[fresh[c]] =
-            static_cast<LD>(partFloor(p, m, opsOf(parts[fresh[c]]), nullptr, args, stop ? &stop : nullptr).value);
+      for (size_t c = r.begin(); c != r.end(); ++c) floor[fresh[c]] = priced(fresh[c]);
     });
     if (stopped) return res;
     res.parts += static_cast<long>(fresh.size());
@@ -366,19 +437,15 @@ LpCover lpCoverOf(const Problem& p, const ModelOptions& m, const std::vector<OpI
       if (sums[i] > floor[i]) active[i] = 1, ++added;
     if (!added) break;
   }
+  if (known)
+    for (size_t i = 0; i < np; ++i)
+      if (raw[i] >= 0) known->emplace(opsOf(parts[i]), raw[i]);
   res.shares.assign(y.begin(), y.begin() + n);
   res.reader_shares.assign(y.begin() + n, y.end());
   for (LD v : y) res.value += v;
-  // The parts the relaxation's cover uses (positive row duals: the parts it would run).
-  const double* duals = lp.dualRowSolution();
-  int r = 0;
-  for (size_t i = 0; i < np; ++i) {
-    if (!active[i]) continue;
-    if (std::fabs(duals[r]) > 1e-9)
-      res.cover.push_back({opsOf(parts[i]), std::fabs(duals[r]), static_cast<double>(floor[i])});
-    ++r;
-  }
+  coverParts(lp, parts, active, floor, opsOf, res);
   res.done = true;
+  res.large = static_cast<int>(std::count(large.begin(), large.end(), 1));
   return res;
 }
 
@@ -405,62 +472,16 @@ LpCover relaxationEstimate(const Problem& p, const ModelOptions& m, const std::v
   return lpCoverOf(p, m, ops, listSets(nb), opCompute, maxVisited, maxPartOps, stop, BoundArgs{});
 }
 
-bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
-  up.reset();
-  const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false), opCompute_,
-                                                         bo_.lp_parts, bo_.give_up, bo_.args);
-  if (!lp.done) return false;
-  if (static_cast<double>(lp.value) <= g.value) return true;
-  up = g;
-  up->method = BoundMethod::Lp;
-  up->value = static_cast<double>(lp.value);
-  up->parts = lp.parts;
-  up->cover.clear();
-  for (const auto& part : lp.cover)
-    up->cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
-                         bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
-                         part.weight});
-  return true;
-}
-
-// Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
-// only its floors, after the share bound (each relaxation is priced once, before the priced passes,
-// and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
-// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
-// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
-// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
-// these: prices go to tensors of exact covers only.)
-LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
-  LD rise = 0;
-  for (BoundComponent& c : components) {
-    bool raised = false;
-    for (BoundGroup& g : c.groups) {
-      const int n = static_cast<int>(g.ops.size());
-      if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
-          !bo_.args.on(BoundArg::Lp))
-        continue;
-      auto known = lpGroups_.find(g.ops);
-      if (known == lpGroups_.end()) {
-        if (bo_.give_up && bo_.give_up()) continue;
-        std::optional<BoundGroup> up;
-        if (!lpRaise(g, up)) continue;  // stopped: priced again at step 7, if there is time
-        known = lpGroups_.emplace(g.ops, std::move(up)).first;
-      }
-      if (!known->second) continue;
-      g = *known->second;
-      raised = true;
-    }
-    if (!raised) continue;
-    LD sum = 0;
-    for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
-    const LD value = std::min(sum, static_cast<LD>(c.edge_floor));
-    if (value > static_cast<LD>(c.value)) {
-      rise += value - static_cast<LD>(c.value);
-      c.value = static_cast<double>(value);
-      c.by_shares = false;
-    }
-  }
-  return rise;
+LpCover boundedRelaxation(const Problem& p, const ModelOptions& m, const std::vector<OpId>& ops,
+                          const std::vector<std::vector<int32_t>>& around, const std::vector<LD>& opCompute,
+                          int maxPartOps, const std::vector<LD>& shares, long maxVisited,
+                          const std::function<bool()>& stop, const BoundArgs& args,
+                          std::map<std::vector<OpId>, LD>* known) {
+  if (maxPartOps < 1 || shares.size() != ops.size()) return {};
+  auto nb = [&around](int32_t v, auto f) {
+    for (int32_t u : around[v]) f(u);
+  };
+  return lpCoverOf(p, m, ops, listSets(nb), opCompute, maxVisited, maxPartOps, stop, args, &shares, known);
 }
 
 }  // namespace mlsys::bound_detail

@@ -110,6 +110,11 @@ class Ruler {
       }
       lb.timing.shares_s += since(t);
     }
+    // Step 9, last (it adds to no other step's time): the large components' relaxations.
+    publish(static_cast<double>(total * (1 - 1e-12L)));
+    t = Clock::now();
+    if (!stopNow()) total += largeCovers(lb.components, total);
+    lb.timing.lp_s += since(t);
     // Each component at least its quick floors (a bound alone, published first).
     total = std::max(total, publishedParts_);
     // Floating point: the parts are long double sums of exact-rational floors; the evaluator sums
@@ -181,6 +186,7 @@ class Ruler {
   static void keepShares(BoundComponent& c, const bound_detail::ShareBound& sb, double seconds);
   LD lateShares(std::vector<BoundComponent>& components, const std::vector<size_t>& deferred) const;
   LD relaxedCovers(std::vector<BoundComponent>& components);
+  LD largeCovers(std::vector<BoundComponent>& components, LD total);
 
   const Problem& p_;
   const ModelOptions& m_;

@@ -226,6 +226,14 @@ int cmdBound(int argc, char** argv) {
       "sets of its ops are grown to list its valid parts (0: none; with --cover-limit 0 it checks that "
       "argument on small graphs)",
       cxxopts::value<long>()->default_value("300000"))(
+      "large-from",
+      "A component of at least N ops beyond the cover gets the large-parts relaxation: its parts of up to "
+      "--large-part-ops ops listed, its ops in larger parts capped at their shares (lower values check that "
+      "argument on small graphs)",
+      cxxopts::value<int>()->default_value("65"))(
+      "large-part-ops",
+      "The largest parts the large-parts relaxation lists: rounds of 4, 5, ... up to N ops in time (0: off)",
+      cxxopts::value<int>()->default_value("8"))(
       "without",
       "Switch one argument of the bound off (repeatable): " + boundArgList() +
           ". The bound then rests on the others (README, \"The lower bound\")",
@@ -259,6 +267,10 @@ int cmdBound(int argc, char** argv) {
   bo.lp_parts = r["lp-parts"].as<long>();
   if (bo.lp_parts < 0 || bo.lp_parts > 100'000'000)
     throw UsageError("--lp-parts must be an integer from 0 to 100000000, got " + std::to_string(bo.lp_parts));
+  bo.large_from = r["large-from"].as<int>(), bo.large_part_ops = r["large-part-ops"].as<int>();
+  if (bo.large_from < 1 || bo.large_part_ops < 0 || bo.large_part_ops > 12)
+    throw UsageError("--large-from must be at least 1 and --large-part-ops from 0 to 12, got " +
+                     std::to_string(bo.large_from) + " and " + std::to_string(bo.large_part_ops));
   if (r.count("without"))
     for (const std::string& name : r["without"].as<std::vector<std::string>>()) {
       const std::optional<BoundArg> a = boundArgByName(name);
@@ -272,11 +284,12 @@ int cmdBound(int argc, char** argv) {
   }
   auto count = [](size_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
   auto ms = [](double s) { return s < 1 ? fmt::format("{:.1f} ms", s * 1e3) : humanSeconds(s); };
-  int covers = 0, floors = 0, lps = 0, shares = 0;
+  int covers = 0, floors = 0, lps = 0, shares = 0, large = 0;
   for (const BoundComponent& c : lb.components) {
     for (const BoundGroup& g : c.groups)
       (g.method == BoundMethod::Cover ? covers : g.method == BoundMethod::Lp ? lps : floors)++;
-    shares += c.by_shares ? 1 : 0;
+    shares += c.by_shares && !c.by_large_parts ? 1 : 0;
+    large += c.by_large_parts ? 1 : 0;
   }
   std::cout << "model: " << m.describe() << "\n"
             << "compute: " << humanLatency(lb.compute)
@@ -286,6 +299,7 @@ int cmdBound(int argc, char** argv) {
             << count(covers, "group") << " priced by the cheapest cover, "
             << (lps ? std::to_string(lps) + " by its linear relaxation, " : std::string()) << floors << " by floors"
             << (shares ? "; " + count(shares, "component") + " raised by the share bound" : std::string())
+            << (large ? "; " + count(large, "component") + " by the large-parts relaxation" : std::string())
             << "; --json lists them)\n"
             << "lower bound: " << humanLatency(lb.value()) << "  (--json: the exact value)\n"
             << (bo.args.off ? "without: " + offArgs(bo.args) + "\n" : std::string()) << "time: floors "

@@ -155,6 +155,7 @@ std::string offArgs(const BoundArgs& args) {
 namespace {
 // What set a component's value: the share bound, the edge floor, or its groups' method(s).
 std::string componentSetBy(const BoundComponent& c) {
+  if (c.by_large_parts) return "large-parts";
   if (c.by_shares) return "shares";
   double sum = 0;
   for (const BoundGroup& g : c.groups) sum += g.value;
@@ -211,7 +212,8 @@ std::string boundJson(const LowerBound& lb, const ModelOptions& m, const BoundAr
     ++ci;
     if (std::isfinite(c.edge_floor)) field(w, "edge_floor", c.edge_floor);
     // "groups": the sum of its groups' floors (or the edge floor); "shares": the share bound.
-    field(w, "argument", std::string(c.by_shares ? "shares" : "groups"));
+    field(w, "argument", std::string(c.by_large_parts ? "large-parts" : c.by_shares ? "shares" : "groups"));
+    if (c.large_parts > 0) field(w, "large_parts", c.large_parts);
     if (c.shares > 0) {
       field(w, "shares", c.shares);
       field(w, "closed_ops", c.closed_ops);

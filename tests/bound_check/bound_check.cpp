@@ -102,6 +102,17 @@ std::vector<BoundVariant> boundVariants(CheckLevel level) {
     v.push_back({name + ", cover limit 0", withOff(forced, 0)});
     v.push_back({name + ", cover limit 0, share parts 2", withOff(forced, 0, 2)});
   }
+  // large-parts on every component (large_from 1), the groups' relaxation off: the share bound's
+  // caps and the small parts' rows decide.
+  for (int K : {1, 2, 3})
+    for (int shareParts : {24, 2}) {
+      BoundOptions bo = withOff(BoundArgs{}.disable(BoundArg::Lp), 0, shareParts);
+      bo.large_from = 1;
+      bo.large_part_ops = K;
+      v.push_back({"large-parts up to " + std::to_string(K) + " ops from 1 op, cover limit 0, without lp" +
+                       (shareParts == 2 ? ", share parts 2" : ""),
+                   bo});
+    }
   if (level == CheckLevel::Quick) return v;
   for (BoundArg a : kStructural) {
     v.push_back({"only " + std::string(boundArgName(a)), withOff(onlyStructural(a))});

@@ -1,0 +1,159 @@
+// The Ruler's relaxation steps: step 7, the cover's linear relaxation of each group of 21-64 ops
+// (lp_relaxation.cpp states the argument), and step 9, the large-parts relaxation of each large
+// component (below).
+//
+// The large-parts relaxation (boundedRelaxation, Ruler step 9: `large-parts`) is the same programme
+// for a component of any size, with only its parts of at most K ops listed. An op is *large* when a
+// connected set of K + 1 ops holding it passes the listing's upward-closed tests (lp_relaxation.cpp,
+// validParts, which reaches every such set, growing them as it grows the parts). Every op x of a
+// valid subgraph S of more than K ops is large: S is connected along the component's edges (V4),
+// so a breadth-first search of S from x gives a connected T within S of K + 1 ops holding x, and T
+// passes the tests since S does (upward closed). So with y_o <= s_o, the share bound's share
+// (shares.cpp: every valid subgraph pays at least its ops' shares), for every large op o, and
+// y_e = 0 for every reader element whose maker is large (a part serving (o, d) holds o), such an S
+// pays what the cover argument asks of it: sum over its unforced ops of y + sum over the elements
+// it serves of y <= sum over o in S of s_o <= latency(S). A listed part's right-hand side is the
+// larger of partFloor(S) and sum over S of s_o (each is below latency(S)), so y = s is feasible:
+// the relaxation is at least the share bound. Test: `LargeParts.*`, `BoundSoundness.*`.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "cost/bound/internal.h"
+#include "cost/bound/ruler.h"
+
+namespace mlsys::bound_detail {
+
+// boundedRelaxation with every op large: y <= s everywhere and y = s feasible, so the shares.
+LpCover sharesOnly(const std::vector<LD>& shares) {
+  LpCover res;
+  res.shares = shares;
+  for (LD v : shares) res.value += v;
+  res.large = static_cast<int>(shares.size());
+  res.done = true;
+  return res;
+}
+
+// boundedRelaxation's caps per column (ops, then reader elements): a large op's y is at most its
+// share, an element whose maker is large has none; infinite elsewhere (none without shares).
+std::vector<LD> capsOf(const std::vector<char>& large, const std::vector<LD>* shares,
+                       const std::vector<int32_t>& makerOf, int elements) {
+  if (!shares) return {};
+  const int n = static_cast<int>(large.size());
+  std::vector<LD> caps(static_cast<size_t>(n + elements), std::numeric_limits<LD>::infinity());
+  for (int j = 0; j < n; ++j)
+    if (large[j]) caps[j] = (*shares)[j];
+  for (int e = 0; e < elements; ++e)
+    if (large[makerOf[e]]) caps[n + e] = 0;
+  return caps;
+}
+
+bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
+  up.reset();
+  const bound_detail::LpCover lp = bound_detail::lpCover(p_, m_, g.ops, neighbours<uint64_t>(g.ops, false), opCompute_,
+                                                         bo_.lp_parts, bo_.give_up, bo_.args);
+  if (!lp.done) return false;
+  if (static_cast<double>(lp.value) <= g.value) return true;
+  up = g;
+  up->method = BoundMethod::Lp;
+  up->value = static_cast<double>(lp.value);
+  up->parts = lp.parts;
+  up->cover.clear();
+  for (const auto& part : lp.cover)
+    up->cover.push_back({part.ops, partFloor(p_, m_, part.ops, nullptr, bo_.args, bo_.give_up ? &bo_.give_up : nullptr),
+                         bo_.args.on(BoundArg::ForcedOps) ? forcedOps(p_, part.ops) : std::vector<OpId>{},
+                         part.weight});
+  return true;
+}
+
+// Step 7: the cover's linear relaxation (lp_relaxation.cpp) for each group of 21 to 64 ops that has
+// only its floors, after the share bound (each relaxation is priced once, before the priced passes,
+// and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
+// stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
+// groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
+// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
+// these: prices go to tensors of exact covers only.)
+LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
+  LD rise = 0;
+  for (BoundComponent& c : components) {
+    bool raised = false;
+    for (BoundGroup& g : c.groups) {
+      const int n = static_cast<int>(g.ops.size());
+      if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
+          !bo_.args.on(BoundArg::Lp))
+        continue;
+      auto known = lpGroups_.find(g.ops);
+      if (known == lpGroups_.end()) {
+        if (bo_.give_up && bo_.give_up()) continue;
+        std::optional<BoundGroup> up;
+        if (!lpRaise(g, up)) continue;  // stopped: priced again at step 7, if there is time
+        known = lpGroups_.emplace(g.ops, std::move(up)).first;
+      }
+      if (!known->second) continue;
+      g = *known->second;
+      raised = true;
+    }
+    if (!raised) continue;
+    LD sum = 0;
+    for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
+    const LD value = std::min(sum, static_cast<LD>(c.edge_floor));
+    if (value > static_cast<LD>(c.value)) {
+      rise += value - static_cast<LD>(c.value);
+      c.value = static_cast<double>(value);
+      c.by_shares = false;
+    }
+  }
+  return rise;
+}
+
+// Step 9: the large-parts relaxation (boundedRelaxation) of each component of at least
+// BoundOptions::large_from ops that the exact cover did not price, with the share bound's shares
+// as the caps (none computed: 0, which holds too); the component at the larger of its value and
+// that. Rounds of K = 4, 5, ... up to BoundOptions::large_part_ops (each round's figure is a bound:
+// an anytime rise, published after each), while the time lasts and a component's parts stay within
+// BoundOptions::large_parts sets. Returns how much the total rose. A component here is never priced
+// (prices go to tensors of exact covers only), so its value is a bound of its own subgraphs, as
+// the relaxation's is.
+LD Ruler::largeCovers(std::vector<BoundComponent>& components, LD total) {
+  LD rise = 0;
+  if (!bo_.args.on(BoundArg::LargeParts) || bo_.large_parts <= 0 || bo_.large_part_ops < 1) return 0;
+  std::vector<char> done(components.size(), 0);  // too many parts, or stopped
+  std::map<std::vector<OpId>, LD> known;          // part floors priced in earlier rounds
+  for (int K = std::min(4, bo_.large_part_ops); K <= bo_.large_part_ops; ++K) {
+    for (size_t ci = 0; ci < components.size(); ++ci) {
+      BoundComponent& c = components[ci];
+      const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+      if (done[ci] || cover || static_cast<int>(c.ops.size()) < bo_.large_from) continue;
+      if (stopNow() || (bo_.give_up && bo_.give_up())) return rise;
+      std::vector<LD> shares(c.ops.size(), 0);
+      if (c.op_shares.size() == c.ops.size())
+        for (size_t j = 0; j < shares.size(); ++j) shares[j] = std::max<LD>(0, c.op_shares[j]);
+      // The parts grow along every edge of the component (as relaxedCovers' groups).
+      const int n = static_cast<int>(c.ops.size());
+      for (int i = 0; i < n; ++i) idx_[c.ops[i]] = i;
+      std::vector<std::vector<int32_t>> around(n);
+      for (int i = 0; i < n; ++i)
+        for (const auto& e : adj_[c.ops[i]])
+          if (idx_[e.first] >= 0) around[i].push_back(idx_[e.first]);
+      for (int i = 0; i < n; ++i) idx_[c.ops[i]] = -1;
+      const LpCover lp =
+          boundedRelaxation(p_, m_, c.ops, around, opCompute_, K, shares, bo_.large_parts, bo_.give_up, bo_.args, &known);
+      if (!lp.done && stopNow()) return rise;  // the caller is ending: ask nothing more
+      if (!lp.done || lp.large == n) {  // stopped, too many parts, or no small op: no larger K for it
+        done[ci] = 1;
+        if (!lp.done) continue;
+      }
+      c.large_parts = std::max(c.large_parts, static_cast<double>(lp.value));
+      if (lp.value > static_cast<LD>(c.value) * (1 + 1e-12L)) {  // not the shares again, rounded
+        rise += lp.value - static_cast<LD>(c.value);
+        c.value = static_cast<double>(lp.value);
+        c.by_large_parts = true;
+      }
+    }
+    publish(static_cast<double>((total + rise) * (1 - 1e-12L)));
+  }
+  return rise;
+}
+
+}  // namespace mlsys::bound_detail
