@@ -36,7 +36,8 @@ struct BoundOptions {
   long lp_parts = 300000;  // sets grown for a group's linear relaxation (lp_relaxation.cpp), else none; 0: off
   // The large-parts relaxation (lp_relaxation.cpp, boundedRelaxation) of each component of at least
   // large_from ops without an exact cover: its parts of at most K ops listed, K = 4, 5, ... up to
-  // large_part_ops while the time lasts, at most large_parts sets grown per round (0: off).
+  // large_part_ops while the time lasts (a component stops when all its ops are large, or at K = 5
+  // with nothing above its shares), at most large_parts sets grown per round (0: off).
   int large_from = 65;
   int large_part_ops = 8;
   long large_parts = 1'000'000;
