@@ -28,7 +28,6 @@
 // arithmetic the bound reports.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>

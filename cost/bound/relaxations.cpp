@@ -118,37 +118,36 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
 LD Ruler::largeCovers(std::vector<BoundComponent>& components, LD total) {
   LD rise = 0;
   if (!bo_.args.on(BoundArg::LargeParts) || bo_.large_parts <= 0 || bo_.large_part_ops < 1) return 0;
-  std::vector<char> done(components.size(), 0);  // too many parts, or stopped
-  std::map<std::vector<OpId>, LD> known;         // part floors priced in earlier rounds
+  struct Large {
+    BoundComponent* c;
+    std::vector<LD> shares;                    // the caps (0 where none were computed)
+    LD paid = 0;                               // their sum: the share bound
+    std::vector<std::vector<int32_t>> around;  // grown along every edge (as relaxedCovers' groups)
+    bool done = false;                         // too many parts, stopped, or nothing more to gain
+  };
+  std::vector<Large> large;
+  for (BoundComponent& c : components) {
+    const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+    if (cover || static_cast<int>(c.ops.size()) < bo_.large_from) continue;
+    Large l{&c, std::vector<LD>(c.ops.size(), 0), 0, neighbourLists(c.ops)};
+    if (c.op_shares.size() == c.ops.size())
+      for (size_t j = 0; j < l.shares.size(); ++j) l.paid += l.shares[j] = std::max<LD>(0, c.op_shares[j]);
+    large.push_back(std::move(l));
+  }
+  std::map<std::vector<OpId>, LD> known;  // part floors priced in earlier rounds
   for (int K = std::min(4, bo_.large_part_ops); K <= bo_.large_part_ops; ++K) {
-    for (size_t ci = 0; ci < components.size(); ++ci) {
-      BoundComponent& c = components[ci];
-      const bool cover = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
-      if (done[ci] || cover || static_cast<int>(c.ops.size()) < bo_.large_from) continue;
+    for (Large& l : large) {
+      if (l.done) continue;
       if (stopNow() || (bo_.give_up && bo_.give_up())) return rise;
-      std::vector<LD> shares(c.ops.size(), 0);
-      if (c.op_shares.size() == c.ops.size())
-        for (size_t j = 0; j < shares.size(); ++j) shares[j] = std::max<LD>(0, c.op_shares[j]);
-      // The parts grow along every edge of the component (as relaxedCovers' groups).
-      const int n = static_cast<int>(c.ops.size());
-      for (int i = 0; i < n; ++i) idx_[c.ops[i]] = i;
-      std::vector<std::vector<int32_t>> around(n);
-      for (int i = 0; i < n; ++i)
-        for (const auto& e : adj_[c.ops[i]])
-          if (idx_[e.first] >= 0) around[i].push_back(idx_[e.first]);
-      for (int i = 0; i < n; ++i) idx_[c.ops[i]] = -1;
-      const LpCover lp = boundedRelaxation(p_, m_, c.ops, around, opCompute_, K, shares, bo_.large_parts, bo_.give_up,
-                                           bo_.args, &known);
+      BoundComponent& c = *l.c;
+      const LpCover lp = boundedRelaxation(p_, m_, c.ops, l.around, opCompute_, K, l.shares, bo_.large_parts,
+                                           bo_.give_up, bo_.args, &known);
       if (!lp.done && stopNow()) return rise;  // the caller is ending: ask nothing more
-      if (!lp.done || lp.large == n) {         // stopped, too many parts, or no small op: no larger K for it
-        done[ci] = 1;
-        if (!lp.done) continue;
-      }
-      // Two rounds (K = 4, 5) with nothing above the shares: larger K are not tried (cnn-n1000, seed
-      // 9202: 1.4 s for nothing). Effort only: every round's figure is a bound.
-      LD paid = 0;
-      for (LD v : shares) paid += v;
-      if (K >= 5 && lp.value <= paid * (1 + 1e-9L)) done[ci] = 1;
+      // No larger K for a component stopped, with too many parts, with no small op, or (two rounds,
+      // K = 4, 5) with nothing above its shares: cnn-n1000, seed 9202, spent 1.4 s for nothing.
+      // Effort only: every round's figure is a bound.
+      l.done = !lp.done || lp.large == static_cast<int>(c.ops.size()) || (K >= 5 && lp.value <= l.paid * (1 + 1e-9L));
+      if (!lp.done) continue;
       c.large_parts = std::max(c.large_parts, static_cast<double>(lp.value));
       if (lp.value > static_cast<LD>(c.value) * (1 + 1e-12L)) {  // not the shares again, rounded
         rise += lp.value - static_cast<LD>(c.value);

@@ -170,6 +170,17 @@ class Ruler {
     for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
     return nb;
   }
+  // The same as lists of local indices (groups of any size).
+  std::vector<std::vector<int32_t>> neighbourLists(const std::vector<OpId>& ops) {
+    const int n = static_cast<int>(ops.size());
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
+    std::vector<std::vector<int32_t>> nb(n);
+    for (int i = 0; i < n; ++i)
+      for (const auto& e : adj_[ops[i]])
+        if (idx_[e.first] >= 0) nb[i].push_back(idx_[e.first]);
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+    return nb;
+  }
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
   BoundGroup groupBound(const std::vector<OpId>& ops);
   // The group's linear relaxation (lp_relaxation.cpp): `up` is the group priced by it when that is
