@@ -102,11 +102,8 @@ void Lns::windows(IncrementalEvaluator& ev, Schedule& start, double until) {
     if (!reader) idx = (rng_() & 1) ? consecutiveWindow(ev, size_, seed) : regionWindow(ev, size_, seed);
     bool better = !idx.empty() &&
                   window(ev, idx, reader ? readerSeconds() : cfg.lns_window_seconds, reader ? readerStats_ : stats_);
-    if (!better && (seed >= 0 || readerSeed >= 0)) {
-      if (seeded_.size() >= 1000000) seeded_.clear();
-      if (seed >= 0) seeded_.insert(seedKey);
-      if (readerSeed >= 0) seeded_.insert(readerKey);
-    }
+    if (!better && seed >= 0) markTried(seedKey);
+    if (!better && readerSeed >= 0) markTried(readerKey);
     if (better) {
       stall_ = 0;
       cycleImproved_ = true;
@@ -153,10 +150,14 @@ void Lns::readerWindows(IncrementalEvaluator& ev, Schedule& start, double until)
       improved(ev, readerStats_);
       continue;  // the seed may be above its floor still: the schedule changed, so may its key
     }
-    if (seeded_.size() >= 1000000) seeded_.clear();
-    seeded_.insert(key);
+    markTried(key);
   }
   if (ev.valid()) start = ev.schedule();
+}
+
+void Lns::markTried(size_t key) {
+  if (seeded_.size() >= 1000000) seeded_.clear();  // a bounded memory: forgetting only costs a retry
+  seeded_.insert(key);
 }
 
 int Lns::guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until, double* excessOut) {

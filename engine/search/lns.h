@@ -83,6 +83,8 @@ class Lns {
   // stops or reaches `until` first. `key` names it for that record, `excess` (if given) receives
   // how far it is above its floor. Public for its test.
   int guidedSeed(const IncrementalEvaluator& ev, size_t& key, double until = 1e300, double* excess = nullptr);
+  // Records a guided seed whose window did not gain (guidedSeed skips it at this size).
+  void markTried(size_t key);
   static constexpr int kGuidedScan = 4096;
   // A reader window (lns.reader_window_seconds) from subgraph `seed`: for the largest tensor it
   // loads that another op reads too and whose load is at least half of `excess` (what the subgraph
