@@ -33,8 +33,9 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         build = os.environ.get("MLSYS_PIP_BUILD_DIR", os.path.join(ROOT, "build", "python-pip"))
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+        # The module only: the executable's allocator (MLSYS_JEMALLOC) is not needed here.
         defs = ["-DCMAKE_BUILD_TYPE=Release", "-DMLSYS_BUILD_TESTS=OFF", "-DMLSYS_BUILD_BENCH=OFF",
-                "-DMLSYS_BUILD_PYTHON=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
+                "-DMLSYS_BUILD_PYTHON=ON", "-DMLSYS_JEMALLOC=OFF", f"-DPython3_EXECUTABLE={sys.executable}"]
         # The generator is chosen once, when the build directory is new.
         fresh = not os.path.exists(os.path.join(build, "CMakeCache.txt"))
         generator = ["-G", "Ninja"] if fresh and shutil.which("ninja") else []
