@@ -140,7 +140,9 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
     p.is_graph_output[t] = p.producer[t] != -1 && p.consumers[t].empty();
   }
   // Each op must fit alone at the smallest granularity [1,1,1]: one element per distinct input
-  // slice plus one per output tile element.
+  // slice plus one per output tile element. The spec does not ask this: a subgraph of several ops
+  // can fit where one of them alone does not (its ephemeral tensors take no room, E4, W2), but the
+  // constructors start from one op per subgraph, so such a problem is refused here, saying why.
   for (int o = 0; o < no; ++o) {
     const Op& op = p.ops[o];
     i64 ws = static_cast<i64>(op.inputs.size() + op.outputs.size());
@@ -148,7 +150,8 @@ void finalizeProblem(Problem& p, const std::string& ctx) {
       throw InputError(ctx + ": op " + std::to_string(o) +
                        " cannot fit in fast memory at any granularity: its smallest working set is " +
                        std::to_string(ws) + " elements at [1,1,1] but fast_memory_capacity is " +
-                       std::to_string(p.capacity));
+                       std::to_string(p.capacity) +
+                       " (mlsys needs every op to fit alone; it does not search for a fused subgraph that might fit)");
   }
 }
 
