@@ -157,28 +157,28 @@ class Ruler {
   void buildComponents();
   LD floors(const std::vector<OpId>& ops);
   bool connectedParts(const std::vector<OpId>& ops, std::vector<uint32_t>& parts);
-  // Per op of a group (bit j: ops[j]), its neighbours in the group: along the edges linked at the
-  // current theta (linkedOnly), or along all of them.
+  // Calls f(i, j) for each edge from ops[i] to ops[j] inside the group: along the edges linked at
+  // the current theta (linkedOnly), or along all of them.
+  template <class F>
+  void forEachNeighbour(const std::vector<OpId>& ops, bool linkedOnly, F f) {
+    const int n = static_cast<int>(ops.size());
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
+    for (int i = 0; i < n; ++i)
+      for (const auto& e : adj_[ops[i]])
+        if (idx_[e.first] >= 0 && (!linkedOnly || linked(e))) f(i, idx_[e.first]);
+    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+  }
+  // Per op of a group (bit j: ops[j]), its neighbours in the group (forEachNeighbour).
   template <class Mask>
   std::vector<Mask> neighbours(const std::vector<OpId>& ops, bool linkedOnly) {
-    const int n = static_cast<int>(ops.size());
-    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
-    std::vector<Mask> nb(n, 0);
-    for (int i = 0; i < n; ++i)
-      for (const auto& e : adj_[ops[i]])
-        if (idx_[e.first] >= 0 && (!linkedOnly || linked(e))) nb[i] |= Mask{1} << idx_[e.first];
-    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+    std::vector<Mask> nb(ops.size(), 0);
+    forEachNeighbour(ops, linkedOnly, [&nb](int i, int j) { nb[i] |= Mask{1} << j; });
     return nb;
   }
-  // The same as lists of local indices (groups of any size).
+  // The same as lists of local indices, along every edge (groups of any size).
   std::vector<std::vector<int32_t>> neighbourLists(const std::vector<OpId>& ops) {
-    const int n = static_cast<int>(ops.size());
-    for (int i = 0; i < n; ++i) idx_[ops[i]] = i;
-    std::vector<std::vector<int32_t>> nb(n);
-    for (int i = 0; i < n; ++i)
-      for (const auto& e : adj_[ops[i]])
-        if (idx_[e.first] >= 0) nb[i].push_back(idx_[e.first]);
-    for (int i = 0; i < n; ++i) idx_[ops[i]] = -1;
+    std::vector<std::vector<int32_t>> nb(ops.size());
+    forEachNeighbour(ops, false, [&nb](int i, int j) { nb[i].push_back(j); });
     return nb;
   }
   bool cheapestCover(const std::vector<OpId>& ops, const std::vector<uint32_t>& parts, BoundGroup& bg) const;
