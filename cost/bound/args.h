@@ -41,6 +41,7 @@ enum class BoundArg : uint8_t {
   SharedReloads,    // upstream-reloads also where other readers may share S, none holding a strip over steps
   SplitJoint,       // a MatMul with K > N feeds no MatMul where it accumulates (nk > 1): joint with upstream-joint
   LargeParts,       // the relaxation over a large component's small parts, ops in larger ones capped at their shares
+  EpilogueTiles,    // a joint MatMul's output is written, or ephemeral with more tiles held (constant lambdas)
   kCount
 };
 
@@ -74,11 +75,11 @@ struct BoundArgs {
 
 // The names `--without` takes and `bound --json` prints, in enum order.
 inline constexpr std::array<std::string_view, static_cast<size_t>(BoundArg::kCount)> kBoundArgNames{
-    "compute-floor",  "traffic-floor",  "part-floors",      "retention-choice", "band-reloads", "step-floors",
-    "order-floors",   "cover",          "forced-ops",       "readers",          "edge-floors",  "retention-prices",
-    "shares",         "joint-floors",   "pressure",         "forced-stores",    "closed-loads", "lp",
-    "upstream-joint", "step-mixtures",  "upstream-reloads", "chain-claims",     "class-reach",  "apart-claims",
-    "shared-claims",  "shared-reloads", "split-joint",      "large-parts"};
+    "compute-floor",  "traffic-floor",  "part-floors",      "retention-choice", "band-reloads",  "step-floors",
+    "order-floors",   "cover",          "forced-ops",       "readers",          "edge-floors",   "retention-prices",
+    "shares",         "joint-floors",   "pressure",         "forced-stores",    "closed-loads",  "lp",
+    "upstream-joint", "step-mixtures",  "upstream-reloads", "chain-claims",     "class-reach",   "apart-claims",
+    "shared-claims",  "shared-reloads", "split-joint",      "large-parts",      "epilogue-tiles"};
 
 inline std::string_view boundArgName(BoundArg a) { return kBoundArgNames[static_cast<size_t>(a)]; }
 inline std::optional<BoundArg> boundArgByName(std::string_view name) {

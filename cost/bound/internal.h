@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -101,11 +102,25 @@ struct JointFrontier {
   std::array<bool, 2> claimed{false, false}, shared{false, false};  // as jointFrontier was given them
   std::array<i64, 2> readers{1, 1};                                 // likewise
   bool stores = false;
+  // epilogue-tiles (joint_floors.cpp): the nk > 1 points where o's output is written (the constant
+  // lambdas add its store: SharePricing::written_store) and where it is ephemeral (more tiles held);
+  // both empty without the argument.
+  std::vector<JointPoint> points_written, points_ephemeral;
+  int kind = -1;  // the frontiers of one kind differ in their epilogue points only (one step floor, ...)
+};
+// epilogue-tiles (joint_floors.cpp states the argument): on, where no valid subgraph can retain o's
+// output; tiles, the tiles of h x w a step of the first tile holds at nk > 1 where that output is
+// ephemeral (0: it never is).
+struct JointEpilogue {
+  bool on = false;
+  i64 tiles = 0;
+  auto operator<=>(const JointEpilogue&) const = default;
 };
 // readers: per shared side, 1 to count its band once at nk > 1, or n > 1 (shared-claims) to count
 // each tile's strips over n readers (joint_floors.cpp).
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers = {1, 1});
+                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers = {1, 1},
+                            JointEpilogue epilogue = {});
 inline bool isMatMul(const Problem& p, OpId o) { return p.ops[o].type == OpType::MatMul; }
 
 // The ops one search has visited, marked in a per-op array shared by all searches (cleared on
@@ -187,9 +202,11 @@ struct JointCfg {
   // (Without the first step's joint excess: step mode needs stepwise convex, joint_floors.cpp.)
   LD stepFloor() const { return one ? std::max(steps, stepwise(perTile, true)) : steps; }
 };
+// held: the tiles of h x w a step holds at nk > 1 beside the claimed strips (1: the accumulator);
+// kOnly: the nk > 1 classes alone.
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers,
-                     const std::function<void(const JointCfg&)>& visit);
+                     const std::function<void(const JointCfg&)>& visit, i64 held = 1, bool kOnly = false);
 // A Pointwise op beside a class: its compute per tile cx, the class's reference compute cref
 // (which chooses the term at each granularity), and, when its output has the class's grid, the
 // tile slices of tensors S must hold to make its inputs (besideOf, beside.cpp).
@@ -247,7 +264,8 @@ struct BesideStepRows {
 // without upstream-joint): the joint frontiers, which depend only on their key, and the step-mode
 // shares beside a class, which depend only on the frontier and what besideStepShare reads.
 struct ShareMemo {
-  std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, JointFrontier> frontiers;  // stable addresses
+  std::map<std::tuple<i64, i64, i64, i64, int, int, bool, JointEpilogue>, JointFrontier> frontiers;  // stable addresses
+  std::map<std::tuple<i64, i64, i64, i64, int, int, bool>, int> kinds;  // JointFrontier::kind
   std::map<std::tuple<const JointFrontier*, i64, decltype(Crowd{}.key()), decltype(Beside{}.key())>, LD> beside;
 };
 BesideStepRows besideStepRows(const Problem& p, const ModelOptions& m, OpId o, const JointFrontier& f, LD cref, i64 n,
@@ -363,6 +381,9 @@ struct SharePricing {
   // step-mixtures: per op, a Pointwise that no valid S carries to a MatMul (it computes in a tile's
   // last k-step only, A-4); whether the classes may take split modes; the test seam's mode (-1: none).
   std::vector<char> last_only;
+  // epilogue-tiles: per joint op, the elements of its output's store that its written points add
+  // in the constant-lambda modes (beyond its forced store; 0 where another op's claim holds it).
+  std::vector<LD> written_store;
   bool split_modes = true;
   int forced_split = -1;
   bool check_trials = false;  // test seam (BoundArgs::check_share_trials)

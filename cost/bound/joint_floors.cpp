@@ -22,6 +22,32 @@
 // jointFrontier lists (compute, loads) over every (w, h) and both classes that fit the
 // capacity with those slices alone: whatever else a subgraph holds only adds to both.
 //
+// epilogue-tiles. Where no valid subgraph can retain o's output t (retainable: V6, W1), a valid S
+// in which o accumulates with nk > 1 either has t in O(S), so writes all of it (L4: each tile's
+// region in its last k-step), or keeps t ephemeral. Then t's readers in S are Pointwise ops
+// (o feeds no MatMul where it accumulates), which make t's region R_0, the tile's, and carry it
+// to O(S) through Pointwise ops (E2, decision 1; a Pointwise keeps its shape), so a step of the
+// first tile (full: w <= W, h <= H; its second k-step, where a strip's columns [k, 2k) or rows
+// differ from any tile region's, so no strip is the same slice as a tile) holds, beside the
+// claimed strips (h and w at k = 1): t's accumulator (A-12, nk > 1), a tile of O(S) reached from
+// t (W1; full |x| >= h w if retained), and, for a reader r of t in S, R_0 of r's other inputs
+// from k-step 0 on (decision 4): each graph input among them is a slice of its own (never
+// retained: V6); each made by a MatMul q is loaded or retained in, or made in S, then in O(S) (a
+// tile) or ephemeral, where q accumulates too (its output reaches O(S) through r) and holds its
+// accumulator; one made by a Pointwise before o in the topological order (so not reached
+// from t) is again a slice, tile or accumulator of some tensor not reached from t. These are
+// tensors other than t and the O(S) tile (neither graph inputs nor MatMul outputs nor before o),
+// the graph inputs and MatMul outputs distinct among themselves: at least max(their number, 1 if
+// r has another input). So the step holds 2 + min over t's Pointwise readers of that count tiles
+// (epilogueOf, share_claims.cpp; 0 without a Pointwise reader: t is never ephemeral where o
+// accumulates). jointFrontier lists the nk > 1 points with one tile held (t written) and with
+// those tiles (t ephemeral, fewer fitting granularities: more tiles, more reloads); a constant
+// lambda's share (share_modes.cpp, epilogueValue) is the least over the nk = 1 points, the
+// written points with t's store (unless another op's forced store holds it: writtenStores,
+// shares.h), and the ephemeral points. At the same w an ephemeral point has a smaller h than the
+// written one, so more compute and loads: the least without the store is the plain frontier's,
+// and the argument never lowers a share.
+//
 // Other readers of a claimed tensor (it stays claimed by o alone: nobody else counts its loads)
 // need slices of it too, which could make o's slice resident. With nk = 1 they cannot: o's slice
 // is rows x all columns (LHS), and another template is either all columns as well, then on the
@@ -120,7 +146,7 @@ LD JointCfg::stepwise(LD u, bool convex) const {
 
 void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
                      std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers,
-                     const std::function<void(const JointCfg&)>& visit) {
+                     const std::function<void(const JointCfg&)>& visit, i64 held, bool kOnly) {
   const bool claimL = claimed[0], claimR = claimed[1];
   const Op& op = p.ops[o];
   if (op.type != OpType::MatMul || op.outputs.size() != 1) return;
@@ -137,7 +163,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
     // nk > 1: compute and loads only fall as h grows, so the largest h that fits gives the point.
     if (K >= 2)
       for (i64 h = std::min(N, H); h >= 1; --h)
-        if ((claimL ? h : 0) + (claimR ? w : 0) + h * w <= p.capacity) {
+        if ((claimL ? h : 0) + (claimR ? w : 0) + held * h * w <= p.capacity) {
           const i64 ntw = (W + w - 1) / w, nth = (H + h - 1) / h;
           JointCfg c;
           c.tiles = ntw * nth;
@@ -156,7 +182,7 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
           visit(c);
           break;
         }
-    if (K > kmax) continue;
+    if (K > kmax || kOnly) continue;
     for (i64 h = 1; h <= std::min(N, H); ++h) {
       const i64 one = (claimL ? h * K : 0) + (claimR ? K * w : 0);  // the claimed bands
       if (one + h * w > p.capacity) break;                          // nor any larger h
@@ -195,7 +221,8 @@ void forEachJointCfg(const Problem& p, const ModelOptions& m, OpId o, std::array
 }
 
 JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std::array<bool, 2> claimed,
-                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers) {
+                            std::array<bool, 2> shared, bool stores, std::array<i64, 2> readers,
+                            JointEpilogue epilogue) {
   JointFrontier res;
   res.claimed = claimed;
   res.shared = shared;
@@ -232,9 +259,22 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
     const i64 kFit = sides > 0 ? (p.capacity - 1) / sides : K;
     res.f_max = static_cast<LD>(std::max<i64>(1, std::min({kmax, K / 2, kFit}))) / static_cast<LD>(K);
   }
+  // epilogue-tiles: the nk > 1 points with o's output written (one tile held: the points as they
+  // are) and ephemeral (`tiles` held).
+  std::map<i64, LD> written, ephemeral;
+  for (auto [held, to] : {std::pair{i64{1}, &written}, std::pair{epilogue.tiles, &ephemeral}})
+    if (epilogue.on && held >= 1)
+      forEachJointCfg(
+          p, m, o, claimed, shared, stores, readers,
+          [&](const JointCfg& c) {
+            auto [it, fresh] = to->emplace(c.tiles, c.loads);
+            if (!fresh) it->second = std::min(it->second, c.loads);
+          },
+          held, true);
   // The Pareto frontiers: compute ascending, loads strictly descending.
   for (auto [from, to] :
-       {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}, std::pair{&leastK, &res.points_k}})
+       {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}, std::pair{&leastK, &res.points_k},
+        std::pair{&written, &res.points_written}, std::pair{&ephemeral, &res.points_ephemeral}})
     for (const auto& [tiles, loads] : *from)
       if (to->empty() || loads < to->back().loads) to->push_back({perTile * static_cast<LD>(tiles), loads});
   return res;

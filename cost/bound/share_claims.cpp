@@ -141,10 +141,11 @@ int Shares::claimSide(OpId o, int s) {
 LD Shares::rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const {
   const JointFrontier* f = joint[d];
   if (!open[d] || !f || !f->claimed[1] || f->shared[1]) return 0;
+  const bool claimL = f->claimed[0];
   const Op& D = p.ops[d];
   const i64 N = p.native, W = p.widths[D.outputs[0]], H = p.heights[D.outputs[0]];
   const i64 h = H, w = std::min(N, W);
-  if (H > N || (f->claimed[0] ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
+  if (H > N || (claimL ? h : 0) + w + h * w > p.capacity || D.K < 2) return 0;
   LD perTile = static_cast<LD>(D.base_cost);
   if (m.matmul_compute == ModelOptions::MatmulCompute::NativeDepth)
     perTile = perTile * static_cast<LD>(D.K) / static_cast<LD>(N);
@@ -152,7 +153,8 @@ LD Shares::rowReload(OpId d, const std::vector<const JointFrontier*>& joint) con
   return perTile * static_cast<LD>((W + w - 1) / w) <= v / static_cast<LD>(p.bandwidth) ? v : 0;
 }
 
-std::vector<LD> Shares::attributions(int& pressured, const std::vector<const JointFrontier*>& joint) {
+std::vector<LD> Shares::attributions(int& pressured, const std::vector<const JointFrontier*>& joint,
+                                     std::vector<char>& rowReloaded) {
   std::vector<LD> t(p.numOps(), 0);
   std::vector<TensorId> inputs;
   for (OpId o : ops)
@@ -172,7 +174,11 @@ std::vector<LD> Shares::attributions(int& pressured, const std::vector<const Joi
       t[readers[0]] += size;
     } else if (pressure(u, readers, work)) {
       ++pressured;
-      const LD grid = gridPressure(p, readers, [&](OpId d) { return rowReload(d, joint); });
+      const LD grid = gridPressure(p, readers, [&](OpId d) {
+        const LD v = rowReload(d, joint);
+        if (v > 0) rowReloaded[d] = 1;
+        return v;
+      });
       for (OpId c : readers)
         t[c] +=
             size *
@@ -184,8 +190,62 @@ std::vector<LD> Shares::attributions(int& pressured, const std::vector<const Joi
   return t;
 }
 
-int Shares::forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint) {
-  std::vector<char> taken(p.numTensors(), 0);
+JointEpilogue Shares::epilogueOf(OpId o) {
+  const TensorId t = p.ops[o].outputs[0];
+  if (!args.on(BoundArg::EpilogueTiles) || retainable(p, t) || p.ops[o].outputs.size() != 1) return {};
+  // Another input u of a Pointwise reader needs R_0 too: a graph input (a slice, never retained),
+  // or made by a MatMul q (loaded or retained in; or made in S: u in O(S), or ephemeral, where q
+  // accumulates too and holds its accumulator), each its own tensor; one made by a Pointwise
+  // before o in the topological order (not reachable from o's output) is its own tile or slice,
+  // or ephemeral, where its maker needs its inputs, which are such tensors again: at least one.
+  i64 least = -1;
+  std::vector<TensorId> terminal;
+  for (OpId x : p.consumers[t]) {
+    if (p.ops[x].type != OpType::Pointwise) continue;
+    terminal.clear();
+    bool other = false;
+    for (TensorId u : p.ops[x].inputs) {
+      if (u == t) continue;
+      const OpId q = p.producer[u];
+      if (q < 0 || p.ops[q].type == OpType::MatMul) {
+        terminal.push_back(u);
+        other = true;
+      } else if (p.topo_pos[q] < p.topo_pos[o]) {
+        other = true;
+      }
+    }
+    std::sort(terminal.begin(), terminal.end());
+    const i64 distinct = std::unique(terminal.begin(), terminal.end()) - terminal.begin();
+    const i64 c = std::max<i64>(distinct, other ? 1 : 0);
+    least = least < 0 ? c : std::min(least, c);
+  }
+  return {true, least < 0 ? 0 : 2 + least};
+}
+
+std::vector<LD> Shares::writtenStores(const std::vector<const JointFrontier*>& joint,
+                                      const std::vector<char>& rowReloaded, const std::vector<LD>& forced,
+                                      std::vector<char>& taken) {
+  std::vector<LD> res(p.numOps(), -1);
+  for (OpId o : ops) {
+    if (!joint[o] || joint[o]->points_written.empty() || rowReloaded[o]) continue;
+    const TensorId t = p.ops[o].outputs[0];
+    const LD size = static_cast<LD>(p.size(t));
+    const std::optional<std::vector<TensorId>>& F = outputsOf(o);
+    if (forced[o] > 0) {
+      // S writes one of F (forced[o] at the least); where it writes t, t's whole store
+      res[o] = F && std::find(F->begin(), F->end(), t) != F->end() ? size - forced[o] : 0;
+    } else if (!taken[t]) {
+      res[o] = size;
+      taken[t] = 1;
+    } else {
+      res[o] = 0;
+    }
+  }
+  return res;
+}
+
+int Shares::forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint,
+                         std::vector<LD>& forced, std::vector<char>& taken) {
   int count = 0;
   if (!args.on(BoundArg::ForcedStores)) return 0;
   for (int pass = 0; pass < 2; ++pass)
@@ -203,6 +263,7 @@ int Shares::forcedStores(std::vector<LD>& traffic, const std::vector<const Joint
       if (!free || least <= 0) continue;
       for (TensorId t : *F) taken[t] = 1;
       traffic[o] += static_cast<LD>(least);
+      forced[o] = static_cast<LD>(least);
       ++count;
     }
   return count;
@@ -259,7 +320,7 @@ void Shares::jointClasses(SharePricing& sp) {
     for (OpId o : e.second) {
       sp.joint_class[o] = it->second;
       if (sp.upstreamCapable(o)) sp.class_step[it->second] = 0;
-      if (sp.joint[o] != sp.joint[sp.class_first[it->second]]) sp.class_single_kind[it->second] = 0;
+      if (sp.joint[o]->kind != sp.joint[sp.class_first[it->second]]->kind) sp.class_single_kind[it->second] = 0;
     }
   }
   // class-reach (shares.cpp states the argument): per class, the ops that may share a valid

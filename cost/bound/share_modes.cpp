@@ -85,6 +85,23 @@ std::pair<LD, LD> lambdasOf(int mode) {
   return {static_cast<LD>(s / (kLambdaSteps + 1)), lambdaOf(s % (kLambdaSteps + 1))};
 }
 
+// epilogue-tiles (joint_floors.cpp): at a constant lambda each op's share weighs its own point
+// alone, so it may be the least over its nk = 1 points, its points with its output written (and
+// its store) and those with it ephemeral. (Max mode has one point's rule for its class, so it does
+// not take them; nor the step and split modes, whose points are the plain ones.)
+LD epilogueValue(const SharePricing& sp, OpId o, LD lambda) {
+  const JointFrontier& f = *sp.joint[o];
+  LD least = std::numeric_limits<LD>::infinity();
+  auto take = [&](const std::vector<JointPoint>& points, LD more) {
+    for (const JointPoint& x : points)
+      least = std::min(least, lambda * x.compute + (1 - lambda) * (x.loads + more + sp.traffic[o]) / sp.B);
+  };
+  take(f.points_one, 0);
+  take(f.points_written, sp.written_store[o]);
+  take(f.points_ephemeral, 0);
+  return least;
+}
+
 // Per joint op and mode, its share (value), and the same over its nk = 1 points only (value1);
 // classSplits: the classes with a joint op with nk > 1 points (those may take split modes).
 void jointValues(const SharePricing& sp, std::vector<std::array<LD, kModes>>& value,
@@ -113,6 +130,10 @@ void jointValues(const SharePricing& sp, std::vector<std::array<LD, kModes>>& va
          {std::pair{&sp.joint[o]->points, &value[o]}, std::pair{&sp.joint[o]->points_one, &value1[o]}})
       for (int mode = 0; mode <= kMaxMode; ++mode) {
         LD least = inf;
+        if (front == &f.points && mode < kMaxMode && !sp.written_store.empty() && sp.written_store[o] >= 0) {
+          (*out)[mode] = epilogueValue(sp, o, lambdaOf(mode));
+          continue;
+        }
         for (const JointPoint& x : *front) {
           const LD loads = (x.loads + sp.traffic[o]) / sp.B;
           if (mode == kMaxMode)

@@ -88,6 +88,9 @@
 //    An open op also takes a *forced store* (forcedStores): every valid S holding it writes one
 //    of the tensors forcedOutputs lists (forced_shapes.cpp), none of which can be retained, so at
 //    least the least of them; those tensors are then nobody else's.
+//    *epilogue-tiles*: at a constant lambda a joint op whose output t cannot be retained takes the
+//    least of its points with t written (its store, less its forced store, counted; t is then
+//    nobody else's) and with t ephemeral (more tiles in the working set: joint_floors.cpp).
 //    How each op mixes compute and loads (one lambda, or one per granularity, or step by step,
 //    per class of joint ops that may share a subgraph) is chosen in share_modes.cpp; what
 //    the other open ops take beside a class (their compute floor there, the excess of a joint op

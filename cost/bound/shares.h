@@ -116,12 +116,27 @@ struct Shares {
   // (gridPressure). Else 0.
   LD rowReload(OpId d, const std::vector<const JointFrontier*>& joint) const;
 
+  // epilogue-tiles (joint_floors.cpp states the argument): on where no valid subgraph can retain
+  // o's output, and the tiles a step holds where it is ephemeral: the accumulator, an output tile,
+  // and the least over its Pointwise readers r of the tensors r's other inputs need.
+  JointEpilogue epilogueOf(OpId o);
+  // Per joint op with epilogue points, the store its written points add (SharePricing::written_store):
+  // its output's, less its forced store (which, taken by it, is its output or another it writes); or,
+  // with none, its output's if no forced store took it (then it is taken); -1 for the ops whose
+  // share gridPressure needs at most its one-row point (rowReloaded), and the others.
+  std::vector<LD> writtenStores(const std::vector<const JointFrontier*>& joint, const std::vector<char>& rowReloaded,
+                                const std::vector<LD>& forced, std::vector<char>& taken);
+
   // Per open op, the elements of graph-input loads attributed to it.
-  std::vector<LD> attributions(int& pressured, const std::vector<const JointFrontier*>& joint);
+  // rowReloaded: the joint ops whose rowReload gridPressure asked for and got (> 0).
+  std::vector<LD> attributions(int& pressured, const std::vector<const JointFrontier*>& joint,
+                               std::vector<char>& rowReloaded);
 
   // Per open op (joint ones first), a forced store (forcedOutputs: S holding it writes or retains one
   // of them; none retainable: at least the least), when none is another op's. Returns how many.
-  int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint);
+  // forced: per op, the elements given; taken: per tensor, in a given op's set.
+  int forcedStores(std::vector<LD>& traffic, const std::vector<const JointFrontier*>& joint, std::vector<LD>& forced,
+                   std::vector<char>& taken);
 
   // Whether every valid S holding o writes an output in each step: forcedOutputs lists tensors
   // none of which can be retained (V6, W1), and S's outputs share its grid.
@@ -245,14 +260,18 @@ struct Shares {
       if (!l && !r) continue;
       const Op& op = p.ops[o];
       const bool stores = storesAlways(o);
-      const auto key =
+      const JointEpilogue epilogue = epilogueOf(o);
+      const auto kindKey =
           std::make_tuple(p.widths[op.outputs[0]], p.heights[op.outputs[0]], op.K, op.base_cost, l, r, stores);
+      const auto key = std::tuple_cat(kindKey, std::make_tuple(epilogue));
       auto it = frontiers.find(key);
-      if (it == frontiers.end())
+      if (it == frontiers.end()) {
         it = frontiers
                  .emplace(key, jointFrontier(p, m, o, {l > 0, r > 0}, {l >= 2, r >= 2}, stores,
-                                             {l >= 3 ? l - 1 : 1, r >= 3 ? r - 1 : 1}))
+                                             {l >= 3 ? l - 1 : 1, r >= 3 ? r - 1 : 1}, epilogue))
                  .first;
+        it->second.kind = memo.kinds.emplace(kindKey, static_cast<int>(memo.kinds.size())).first->second;
+      }
       if (it->second.points.empty()) continue;  // never fits: no valid subgraph holds o
       joint[o] = &it->second;
       ++count;
@@ -306,10 +325,12 @@ struct Shares {
     std::vector<const JointFrontier*> joint(p.numOps(), nullptr);
     std::vector<LD> sideLoads(p.numOps(), -1);  // per joint op that may be upstream: its claimed sides' sizes
     res.joint_ops = jointFloors(joint, sideLoads);
-    std::vector<LD> traffic = attributions(res.pressure_inputs, joint);
+    std::vector<char> rowReloaded(p.numOps(), 0), taken(p.numTensors(), 0);
+    std::vector<LD> traffic = attributions(res.pressure_inputs, joint, rowReloaded), forced(p.numOps(), 0);
     if (args.on(BoundArg::ClosedLoads)) closedLoads(p, ops, open, inComp, claimed, pricedReaders, claimedReaders);
     attributePrices(p, pricedReaders, traffic, 1);
-    res.store_ops = forcedStores(traffic, joint);
+    res.store_ops = forcedStores(traffic, joint, forced, taken);
+    std::vector<LD> written = writtenStores(joint, rowReloaded, forced, taken);
     SharePricing sp{ops,
                     static_cast<LD>(p.bandwidth),
                     open,
@@ -332,6 +353,7 @@ struct Shares {
                     {},
                     {},
                     {}};
+    sp.written_store = std::move(written);
     sp.last_only.assign(p.numOps(), 0);  // a Pointwise computing in a tile's last k-step only
     for (OpId o : ops) sp.last_only[o] = p.ops[o].type == OpType::Pointwise && feedsNoMatMul[o];
     sp.stop = giveUp;
