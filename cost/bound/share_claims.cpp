@@ -191,8 +191,9 @@ std::vector<LD> Shares::attributions(int& pressured, const std::vector<const Joi
 }
 
 JointEpilogue Shares::epilogueOf(OpId o) {
+  if (!args.on(BoundArg::EpilogueTiles) || p.ops[o].outputs.size() != 1) return {};
   const TensorId t = p.ops[o].outputs[0];
-  if (!args.on(BoundArg::EpilogueTiles) || retainable(p, t) || p.ops[o].outputs.size() != 1) return {};
+  if (retainable(p, t)) return {};
   // Another input u of a Pointwise reader needs R_0 too: a graph input (a slice, never retained),
   // or made by a MatMul q (loaded or retained in; or made in S: u in O(S), or ephemeral, where q
   // accumulates too and holds its accumulator), each its own tensor; one made by a Pointwise
