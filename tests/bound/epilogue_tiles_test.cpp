@@ -25,11 +25,11 @@ namespace {
 // stored); T2 ephemeral holds three tiles (its accumulator, U's tile, and T1's accumulator or slice),
 // so h <= 77 or w <= 77: A2 seven times or B2 twice, more than the store saves.
 Problem residualBlock(long capacity) {
-  return test::problemFromJson(
-      R"({"widths":[512,512,512,512,512,512,512],"heights":[128,512,128,128,512,128,128],)"
-      R"("inputs":[[0,1],[3,4],[2,5]],"outputs":[[2],[5],[6]],"base_costs":[100,100,50],)"
-      R"("op_types":["MatMul","MatMul","Pointwise"],"fast_memory_capacity":)" +
-      std::to_string(capacity) + R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
+  return test::problemFromJson(R"({"widths":[512,512,512,512,512,512,512],"heights":[128,512,128,128,512,128,128],)"
+                               R"("inputs":[[0,1],[3,4],[2,5]],"outputs":[[2],[5],[6]],"base_costs":[100,100,50],)"
+                               R"("op_types":["MatMul","MatMul","Pointwise"],"fast_memory_capacity":)" +
+                               std::to_string(capacity) +
+                               R"(,"slow_memory_bandwidth":10,"native_granularity":[128,128]})");
 }
 
 bool above(double claim, double cost) { return claim > cost * (1 + 1e-9) + 1e-9; }
@@ -70,7 +70,8 @@ TEST(EpilogueTiles, RaisesRandomGraphsAndStaysBelowTheReference) {
       if (!above(with, without)) continue;
       ++raised;
       const GraphBest best = bestSchedule(p, m, Space::ci(), 0);
-      if (best.found) EXPECT_FALSE(above(with, best.total)) << "seed " << seed << ": " << with << " against " << best.total;
+      if (best.found)
+        EXPECT_FALSE(above(with, best.total)) << "seed " << seed << ": " << with << " against " << best.total;
     }
   }
   EXPECT_GE(raised, 5) << "the argument rose on too few graphs to check it";
