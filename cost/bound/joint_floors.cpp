@@ -237,15 +237,20 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
     res.any_loads = (claimed[0] && shared[0] ? H * K : 0) + (claimed[1] && shared[1] ? K * W : 0);
     if (spread) res.any_loads = std::numeric_limits<LD>::infinity();
   }
-  std::map<i64, LD> least, leastOne, leastK;  // per tile count: the least loads (at nk = 1; nk > 1)
+  // Per tile count: the least loads (at nk = 1; nk > 1; epilogue-tiles: nk > 1 with o's output
+  // written, one tile held: the plain points, and ephemeral, `tiles` held).
+  std::map<i64, LD> least, leastOne, leastK, written, ephemeral;
+  auto keepLeast = [](std::map<i64, LD>& mp, i64 tiles, LD loads) {
+    auto [it, fresh] = mp.emplace(tiles, loads);
+    if (!fresh) it->second = std::min(it->second, loads);
+  };
   LD perTile = 0;
   forEachJointCfg(p, m, o, claimed, shared, stores, readers, [&](const JointCfg& c) {
     if (spread && !c.one) res.any_loads = std::min(res.any_loads, c.shared_loads);
-    for (std::map<i64, LD>* mp : {&least, c.one ? &leastOne : &leastK}) {
-      const LD loads = mp == &leastK ? c.loads - c.shared_loads : c.loads;
-      auto [it, fresh] = mp->emplace(c.tiles, loads);
-      if (!fresh) it->second = std::min(it->second, loads);
-    }
+    keepLeast(least, c.tiles, c.loads);
+    if (c.one) keepLeast(leastOne, c.tiles, c.loads);
+    else keepLeast(leastK, c.tiles, c.loads - c.shared_loads);
+    if (epilogue.on && !c.one) keepLeast(written, c.tiles, c.loads);
     perTile = c.perTile;
     if (c.steps < res.step_floor) res.step_floor = std::min(res.step_floor, c.stepFloor());
   });
@@ -259,18 +264,10 @@ JointFrontier jointFrontier(const Problem& p, const ModelOptions& m, OpId o, std
     const i64 kFit = sides > 0 ? (p.capacity - 1) / sides : K;
     res.f_max = static_cast<LD>(std::max<i64>(1, std::min({kmax, K / 2, kFit}))) / static_cast<LD>(K);
   }
-  // epilogue-tiles: the nk > 1 points with o's output written (one tile held: the points as they
-  // are) and ephemeral (`tiles` held).
-  std::map<i64, LD> written, ephemeral;
-  for (auto [held, to] : {std::pair{i64{1}, &written}, std::pair{epilogue.tiles, &ephemeral}})
-    if (epilogue.on && held >= 1)
-      forEachJointCfg(
-          p, m, o, claimed, shared, stores, readers,
-          [&](const JointCfg& c) {
-            auto [it, fresh] = to->emplace(c.tiles, c.loads);
-            if (!fresh) it->second = std::min(it->second, c.loads);
-          },
-          held, true);
+  if (epilogue.on && epilogue.tiles >= 2)
+    forEachJointCfg(
+        p, m, o, claimed, shared, stores, readers, [&](const JointCfg& c) { keepLeast(ephemeral, c.tiles, c.loads); },
+        epilogue.tiles, true);
   // The Pareto frontiers: compute ascending, loads strictly descending.
   for (auto [from, to] :
        {std::pair{&least, &res.points}, std::pair{&leastOne, &res.points_one}, std::pair{&leastK, &res.points_k},
