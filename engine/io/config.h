@@ -42,6 +42,7 @@ struct SearchConfig {
   int beam_width{};                // beam.width
   int beam_max_segment{};          // beam.max_segment
   double beam_time_share{};        // beam.time_share
+  double beam_pace_share{};        // beam.pace_share
   int beam_order_width{};          // beam.order_width
   int beam_library_ops{};          // beam.library_ops
   int beam_order_max_ops{};        // beam.order_max_ops

@@ -83,6 +83,11 @@ std::vector<ConfigKey> beamKeys() {
       integer("beam.max_segment", &C::beam_max_segment, "8", 1, 64, "most ops per subgraph the beam considers"),
       real("beam.time_share", &C::beam_time_share, "0.35", 0, 1,
            "no further beam pass (another topological order) after this fraction of the budget"),
+      real(
+          "beam.pace_share", &C::beam_pace_share, "0.75", 0, 1,
+          "once a schedule exists, a beam pass aims to end by this fraction of the budget: where its pace says it "
+          "would not, it tries shorter segments for the rest of the order (the longest segment shrinking with the overrun, at most halving at a time, down to 1 op); "
+          "0: never (a pass on thousands of ops can then take a short budget whole); not under `--max-evals`"),
       integer(
           "beam.order_width", &C::beam_order_width, "8", 0, 4096,
           "the order-aware beam (below): states kept per layer in its first pass; the width doubles each pass while "

@@ -58,7 +58,8 @@ struct GranMemo {
 }  // namespace
 
 bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<OpId>& order,
-                   const std::function<bool()>& stop, IncrementalEvaluator& ev, Schedule& out, double& latency) {
+                   const std::function<bool()>& stop, IncrementalEvaluator& ev, Schedule& out, double& latency,
+                   BeamPace* pace) {
   const int n = static_cast<int>(order.size());
   std::vector<int> pos(p.numOps());
   for (int i = 0; i < n; ++i) pos[order[i]] = i;
@@ -72,9 +73,27 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
     b.insert(it, std::move(s));
     if (static_cast<int>(b.size()) > cfg.beam_width) b.pop_back();
   };
+  // The pace: measured over at least `window` positions since the last change (a segment's cost
+  // varies with its ops' shapes, and the run's other threads take the cores unevenly), the rest of
+  // the order projected at that rate; the longest segment becomes what that projection says fits,
+  // at least one op less and at most half as many at a time.
+  int maxSeg = cfg.beam_max_segment;
+  const int window = std::max(16, n / 50);
+  int paceFrom = 0;
+  double paceAt = pace ? pace->progress() : 0;
   for (int i = 0; i < n; ++i) {
+    if (pace && maxSeg > 1 && i - paceFrom >= window) {
+      const double now = pace->progress(), rest = (now - paceAt) / (i - paceFrom) * (n - i);
+      if (now + rest > pace->until) {
+        // A position's cost grows about linearly with the longest segment tried.
+        const double fits = static_cast<double>(maxSeg) * std::max(0.0, pace->until - now) / rest;
+        maxSeg = std::clamp(static_cast<int>(fits), std::max(1, maxSeg / 2), maxSeg - 1);
+        paceFrom = i;
+        paceAt = now;
+      }
+    }
     for (const BeamState& st : beam[i]) {
-      for (int L = 1; L <= cfg.beam_max_segment && i + L <= n; ++L) {
+      for (int L = 1; L <= maxSeg && i + L <= n; ++L) {
         if (stop()) return false;
         SubgraphSched seg;
         seg.ops.assign(order.begin() + i, order.begin() + i + L);
@@ -145,6 +164,7 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
     beam[i].clear();
     beam[i].shrink_to_fit();
   }
+  if (pace) pace->narrowed_to = maxSeg;
   if (beam[n].empty()) return false;
   out.subgraphs.clear();
   for (const BeamNode* x = beam[n][0].tail.get(); x; x = x->parent.get()) out.subgraphs.push_back(x->sg);
@@ -176,7 +196,11 @@ void runBeamPhase(SearchRun& run, int worker_id, IncrementalEvaluator& ev, Sched
     if (stop() || (bestLocal >= 0 && run.stop.fraction() > run.cfg.beam_time_share)) return;
     Schedule s;
     double lat = 0;
-    if (!beamConstruct(run.p, run.cfg, order, stop, ev, s, lat)) continue;
+    // Paced to end within beam.pace_share once a schedule exists (not under --max-evals, whose
+    // runs are deterministic).
+    BeamPace pace{[&run] { return run.stop.fraction(); }, run.cfg.beam_pace_share};
+    const bool paced = bestLocal >= 0 && !run.stop.byEvaluations() && run.cfg.beam_pace_share > 0;
+    if (!beamConstruct(run.p, run.cfg, order, stop, ev, s, lat, paced ? &pace : nullptr)) continue;
     ev.reset(s);
     if (!ev.valid()) continue;
     run.offer(worker_id, ev.schedule(), ev.total());

@@ -2,6 +2,7 @@
 // a budget in evaluations (SearchRun's max_evals, as --max-evals), so that it is deterministic and
 // independent of the machine's speed. It must leave in `start` a valid schedule no worse than the
 // constructor's (baselineSchedule, what solve() hands the workers), and offer it to the pool.
+// BeamPace: a pass paced (beamConstruct's BeamPace) by a clock of its own work, not of the machine.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,6 +15,7 @@
 #include "engine/search/beam.h"
 #include "engine/search/run_state.h"
 #include "tests/test_util.h"
+#include "tests/unit_graphs.h"
 
 using namespace mlsys;
 
@@ -83,4 +85,58 @@ TEST(BeamPhase, AChainTooBigToRetainIsFused) {
   ASSERT_TRUE(r.full.valid) << r.full.reason;
   EXPECT_NEAR(r.full.total, 52428.8, 1e-6);
   EXPECT_NEAR(r.pool_best, 52428.8, 1e-6);
+}
+
+TEST(BeamPace, APaceItCannotKeepShortensTheSegmentsAndStillCoversTheGraph) {
+  using units::kNever;
+  using units::sameSchedule;
+  // The pace's clock here is the evaluator's cache lookups (the pass's work) over those of the
+  // unpaced pass, so that the unpaced pass ends at 1 and the test does not depend on the machine.
+  const Problem p = generateProblem("gemm-chain", 120, 5);
+  const int n = p.numOps();
+  ASSERT_GE(n, 64);
+  SearchConfig cfg;
+  auto lookups = [](IncrementalEvaluator& ev) { return static_cast<double>(ev.cache().hits + ev.cache().misses); };
+  Schedule freeS;
+  double freeLat = 0, work = 0;
+  {
+    IncrementalEvaluator ev(p, ModelOptions{});
+    ASSERT_TRUE(beamConstruct(p, cfg, p.topo, kNever, ev, freeS, freeLat));
+    work = lookups(ev);
+  }
+  ASSERT_GT(work, 0);
+  auto paced = [&](double until, int& narrowedTo, Schedule& s, double& lat, double& used) {
+    IncrementalEvaluator ev(p, ModelOptions{});
+    BeamPace pace{[&] { return lookups(ev) / work; }, until};
+    const bool ok = beamConstruct(p, cfg, p.topo, kNever, ev, s, lat, &pace);
+    narrowedTo = pace.narrowed_to;
+    used = lookups(ev) / work;
+    if (ok) {
+      const Evaluation full = evaluateSchedule(p, s, ModelOptions{});
+      EXPECT_TRUE(full.valid) << full.reason;
+      EXPECT_NEAR(lat, full.total, 1e-9 * full.total);
+      size_t ops = 0;
+      for (const auto& sg : s.subgraphs) ops += sg.ops.size();
+      EXPECT_EQ(ops, static_cast<size_t>(n));  // the whole graph, each op once
+    }
+    return ok;
+  };
+  Schedule s;
+  double lat = 0, used = 0;
+  // A pace the pass keeps: the same schedule as without one, segments never shortened.
+  int kept = 0;
+  ASSERT_TRUE(paced(1.5, kept, s, lat, used));
+  EXPECT_EQ(kept, cfg.beam_max_segment);
+  EXPECT_TRUE(sameSchedule(s, freeS));
+  EXPECT_DOUBLE_EQ(lat, freeLat);
+  // Half the work: shorter segments, fewer lookups, a whole schedule still.
+  int half = 0;
+  ASSERT_TRUE(paced(0.5, half, s, lat, used));
+  EXPECT_LT(half, cfg.beam_max_segment);
+  EXPECT_LT(used, 0.8);
+  // A pace it cannot keep at all: one op per segment from the first window on.
+  int none = 0;
+  ASSERT_TRUE(paced(0.0, none, s, lat, used));
+  EXPECT_EQ(none, 1);
+  EXPECT_LT(used, 0.5);
 }
