@@ -5,7 +5,8 @@
 
 Problems: issue 51's reproductions (the 19-op graph whose exact cover ran 41 s, the two-op graph
 whose baseline walked 43 s with its --init, generated shared-weight-30 and transformer-30, a 2-op
-problem with an --init of a million subgraphs) and every ../shared/benchmarks instance (each also
+problem with an --init of a million subgraphs), a fan-join of 20,000 ops (a tensor with 10,000
+readers, whose search windows once ran past the budget) and every ../shared/benchmarks instance (each also
 with an --init: the schedule a first 2 s run wrote). For each:
   - `solve -s S`: its wall time (goal: <= S + 0.2 s), and its best against its first schedule;
   - `bound -s 0.5`: its wall time (goal: <= 0.6 s);
@@ -41,6 +42,30 @@ P2_INIT = ('{"subgraphs":[[0,1]],"granularities":[[64,128,128]],"tensors_to_reta
            '"subgraph_latencies":[0]}')
 
 
+def fan_join(n):
+    """A tensor read by about n / 2 Pointwise ops, whose outputs a tree of adds joins, each add
+    reading the shared tensor again (the twenty-second session's adversary: a search window grown
+    over that tensor's readers took tens of seconds without polling)."""
+    w, h, ins, outs = [384], [640], [], []
+
+    def op(inputs):
+        w.append(384)
+        h.append(640)
+        ins.append(inputs)
+        outs.append([len(w) - 1])
+        return len(w) - 1
+
+    shared = op([0])
+    level = [op([shared]) for _ in range(max(2, n // 2))]
+    while len(level) > 1:
+        nxt = [op([level[i], level[i + 1], shared]) for i in range(0, len(level) - 1, 2)]
+        level = nxt + ([level[-1]] if len(level) % 2 else [])
+    k = len(ins)
+    return json.dumps({"widths": w, "heights": h, "inputs": ins, "outputs": outs, "base_costs": [500] * k,
+                       "op_types": ["Pointwise"] * k, "fast_memory_capacity": 50000, "slow_memory_bandwidth": 10,
+                       "native_granularity": [128, 128]})
+
+
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -52,6 +77,8 @@ def problems(args, work):
     out = [("G19 (41 s cover)", write(os.path.join(work, "g19.json"), G19), None),
            ("two ops + init (43 s walk)", write(os.path.join(work, "p2.json"), P2),
             write(os.path.join(work, "p2_init.json"), P2_INIT))]
+    out.append(("fan-join 20,000 ops (a tensor with 10,000 readers)",
+                write(os.path.join(work, "fan_join.json"), fan_join(20000)), None))
     for fam in ("shared-weight", "transformer"):
         path = os.path.join(work, f"{fam}-30.json")
         subprocess.run([args.mlsys, "generate", "-f", fam, "-n", "30", "--seed", "1001", "-o", path], check=True)

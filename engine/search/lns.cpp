@@ -242,18 +242,21 @@ std::vector<int> Lns::readerWindow(const IncrementalEvaluator& ev, int seed, dou
   const int maker = ev.lastWriterBefore(t, s);
   if (maker < 0) return {};
   const auto& sgs = ev.schedule().subgraphs;
+  // The first subgraph that runs each op (one pass, not one per reader: t may have thousands).
+  std::vector<int> first(p.numOps(), -1);
+  for (int i = n - 1; i >= 0; --i)
+    for (OpId o : sgs[i].ops) first[o] = i;
   std::vector<int> idx = {maker, s};
-  for (OpId d : p.consumers[t]) {
-    int first = -1;
-    for (int i = 0; i < n && first < 0; ++i)
-      if (std::find(sgs[i].ops.begin(), sgs[i].ops.end(), d) != sgs[i].ops.end()) first = i;
-    if (first >= 0) idx.push_back(first);
-  }
-  std::sort(idx.begin(), idx.end());
-  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
   std::unordered_set<OpId> ops;
   for (int i : idx) ops.insert(sgs[i].ops.begin(), sgs[i].ops.end());
-  if (idx.size() < 3 || ops.size() > static_cast<size_t>(kMaxWindowOps)) return {};
+  for (OpId d : p.consumers[t]) {
+    if (first[d] < 0 || std::find(idx.begin(), idx.end(), first[d]) != idx.end()) continue;
+    idx.push_back(first[d]);
+    ops.insert(sgs[first[d]].ops.begin(), sgs[first[d]].ops.end());
+    if (ops.size() > static_cast<size_t>(kMaxWindowOps)) return {};
+  }
+  std::sort(idx.begin(), idx.end());
+  if (idx.size() < 3) return {};
   return idx;
 }
 
@@ -266,37 +269,45 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int
     for (OpId o : sgs[i].ops) where[o].push_back(i);
   std::unordered_set<OpId> ops;
   std::unordered_set<int> chosen;
+  // The ops next to the region through a tensor, not in it, each listed once (`listed`) and
+  // tried at most once: kept as they come, so that growing costs O(the region's neighbours), where
+  // recollecting them for every try cost O(neighbours) per try (a tensor read by 20,000 ops: 20,000
+  // tries of 20,000 each, tens of seconds without a poll).
+  std::vector<OpId> frontier;
+  std::unordered_set<OpId> listed;
+  auto neighbours = [&](OpId o) {
+    auto near = [&](OpId x) {
+      if (x >= 0 && !ops.count(x) && listed.insert(x).second) frontier.push_back(x);
+    };
+    for (TensorId t : p.ops[o].inputs) near(p.producer[t]);
+    for (TensorId t : p.ops[o].outputs)
+      for (OpId c : p.consumers[t]) near(c);
+  };
   auto tryAdd = [&](OpId o) {  // every subgraph that runs o, if the union fits
-    std::unordered_set<OpId> extra;
+    std::vector<OpId> extra;
     for (int i : where[o])
       if (!chosen.count(i))
         for (OpId x : sgs[i].ops)
-          if (!ops.count(x)) extra.insert(x);
-    if (ops.size() + extra.size() > static_cast<size_t>(size)) return false;
+          if (!ops.count(x) && std::find(extra.begin(), extra.end(), x) == extra.end()) {
+            extra.push_back(x);
+            if (ops.size() + extra.size() > static_cast<size_t>(size)) return false;
+          }
     for (int i : where[o]) chosen.insert(i);
     ops.insert(extra.begin(), extra.end());
+    for (OpId x : extra) listed.insert(x);
+    for (OpId x : extra) neighbours(x);
     return true;
   };
   const int s0 = seed >= 0 ? seed : static_cast<int>(randBelow(rng_, static_cast<uint64_t>(n)));
   if (!tryAdd(sgs[s0].ops.front())) return {};
-  std::unordered_set<OpId> tried;
-  while (true) {
-    // Ops next to the region through a tensor, not yet in it nor tried.
-    std::vector<OpId> frontier;
-    for (OpId o : ops) {
-      auto near = [&](OpId x) {
-        if (x >= 0 && !ops.count(x) && !tried.count(x)) frontier.push_back(x);
-      };
-      for (TensorId t : p.ops[o].inputs) near(p.producer[t]);
-      for (TensorId t : p.ops[o].outputs)
-        for (OpId c : p.consumers[t]) near(c);
-    }
-    if (frontier.empty()) break;
-    std::sort(frontier.begin(), frontier.end());
-    frontier.erase(std::unique(frontier.begin(), frontier.end()), frontier.end());
-    const OpId o = frontier[randBelow(rng_, frontier.size())];
-    tried.insert(o);
-    tryAdd(o);
+  // A neighbour drawn at random, tried once; the region is full when it holds `size` ops (every
+  // addition adds at least the op drawn).
+  while (!frontier.empty() && ops.size() < static_cast<size_t>(size)) {
+    const size_t j = randBelow(rng_, frontier.size());
+    const OpId o = frontier[j];
+    frontier[j] = frontier.back();
+    frontier.pop_back();
+    if (!ops.count(o)) tryAdd(o);
   }
   if (ops.size() < 2) return {};
   std::vector<int> idx(chosen.begin(), chosen.end());

@@ -94,13 +94,14 @@ class Lns {
   // share a subgraph with the other readers and retain the tensor into the first (a CNN's
   // bottleneck block, bench/RESULTS.md seventeenth session); empty if none fits. Public for its test.
   std::vector<int> readerWindow(const IncrementalEvaluator& ev, int seed, double excess = 0);
-
- private:
   // Window choices (positions of subgraphs, increasing; empty if none fits): a run of
-  // consecutive subgraphs, or the subgraphs running a connected region of ops grown through
-  // tensors, from subgraph `seed` (a random one when seed < 0).
+  // consecutive subgraphs, or the subgraphs running a connected region of at most `size` ops
+  // grown through tensors, from subgraph `seed` (a random one when seed < 0), in time linear in
+  // the region's neighbours (a tensor may have thousands of readers). Public for their tests.
   std::vector<int> consecutiveWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
   std::vector<int> regionWindow(const IncrementalEvaluator& ev, int size, int seed = -1);
+
+ private:
   // A reader window's time: lns.reader_window_seconds, at most a tenth of the run's budget (at
   // least lns.window_seconds), so that on a short run one window cannot take the rest of it.
   double readerSeconds() const;

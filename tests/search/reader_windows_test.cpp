@@ -1,7 +1,9 @@
 // Reader windows (lns.reader_window_seconds): the window from a subgraph far above its part floor
-// to the maker of a tensor it loads and the tensor's other readers, and the slices of them.
+// to the maker of a tensor it loads and the tensor's other readers, and the slices of them; and the
+// region and reader windows over a tensor with thousands of readers.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "cost/pricing/evaluator.h"
@@ -68,4 +70,51 @@ TEST(Lns, AReaderSliceSolvesReaderWindowsUntilNoSeedIsLeft) {
       EXPECT_GE(moves.at("lns-reader").improvements, 1);
     }
   }
+}
+
+// Op 0 makes T1, which `readers` Pointwise ops read, each alone in its subgraph (T0 256x256,
+// every tensor 256x256, capacity for a few tiles).
+static Problem fanOut(int readers) {
+  std::string w, ins, outs, costs, types;
+  for (int t = 0; t < readers + 2; ++t) w += std::string(t ? "," : "") + "256";
+  ins = "[0]";
+  outs = "[1]";
+  costs = "100";
+  types = "\"Pointwise\"";
+  for (int r = 0; r < readers; ++r) {
+    ins += ",[1]";
+    outs += ",[" + std::to_string(r + 2) + "]";
+    costs += ",100";
+    types += ",\"Pointwise\"";
+  }
+  return test::problemFromJson("{\"widths\":[" + w + "],\"heights\":[" + w + "],\"inputs\":[" + ins +
+                               "],\"outputs\":[" + outs + "],\"base_costs\":[" + costs + "],\"op_types\":[" + types +
+                               "],\"fast_memory_capacity\":400000,\"slow_memory_bandwidth\":10,"
+                               "\"native_granularity\":[128,128]}");
+}
+
+// A region grown over a tensor with 3,000 readers: from the maker's subgraph or from a reader's,
+// a connected region of exactly `size` ops (the maker and readers), the seed's subgraph in it.
+// The reader window from a reader holds the maker and every reader: far over the exact solver's
+// ops, so none.
+TEST(Lns, WindowsOverATensorWithThousandsOfReaders) {
+  const int readers = 3000;
+  const Problem p = fanOut(readers);
+  OneWorker w(p, SearchConfig{});
+  Schedule s;
+  for (int o = 0; o <= readers; ++o) s.subgraphs.push_back({{o}, {128, 128, 1}, {}, {}});
+  w.ev.reset(s);
+  ASSERT_TRUE(w.ev.valid());
+  Lns lns(w.run, 0);
+  for (int seed : {0, 1, 1500, readers}) {
+    for (int size : {2, 6, 14}) {
+      const std::vector<int> idx = lns.regionWindow(w.ev, size, seed);
+      ASSERT_EQ(static_cast<int>(idx.size()), size) << "seed " << seed << " size " << size;
+      EXPECT_TRUE(std::is_sorted(idx.begin(), idx.end()));
+      EXPECT_TRUE(std::find(idx.begin(), idx.end(), seed) != idx.end());
+      // Connected through T1: a region of readers holds their maker (subgraph 0).
+      EXPECT_EQ(idx.front(), 0);
+    }
+  }
+  EXPECT_TRUE(lns.readerWindow(w.ev, 7).empty());
 }
