@@ -85,8 +85,9 @@ bool beamConstruct(const Problem& p, const SearchConfig& cfg, const std::vector<
     if (pace && maxSeg > 1 && i - paceFrom >= window) {
       const double now = pace->progress(), rest = (now - paceAt) / (i - paceFrom) * (n - i);
       if (now + rest > pace->until) {
-        // A position's cost grows about linearly with the longest segment tried.
-        const double fits = static_cast<double>(maxSeg) * std::max(0.0, pace->until - now) / rest;
+        // A position's cost grows about linearly with the longest segment tried (no room left, or
+        // a clock that did not move: as short as a step allows).
+        const double fits = rest > 0 ? static_cast<double>(maxSeg) * std::max(0.0, pace->until - now) / rest : 0;
         maxSeg = std::clamp(static_cast<int>(fits), std::max(1, maxSeg / 2), maxSeg - 1);
         paceFrom = i;
         paceAt = now;

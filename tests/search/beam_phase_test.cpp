@@ -139,4 +139,12 @@ TEST(BeamPace, APaceItCannotKeepShortensTheSegmentsAndStillCoversTheGraph) {
   ASSERT_TRUE(paced(0.0, none, s, lat, used));
   EXPECT_EQ(none, 1);
   EXPECT_LT(used, 0.5);
+  // A clock that does not move, past the aim: no pace to project from, as short as a step allows.
+  {
+    IncrementalEvaluator ev(p, ModelOptions{});
+    BeamPace stuck{[] { return 0.9; }, 0.5};
+    ASSERT_TRUE(beamConstruct(p, cfg, p.topo, kNever, ev, s, lat, &stuck));
+    EXPECT_EQ(stuck.narrowed_to, 1);
+    EXPECT_TRUE(evaluateSchedule(p, s, ModelOptions{}).valid);
+  }
 }
