@@ -269,10 +269,10 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int
     for (OpId o : sgs[i].ops) where[o].push_back(i);
   std::unordered_set<OpId> ops;
   std::unordered_set<int> chosen;
-  // The ops next to the region through a tensor, not in it, each listed once (`listed`) and
-  // tried at most once: kept as they come, so that growing costs O(the region's neighbours), where
-  // recollecting them for every try cost O(neighbours) per try (a tensor read by 20,000 ops: 20,000
-  // tries of 20,000 each, tens of seconds without a poll).
+  // The ops next to the region through a tensor, not in it, each listed once (`listed`; `near`
+  // skips the region's own) and tried at most once: kept as they come, so that growing costs
+  // O(the region's neighbours), where recollecting them for every try cost O(neighbours) per try
+  // (a tensor read by 20,000 ops: 20,000 tries of 20,000 each, tens of seconds without a poll).
   std::vector<OpId> frontier;
   std::unordered_set<OpId> listed;
   auto neighbours = [&](OpId o) {
@@ -294,7 +294,6 @@ std::vector<int> Lns::regionWindow(const IncrementalEvaluator& ev, int size, int
           }
     for (int i : where[o]) chosen.insert(i);
     ops.insert(extra.begin(), extra.end());
-    for (OpId x : extra) listed.insert(x);
     for (OpId x : extra) neighbours(x);
     return true;
   };
