@@ -158,9 +158,9 @@ void Ruler::quickFloors() {
 // fall; each is a bound, the larger counts (only when some op is new to it). A component of more
 // than kUpstreamLarge ops, where a pricing takes seconds, is priced again only when at least a
 // tenth of its ops are new (random-n5000's 1,908-op component, with 7%, took 7 s more for nothing;
-// mixer-n5000's 3,997, with 25%, rose by half), and then last (lateShares, into `deferred`), after
-// the relaxations and the priced passes: with split-joint random-n5000's took 1.4 s more, and in a
-// 30 s run (7.5 s for the bound beside two workers) the steps after it no longer ended.
+// mixer-n5000's 3,997, with 25%, rose by half), and then later (lateShares, into `deferred`), after
+// the relaxations and before step 9 (Ruler::run): with split-joint random-n5000's took 1.4 s more,
+// and in a 30 s run (7.5 s for the bound beside two workers) the steps after it no longer ended.
 LD Ruler::sharesOf(std::vector<BoundComponent>& components, std::vector<size_t>& deferred) const {
   using Clock = std::chrono::steady_clock;
   constexpr size_t kUpstreamLarge = 1000;
