@@ -56,8 +56,11 @@ int Shares::claimSide(OpId o, int s) {
   const i64 K = p.ops[o].K;  // sharing matters with nk > 1 only: k < K
   bool shared = false;
   // Whether reader r may share a valid S with o at nk > 1 (their forced shapes, and those at k < K).
+  // A reader in another fusion component never does: every valid subgraph lies in one component
+  // (V4 along fusable edges, ruler.cpp), so only the component's readers share o's loads of t.
   auto sharesWith = [&](OpId r) {
-    return mayShareSubgraph(shapesOf(o), shapesOf(r)) && mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K));
+    return inComp[r] && mayShareSubgraph(shapesOf(o), shapesOf(r)) &&
+           mayShareSubgraph(splitShapesOf(o, K), splitShapesOf(r, K));
   };
   // chain-claims and shared-claims: nk > 1 in every S holding o (k <= N < K), and o never upstream.
   const bool alwaysSplit = m.k_limit == ModelOptions::KLimit::Native && K > p.native &&
