@@ -58,7 +58,7 @@ class Ruler {
     // components' relaxations, each published as it ends. None of it depends on the prices, and
     // on large graphs the passes take seconds and add little (random-n5000: 2.4 s for 15,500 of
     // 2.38e9), while a run's bound has a few seconds: there its later steps now land in them.
-    // The final value is the same as pricing first: the branch's figures are kept for the end.
+    // The branch's figures are kept for the end, so the final value is never below pricing first's.
     t = Clock::now();
     std::vector<BoundComponent> view = lb.components;  // the share branch
     for (BoundComponent& c : view)
