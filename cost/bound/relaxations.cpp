@@ -16,6 +16,8 @@
 // larger of partFloor(S) and sum over S of s_o (each is below latency(S)), so y = s is feasible:
 // the relaxation is at least the share bound. Test: `LargeParts.*`, `BoundSoundness.*`.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -72,27 +74,64 @@ bool Ruler::lpRaise(const BoundGroup& g, std::optional<BoundGroup>& up) {
 // and kept in lpGroups_; step 7 applies them to the components it ends with). A component's value
 // stays min(sum of its groups, edge floor) with the raised groups (or its shares, if larger); the
 // groups hold their subgraphs whatever edges link their ops, so the parts are grown along all of
-// them. Returns how much the total rose. (A component that step 6 re-priced is never one of
+// them. A component of at most 64 ops that a cut capped also takes its own relaxation, uncapped
+// (below), where that is larger. Returns how much the total rose. (A component that step 6 re-priced is never one of
 // these: prices go to tensors of exact covers only.)
 LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
   LD rise = 0;
+  const bool lpOn = bo_.args.on(BoundArg::Lp);
+  // A group's relaxation, priced once (lpGroups_): null when stopped (priced again next time),
+  // else the raised group or none (not above g's value, or too many parts).
+  auto relaxed = [&](const BoundGroup& g) -> const std::optional<BoundGroup>* {
+    auto known = lpGroups_.find(g.ops);
+    if (known == lpGroups_.end()) {
+      if (bo_.give_up && bo_.give_up()) return nullptr;
+      std::optional<BoundGroup> up;
+      if (!lpRaise(g, up) && bo_.give_up && bo_.give_up()) return nullptr;
+      known = lpGroups_.emplace(g.ops, std::move(up)).first;
+    }
+    return &known->second;
+  };
   for (BoundComponent& c : components) {
     bool raised = false;
     for (BoundGroup& g : c.groups) {
       const int n = static_cast<int>(g.ops.size());
       if (g.method != BoundMethod::Floors || (n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover)) || n > 64 ||
-          !bo_.args.on(BoundArg::Lp))
+          !lpOn)
         continue;
-      auto known = lpGroups_.find(g.ops);
-      if (known == lpGroups_.end()) {
-        if (bo_.give_up && bo_.give_up()) continue;
-        std::optional<BoundGroup> up;
-        if (!lpRaise(g, up)) continue;  // stopped: priced again at step 7, if there is time
-        known = lpGroups_.emplace(g.ops, std::move(up)).first;
-      }
-      if (!known->second) continue;
-      g = *known->second;
+      const std::optional<BoundGroup>* r = relaxed(g);
+      if (!r || !*r) continue;
+      g = **r;
       raised = true;
+    }
+    // The whole component as one group. Its relaxation grows its parts along every edge, so it
+    // holds every valid subgraph of the component (each lies in one fusion component, V4), and
+    // the edge floor no longer caps it: a subgraph keeping a cut edge inside is one of its parts.
+    // So the group alone when the cut left one (the edge floor capped it for nothing), and the
+    // component's relaxation when the cut left several (priced once; taken where larger).
+    const int n = static_cast<int>(c.ops.size());
+    const bool exact = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
+    if (lpOn && !exact && n <= 64 && std::isfinite(c.edge_floor) &&
+        !(n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover))) {
+      if (c.groups.size() == 1 && c.groups[0].ops.size() == c.ops.size()) {
+        if (c.groups[0].method == BoundMethod::Lp) {
+          c.edge_floor = std::numeric_limits<double>::infinity();
+          raised = true;
+        }
+      } else {
+        BoundGroup whole;
+        whole.ops = c.ops;
+        const std::optional<BoundGroup>* r = relaxed(whole);
+        if (r && *r) {
+          LD sum = 0;
+          for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
+          if (static_cast<LD>((*r)->value) > std::min(sum, static_cast<LD>(c.edge_floor))) {
+            c.groups = {**r};
+            c.edge_floor = std::numeric_limits<double>::infinity();
+            raised = true;
+          }
+        }
+      }
     }
     if (!raised) continue;
     LD sum = 0;

@@ -282,3 +282,34 @@ TEST(LpBound, TheRelaxationBeatsACoverThatDroppedReaderPairs) {
   without.args.disable(BoundArg::Lp);
   EXPECT_NEAR(lowerBound(p, m, without).value(), 119375.84, 0.01);
 }
+
+// A component beyond the cover is cut at an edge floor, and each group's relaxation holds only
+// beside the cap min(sum of the groups, edge floor): a subgraph may keep a cut edge inside. The
+// component's own relaxation grows its parts along every edge, so it holds every subgraph and the
+// cap goes (relaxations.cpp, relaxedCovers). The transformer of 12 ops, seed 2, with the cover
+// off: {2, 5, ..., 11} is cut at 2,236,962.13 into {2} and the rest, whose relaxations add up to
+// 3,347,996.27; the cap left it at its shares (3,343,726.4). Whole, it gets 3,347,996.27, and the
+// bound stays below the exact solver's schedule.
+TEST(LpBound, TheWholeComponentsRelaxationIsNotCappedByAnEdgeFloor) {
+  const Problem p = generateProblem("transformer", 3, 2);
+  const ModelOptions m;
+  BoundOptions bo;
+  bo.max_cover_ops = 0;
+  const LowerBound lb = lowerBound(p, m, bo);
+  int whole = 0;
+  for (const BoundComponent& c : lb.components) {
+    if (c.ops.size() != 8) continue;
+    ++whole;
+    ASSERT_EQ(c.groups.size(), 1u);
+    EXPECT_EQ(c.groups[0].method, BoundMethod::Lp);
+    EXPECT_TRUE(std::isinf(c.edge_floor));
+    EXPECT_NEAR(c.value, 3347996.2666666666, 1e-3);
+  }
+  EXPECT_EQ(whole, 1);
+  ExactOptions o;
+  o.full_space = true;
+  const ExactResult r = solveExact(p, m, o, [] { return false; });
+  ASSERT_TRUE(r.found);
+  EXPECT_LE(lb.value(), r.latency * (1 + 1e-9));
+  EXPECT_NEAR(lb.value(), 5096988.2666666666, 1e-3);
+}
