@@ -196,8 +196,8 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
   const Problem& p = ev.problem();
   auto [W, H] = subgraphGrid(p, SubgraphSched{sg.ops, {1, 1, 1}, {}, sg.retain});  // grid at [1,1,1] = shape
   std::vector<Granularity> cands = extra;
-  const std::vector<i64> ks = kChoices(p, ev.model(), sg.ops, 5);
-  for (const Granularity& g : granularityCandidates(W, H, ks, p.native, 4)) cands.push_back(g);
+  for (const Granularity& g : granularityCandidates(W, H, kChoices(p, ev.model(), sg.ops, 5), p.native, 4))
+    cands.push_back(g);
   SubgraphSched cand = sg;
   cand.trav = {};
   // Above N a larger k leaves less room for the tile: the fixed side lists rarely hold the side
@@ -215,20 +215,6 @@ bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const st
       const i64 even = balancedSide(H, h);
       if (even != h) cands.push_back({ws[i], even, k});
     }
-  // Below the k list: the strips shrink with k, so a full tile may fit only at a k under the list's
-  // least (five halvings of N: 8). For the two largest w at the largest h, where the least listed k
-  // does not fit, add the largest k below it that does (random-n1000: a part of 4 ops costs 5.05M
-  // at [128,128,4] and 8.07M at the list's best, [128,64,64]).
-  const i64 kLow = *std::min_element(ks.begin(), ks.end());
-  for (size_t i = 0; kLow > 1 && i < std::min<size_t>(2, ws.size()); ++i) {
-    cand.gran = {ws[i], topH, kLow};
-    if (ev.peek(cand, rin).valid) continue;
-    const i64 k = largestFitting(kLow - 1, [&](i64 v) {
-      cand.gran = {ws[i], topH, v};
-      return ev.peek(cand, rin).valid;
-    });
-    if (k) cands.push_back({ws[i], topH, k});
-  }
   auto best = chooseCheapest(cands, [&](const Granularity& g) {
     cand.gran = g;
     return ev.peek(cand, rin);

@@ -133,8 +133,7 @@ GranChoice bestGranularityDescent(const Problem& p, const ModelOptions& m, const
 // The same choice in the context of a search (costs read from the worker's cache, not added to
 // it: IncrementalEvaluator::peek), over trimmed
 // candidate sets (4 w x 4 h x kChoices(5), after `extra`; for each k above N also the two
-// largest w, each with the largest h that fits, and that h balanced; and for the two largest w at
-// the largest h, the largest k below the list's least where that one does not fit) in raster order, then the
+// largest w, each with the largest h that fits, and that h balanced) in raster order, then the
 // snakes for the winner. False if none is valid; otherwise sets sg.gran and sg.trav.
 bool bestGranularityCached(IncrementalEvaluator& ev, SubgraphSched& sg, const std::vector<TensorId>& rin,
                            const std::vector<Granularity>& extra = {});

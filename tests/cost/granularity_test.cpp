@@ -244,21 +244,3 @@ TEST(Granularity, RepairClampsKAndStopsOnARuleNoGranularityFixes) {
 }
 
 }  // namespace
-
-// Below the k list: a MatMul with K = 1024 whose whole 128 x 128 tile fits only at k <= 7 (the
-// tile 16384 + the strips 2 x 128k <= 18200). The fixed list's least k is 8, so without the extra
-// candidate the chooser takes half tiles at a larger k, which load the LHS once per tile column:
-// 2 x 131072 + 131072 elements against 262144 (bandwidth 10: 39321.6 against 26214.4, plus the
-// store).
-TEST(Granularity, CachedChoiceFindsTheFullTileBelowTheListsLeastK) {
-  const Problem p = test::problemFromJson(R"({"widths": [1024, 128, 128], "heights": [128, 1024, 128],
-    "inputs": [[0, 1]], "outputs": [[2]], "base_costs": [2000], "op_types": ["MatMul"],
-    "fast_memory_capacity": 18200, "slow_memory_bandwidth": 10, "native_granularity": [128, 128]})");
-  IncrementalEvaluator ev(p, ModelOptions{});
-  SubgraphSched sg{{0}, {1, 1, 1}, {}, {}};
-  ASSERT_TRUE(bestGranularityCached(ev, sg, {}));
-  EXPECT_EQ(sg.gran.w, 128);
-  EXPECT_EQ(sg.gran.h, 128);
-  EXPECT_EQ(sg.gran.k, 7);
-  EXPECT_LT(ev.cost(sg, {}).latency, 26214.4 + 1638.4 + 1e-6 + 100);
-}
