@@ -107,30 +107,21 @@ LD Ruler::relaxedCovers(std::vector<BoundComponent>& components) {
     // The whole component as one group. Its relaxation grows its parts along every edge, so it
     // holds every valid subgraph of the component (each lies in one fusion component, V4), and
     // the edge floor no longer caps it: a subgraph keeping a cut edge inside is one of its parts.
-    // So the group alone when the cut left one (the edge floor capped it for nothing), and the
-    // component's relaxation when the cut left several (priced once; taken where larger).
+    // Priced once (lpGroups_, keyed by its ops: where the cut left one group, the one just
+    // raised) and taken where it beats the capped sum.
     const int n = static_cast<int>(c.ops.size());
     const bool exact = c.groups.size() == 1 && c.groups[0].method == BoundMethod::Cover;
     if (lpOn && !exact && n <= 64 && std::isfinite(c.edge_floor) &&
         !(n <= bo_.max_cover_ops && bo_.args.on(BoundArg::Cover))) {
-      if (c.groups.size() == 1 && c.groups[0].ops.size() == c.ops.size()) {
-        if (c.groups[0].method == BoundMethod::Lp) {
-          c.edge_floor = std::numeric_limits<double>::infinity();
-          raised = true;
-        }
-      } else {
-        BoundGroup whole;
-        whole.ops = c.ops;
-        const std::optional<BoundGroup>* r = relaxed(whole);
-        if (r && *r) {
-          LD sum = 0;
-          for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
-          if (static_cast<LD>((*r)->value) > std::min(sum, static_cast<LD>(c.edge_floor))) {
-            c.groups = {**r};
-            c.edge_floor = std::numeric_limits<double>::infinity();
-            raised = true;
-          }
-        }
+      BoundGroup whole;
+      whole.ops = c.ops;
+      const std::optional<BoundGroup>* r = relaxed(whole);
+      LD sum = 0;
+      for (const BoundGroup& g : c.groups) sum += static_cast<LD>(g.value);
+      if (r && *r && static_cast<LD>((*r)->value) > std::min(sum, static_cast<LD>(c.edge_floor))) {
+        c.groups = {**r};
+        c.edge_floor = std::numeric_limits<double>::infinity();
+        raised = true;
       }
     }
     if (!raised) continue;
