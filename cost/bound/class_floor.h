@@ -293,6 +293,13 @@ struct ClassFloor {
   }
 
   LD traffic(const Grid& g, uint32_t kept, Bands* pools = nullptr, bool kEqualSide = false) const;
+  // The sum of an axis's lengths over its index (a template's axis of kind e; axisLen: the
+  // tensor's, for Full).
+  LD axisSum(Ext e, i64 axisLen) const;
+  // A floor of traffic(g', kept) for every choice and every grid g' of the class pair whose
+  // gridOf is `pair` (at k = kHi, as scan prices traffic), which never falls as the tile counts
+  // grow within a grid case (part_traffic.cpp says why): scan passes over class pairs on it.
+  LD leastTraffic(const Grid& pair) const;
 
   // L5: total compute at (w,h,k): MatMuls base_cost per tile over the k-steps (x Kacc / D),
   // k-strip Pointwise every k-step, epilogue Pointwise once per tile.
@@ -452,6 +459,9 @@ struct ClassFloor {
   // Every class and choice whose floor is below cap, in `take` (part_floor.cpp).
   template <class Take>
   void scan(const double& cap, const Take& take) const;
+  // Whether a choice whose traffic at its class pair's gridOf is m0 cannot get below cap at its
+  // own grid (part_floor.cpp).
+  static bool reachedAtG0(LD m0, LD pen, double cap);
   // The candidate's floor with the order floors at its side pairs (orderFloor).
   double refine(const Candidate& x) const;
   // The least over the classes and choices (part_floor.cpp says how, lazily with orders).

@@ -41,7 +41,8 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
   const std::vector<SideClass> ws_ = sideClasses(pl.W, p.native), hs_ = sideClasses(pl.H, p.native);
   const uint32_t nChoices = relaxed ? 1u : 1u << choices.size();
   // Largest tiles first: they give the least compute, so the pruning below bites early.
-  for (const SideClass& cw : ws_)
+  for (const SideClass& cw : ws_) {
+    bool allOut = false;  // every later cw too (leastTraffic)
     for (const SideClass& ch : hs_) {
       const Grid g0 = gridOf(cw, ch);
       // Compute only grows as h shrinks (more tile rows) and k shrinks: nothing below can beat
@@ -49,16 +50,33 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
       // may coincide only at smaller tiles, A-14.)
       if (stopped()) return;
       if (static_cast<double>(leastCompute(withK(g0, kHi)) + minPen) >= cap) break;
+      // Nor any choice on traffic, where its floor alone reaches cap: at this class pair, and,
+      // past the one-row and one-column grid cases, at every later one (it never falls as the
+      // tile counts grow): the rest of this cw, and every later cw if this was its first ch.
+      if (static_cast<double>(leastTraffic(g0) / B + minPen) >= cap) {
+        if (g0.nth == 1) continue;
+        allOut = &ch == &hs_.front() && g0.ntw > 1;
+        break;
+      }
       for (uint32_t kept = 0; kept < nChoices; ++kept) {
         if ((kept & 63) == 63 && stopped()) return;  // 2^choices of them: milliseconds on large parts
         // Cheapest test first: the choice must fit at k = 1 (or the class's k).
         if (ws(withK(g0, multiK ? 1 : kHi), kept) > p.capacity) continue;
-        const Grid g = fitted(g0, cw, ch, kept);
-        // The same for every k of the class; with a tensor read as a k-strip and as a tile slice,
-        // the least of its figures at k = a tile side and at any other k (sharedStripSavings).
-        LD m = traffic(withK(g, kHi), kept) / B;
-        if (hasSharedStrips && kCanEqualSide(g)) m = std::min(m, traffic(withK(g, kHi), kept, nullptr, true) / B);
+        // The traffic is the same for every k of the class; with a tensor read as a k-strip and as
+        // a tile slice, the least of its figures at k = a tile side and at any other k
+        // (sharedStripSavings). Priced first at g0, whose last bands are the class's least: a
+        // floor of the choice's traffic at its own grid (reachedAtG0), so a choice that cannot get
+        // below cap there is passed over before fitted's bisections.
+        auto trafficAt = [&](const Grid& at) {
+          LD t = traffic(withK(at, kHi), kept) / B;
+          if (hasSharedStrips && kCanEqualSide(at)) t = std::min(t, traffic(withK(at, kHi), kept, nullptr, true) / B);
+          return t;
+        };
         const LD pen = penalty(kept);
+        const LD m0 = trafficAt(g0);
+        if (reachedAtG0(m0, pen, cap)) continue;
+        const Grid g = fitted(g0, cw, ch, kept);
+        const LD m = g.rowLast == g0.rowLast && g.colLast == g0.colLast ? m0 : trafficAt(g);
         if (static_cast<double>(m + pen) >= cap) continue;
         const i64 k = bestK(g, kept);
         const LD c = compute(withK(g, k));
@@ -70,6 +88,24 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
         if (v < cap) take(Candidate{v, c, m, pen, steps, k, cw, ch, kept, g});
       }
     }
+    if (allOut) break;
+  }
+}
+
+// Whether a choice whose traffic at g0 (gridOf, over B) is m0, with penalty pen, has m + pen >= cap
+// at its own grid g = fitted(g0, ...), so that scan would pass over it there. traffic(g, kept) >=
+// traffic(g0, kept): fitted changes only the last bands, rowLast and colLast, and only raises them
+// (the largest side that fits is at most the class's hi, which g0 takes). That shrinks the box of
+// sides over whose corners the band reloads take their least (bandReloads is concave on it: a
+// least over a smaller box), and sharedStripSavings' saving at k = a tile side (sideHi falls);
+// h, w, k and the grid case, hence the templates and every other term, stay. Exact in real
+// numbers; the test keeps a relative margin of 1e-12 for floating point (whose error is some
+// 1e-18 of these terms), so it never passes over a choice that scan would take there, and the
+// floor is the same.
+bool ClassFloor::reachedAtG0(LD m0, LD pen, double cap) {
+  if (!std::isfinite(cap)) return false;
+  const LD margin = (std::abs(m0) + std::abs(pen)) * 1e-12L;
+  return static_cast<double>(m0 + pen - margin) >= cap;
 }
 
 // The candidate's floor with the order floors at its side pairs (orderFloor).

@@ -6,6 +6,16 @@
 
 namespace mlsys::bound_detail {
 
+LD ClassFloor::axisSum(Ext e, i64 axisLen) const {
+  switch (e) {
+    case Ext::Rho: return static_cast<LD>(pl.H);
+    case Ext::Gamma: return static_cast<LD>(pl.W);
+    case Ext::Kappa: return static_cast<LD>(pl.Kacc);
+    case Ext::Full: return static_cast<LD>(axisLen);
+  }
+  return 0;
+}
+
 LD ClassFloor::sharedStripSavings(const Grid& g, const std::vector<std::pair<Ext, Ext>>& tpl, std::pair<Ext, Ext> a,
                                   i64 Ht, i64 Wt, bool kEqualSide) const {
   const bool onCols = a.second == Ext::Kappa;  // A's k axis: its columns (an LHS) or its rows (an RHS)
@@ -40,15 +50,6 @@ LD ClassFloor::sharedStripSavings(const Grid& g, const std::vector<std::pair<Ext
 
 LD ClassFloor::traffic(const Grid& g, uint32_t kept, Bands* pools, bool kEqualSide) const {
   LD total = 0, rowPool = 0, colPool = 0, rowMin = 0, colMin = 0;
-  auto axisSum = [&](Ext e, i64 axisLen) -> LD {  // sum of the axis lengths over its index
-    switch (e) {
-      case Ext::Rho: return static_cast<LD>(pl.H);
-      case Ext::Gamma: return static_cast<LD>(pl.W);
-      case Ext::Kappa: return static_cast<LD>(pl.Kacc);
-      case Ext::Full: return static_cast<LD>(axisLen);
-    }
-    return 0;
-  };
   const std::vector<Canon>& canon = canonFor(g);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& x = tensors[i];
@@ -116,6 +117,53 @@ LD ClassFloor::traffic(const Grid& g, uint32_t kept, Bands* pools, bool kEqualSi
   if (pools) *pools = bands(g, rowPool, rowMin, colPool, colMin);
   for (auto [t, bit] : outs)
     if (!keptFor(bit, kept)) total += static_cast<LD>(p.size(t));
+  return total;
+}
+
+// leastTraffic (class_floor.h). Per boundary tensor that the choice keeping all it may
+// (nChoices - 1; a relaxed floor: every retainable one) does not keep, and per output it does not
+// keep, the terms of traffic() that are whole numbers of elements and need no other template:
+// a tensor needed whole once; with its templates never equal, each template's own (a k-strip's
+// over the tiles it is reloaded in, the bands once, the rest once); else the largest template's
+// elements once (traffic takes the largest own, each at least that). The band reloads (>= 0) and
+// the strip savings (on the !allNever templates only) are left out. So for every choice `kept`
+// and every grid of the class pair (fitted moves only the last bands, which no term here reads):
+// - it is at most traffic(g, kept), in floating point too: its terms are exact sums of whole
+//   numbers, at most traffic's exact whole part, which is kept exactly (far below 2^64), then
+//   adds the band reloads (>= 0) and the stores, and rounding is monotone; and a choice keeping
+//   fewer tensors only adds terms (traffic skips the kept ones, here a superset);
+// - within one grid case (canonFor: nk, nth and ntw = 1 or not; the templates are fixed) it
+//   never falls as nth or ntw grow: a k-strip's own is rs cs times the tile counts of the axes it
+//   does not follow, every other term is constant.
+// scan compares leastTraffic / B + minPen with cap as it compares m + pen: both sides of each
+// step are monotone, so where this reaches cap the choice's own figure does too.
+LD ClassFloor::leastTraffic(const Grid& pair) const {
+  const uint32_t all = relaxed ? 0u : (1u << choices.size()) - 1;
+  const Grid g = withK(pair, kHi);  // the grid case traffic is priced in (nk as at k = kHi)
+  const std::vector<Canon>& canon = canonFor(g);
+  LD total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& x = tensors[i];
+    if (keptFor(x.bit, all)) continue;
+    if (canon[i].whole) {
+      total += static_cast<LD>(p.size(x.t));
+      continue;
+    }
+    LD best = 0;
+    for (auto [r, k] : canon[i].tpl) {
+      LD own = axisSum(r, p.heights[x.t]) * axisSum(k, p.widths[x.t]);
+      if (!canon[i].allNever) {
+        best = std::max(best, own);
+        continue;
+      }
+      if (r == Ext::Kappa || k == Ext::Kappa)
+        own *= static_cast<LD>(r == Ext::Rho ? 1 : g.nth) * static_cast<LD>(k == Ext::Gamma ? 1 : g.ntw);
+      total += own;
+    }
+    total += best;
+  }
+  for (auto [t, bit] : outs)
+    if (!keptFor(bit, all)) total += static_cast<LD>(p.size(t));
   return total;
 }
 
