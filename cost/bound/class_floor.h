@@ -415,7 +415,10 @@ struct ClassFloor {
   // (Until the sixth session of 2026-11-25 the whole box had to be within kMaxPoints pairs: a class
   // of two tile rows, whose second may be one row high, never got there.)
   // Each is a floor of every schedule at those sides, and every side that fits is visited.
-  LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch, bool withOrders) const {
+  // Without orders, `enough`: the caller needs the least only where it is above enough, so the
+  // first point at or below it ends the visit (returned: some value <= enough).
+  LD pointSteps(const Grid& g, uint32_t kept, i64 k, const SideClass& cw, const SideClass& ch, bool withOrders,
+                LD enough = -std::numeric_limits<LD>::infinity()) const {
     constexpr i64 kMaxPoints = 64, kMaxBox = 1024;
     const i64 hHi = g.nth > 1 ? (pl.H - g.rowLast) / (g.nth - 1) : ch.lo;
     const i64 wHi = g.ntw > 1 ? (pl.W - g.colLast) / (g.ntw - 1) : cw.lo;
@@ -432,8 +435,11 @@ struct ClassFloor {
         fit.push_back(pt);
       }
     std::vector<std::tuple<LD, i64, i64>> points;  // (step floor, w, h)
-    for (const Grid& pt : fit)
-      points.emplace_back(stepFloor(withK(pt, k), kept, k, {cw.count, pt.w, pt.w}, {ch.count, pt.h, pt.h}), pt.w, pt.h);
+    for (const Grid& pt : fit) {
+      const LD steps = stepFloor(withK(pt, k), kept, k, {cw.count, pt.w, pt.w}, {ch.count, pt.h, pt.h});
+      if (!withOrders && steps <= enough) return steps;
+      points.emplace_back(steps, pt.w, pt.h);
+    }
     // The least over the points of the larger of the two floors: by step floor, until it alone
     // reaches the least so far.
     std::sort(points.begin(), points.end());

@@ -83,7 +83,11 @@ void ClassFloor::scan(const double& cap, const Take& take) const {
         LD steps = stepFloor(withK(g, k), kept, k, cw, ch);
         double v = static_cast<double>(std::max({c, m, steps}) + pen);
         if (v >= cap) continue;
-        steps = std::max(steps, pointSteps(g, kept, k, cw, ch, false));
+        // The least step floor over the class's side pairs, where it is above max(c, m, steps): at
+        // or below that it changes neither v nor, through refine (max(steps, the order floors'
+        // least, which is at least that least)), the refined floor, so steps stays the class's.
+        const LD enough = std::max({c, m, steps});
+        if (const LD points = pointSteps(g, kept, k, cw, ch, false, enough); points > enough) steps = points;
         v = static_cast<double>(std::max({c, m, steps}) + pen);
         if (v < cap) take(Candidate{v, c, m, pen, steps, k, cw, ch, kept, g});
       }
